@@ -1,0 +1,53 @@
+/* Small helpers shared by every module: cleanup attributes, array sizes, string checks. */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+#define NSEC_PER_USEC 1000ULL
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_SEC 1000000000ULL
+
+static inline void freep(void *p)
+{
+        free(*(void **)p);
+}
+
+static inline void closep(int *fd)
+{
+        if (*fd >= 0) {
+                int saved = errno;
+                close(*fd);
+                errno = saved;
+        }
+}
+
+static inline bool streq(const char *a, const char *b)
+{
+        return strcmp(a, b) == 0;
+}
+
+static inline bool strempty(const char *s)
+{
+        return !s || !*s;
+}
+
+/* Duplicates s into *dst, freeing what *dst held; 0 or -ENOMEM. */
+static inline int strdup_to(char **dst, const char *s)
+{
+        char *c = strdup(s ? s : "");
+        if (!c)
+                return -ENOMEM;
+        free(*dst);
+        *dst = c;
+        return 0;
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs iofleet's build, test and demo dependencies from Debian's packages; idempotent.
+set -euo pipefail
+
+pkgs=(build-essential cmake pkg-config
+      libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libsystemd-dev uuid-dev
+      libcmocka-dev libinih-dev libjansson-dev libsodium-dev
+      iproute2 jq systemd fio clang libclang-rt-14-dev)
+
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing packages: ${missing[*]}; run as root or: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}" >/dev/null
