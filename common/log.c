@@ -1,5 +1,4 @@
 /* Logging to the journal under systemd and to stderr otherwise. */
-#define _GNU_SOURCE
 #include "log.h"
 
 #include <stdarg.h>

@@ -1,0 +1,968 @@
+/* The agent daemon: its configuration and its one poll loop (coordinator session, clock probes, the run). */
+#include "daemon.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <systemd/sd-daemon.h>
+#include <zmq.h>
+
+#include "clock.h"
+#include "engine.h"
+#include "identity.h"
+#include "keys.h"
+#include "log.h"
+#include "runner.h"
+#include "sock.h"
+#include "util.h"
+#include "wire.h"
+
+#define A(f) offsetof(agent_config_t, f)
+static const cfg_item_t agent_items[] = {
+        {"name", CFG_STRING, A(name), 0, 0, NULL,
+         "unique agent name, part of its file names (default: the hostname)"},
+        {"coordinator", CFG_STRING, A(coordinator), 0, 0, NULL,
+         "coordinator endpoint, e.g. tcp://coord.example:7460"},
+        {"coordinator_key", CFG_STRING, A(coordinator_key), 0, 0, NULL,
+         "the coordinator's public key file, pinned (default /etc/iofleet/coordinator.pub)"},
+        {"key", CFG_STRING, A(key), 0, 0, NULL,
+         "this agent's CURVE key pair file (default /etc/iofleet/agent.key)"},
+        {"state_dir", CFG_STRING, A(state_dir), 0, 0, NULL,
+         "identity and restore records (default /var/lib/iofleet-agent)"},
+        {"work_dir", CFG_STRING, A(work_dir), 0, 0, NULL,
+         "directory for job files when a job names none (default STATE_DIR/work)"},
+        {"roles", CFG_LIST, A(roles), 0, 0, "storage,client", "storage and/or client"},
+        {"insecure", CFG_BOOL, A(insecure), 0, 0, NULL,
+         "no CURVE: only to a loopback coordinator, warns at every start (default false)"},
+        {"log_level", CFG_CHOICE, A(log_level), 0, 0, "debug,info,notice,warning,error",
+         "debug, info, notice, warning or error (default info)"},
+};
+#undef A
+
+const cfg_schema_t agent_config_schema = {"agent", agent_items, ELEMENTSOF(agent_items),
+                                          offsetof(agent_config_t, labels)};
+
+int agent_config_defaults(agent_config_t *c)
+{
+        memset(c, 0, sizeof(*c));
+        if (strdup_to(&c->coordinator, "tcp://127.0.0.1:7460") < 0 ||
+            strdup_to(&c->coordinator_key, "/etc/iofleet/coordinator.pub") < 0 ||
+            strdup_to(&c->key, "/etc/iofleet/agent.key") < 0 ||
+            strdup_to(&c->state_dir, "/var/lib/iofleet-agent") < 0 ||
+            strdup_to(&c->log_level, "info") < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int agent_config_extra_arg(void *target, const char *arg, char *err, size_t errlen)
+{
+        agent_config_t *c = target;
+        if (strncmp(arg, "--test-clock-offset=", 20) == 0) {
+                const char *v = arg + 20;
+                bool neg = v[0] == '-';
+                uint64_t ns;
+                if (parse_duration(v + neg, NSEC_PER_SEC, &ns) < 0 || ns > 365ULL * 86400 * NSEC_PER_SEC) {
+                        snprintf(err, errlen,
+                                 "--test-clock-offset: '%s' is not a duration (e.g. 2s, -150ms)", v);
+                        return -EINVAL;
+                }
+                c->test_clock_offset_ns = neg ? -(int64_t)ns : (int64_t)ns;
+                return 1;
+        }
+        if (strncmp(arg, "--test-protocol-version=", 24) == 0) {
+                char *end;
+                unsigned long v = strtoul(arg + 24, &end, 10);
+                if (*end || v == 0 || v > 1000) {
+                        snprintf(err, errlen, "--test-protocol-version: 1..1000");
+                        return -EINVAL;
+                }
+                c->test_protocol_version = (uint32_t)v;
+                return 1;
+        }
+        return 0;
+}
+
+int agent_config_check(const agent_config_t *c, char *err, size_t errlen)
+{
+        const char *n = c->name;
+        if (n) {
+                size_t len = strlen(n);
+                bool ok = len > 0 && len <= WIRE_MAX_NAME;
+                for (const char *p = n; ok && *p; p++)
+                        ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                             (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.';
+                if (!ok) {
+                        snprintf(err, errlen,
+                                 "name: '%s' must be 1-%d of A-Z a-z 0-9 . _ - (it becomes part "
+                                 "of file names)",
+                                 n, WIRE_MAX_NAME);
+                        return -EINVAL;
+                }
+        }
+        if (strncmp(c->coordinator, "tcp://", 6) != 0 && strncmp(c->coordinator, "ipc://", 6) != 0) {
+                snprintf(err, errlen, "coordinator: '%s' is not a tcp:// or ipc:// endpoint",
+                         c->coordinator);
+                return -EINVAL;
+        }
+        if (c->insecure && !sock_endpoint_is_local(c->coordinator)) {
+                snprintf(err, errlen,
+                         "insecure: only allowed with a loopback or ipc:// coordinator, not %s; "
+                         "make keys with 'iofleet keygen'",
+                         c->coordinator);
+                return -EPERM;
+        }
+        return 0;
+}
+
+typedef enum session_state {
+        SESSION_DISCONNECTED,
+        SESSION_HELLO_SENT,
+        SESSION_REGISTERED,
+} session_state_t;
+
+/* Probes sent back to back before every start, and how long to wait for their replies. */
+#define PROBE_BURST 8
+#define PROBE_BURST_GAP_NS (2 * (int64_t)NSEC_PER_MSEC)
+#define PROBE_BURST_WAIT_NS (500 * (int64_t)NSEC_PER_MSEC)
+#define BACKOFF_MIN_NS ((int64_t)NSEC_PER_SEC / 2)
+#define BACKOFF_MAX_NS (30 * (int64_t)NSEC_PER_SEC)
+
+typedef struct run_ctx {
+        char id[WIRE_MAX_ID + 1];
+        runner_t *runner;
+        uint64_t interval_ns;
+        uint64_t runtime_ns;    /* longest runtime of its jobs; 0 when any is size-bound only */
+        uint64_t max_intervals; /* from runtime_ns */
+        bool prepared_sent, started_sent;
+        int64_t start_mono;
+        size_t next_interval;   /* index of the next Interval to send */
+        runner_dir_t prev[2];   /* totals when the previous interval was sent */
+        int tfd;                /* interval timer */
+} run_ctx_t;
+
+typedef struct agent {
+        const agent_config_t *cfg;
+        identity_t ident;
+        const char *name;
+        keypair_t kp, server;
+        void *ctx, *sock, *monitor;
+        int monitor_seq;
+        int sigfd;
+        bool quit;
+        session_state_t state;
+        uint64_t seq;
+        int64_t heartbeat_ns;
+        uint32_t lost_after;
+        int64_t last_heard;     /* mono */
+        int64_t next_heartbeat; /* mono */
+        int64_t next_hello;     /* mono */
+        int64_t backoff_ns;
+        clock_sync_t sync;
+        int64_t burst_since;    /* local clock: samples since then belong to the current burst */
+        int burst_left;
+        int64_t next_burst_probe;
+        int64_t burst_deadline;
+        run_ctx_t *run;
+} agent_t;
+
+static int send_env(agent_t *ag, envelope_t *e)
+{
+        int r;
+        if (!ag->sock)
+                return -ENOTCONN;
+        e->seq = ++ag->seq;
+        if (ag->cfg->test_protocol_version)
+                e->version = ag->cfg->test_protocol_version;
+        r = sock_send_env(ag->sock, NULL, e);
+        if (r < 0 && r != -EAGAIN)
+                log_debug("send %s: %s", wire_body_name(e), strerror(-r));
+        return r;
+}
+
+static void send_error(agent_t *ag, Iofleet__ErrorCode code, const char *run_id, const char *msg)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Error err = IOFLEET__ERROR__INIT;
+        err.code = code;
+        err.message = (char *)msg;
+        err.run_id = (char *)(run_id ? run_id : "");
+        e.body_case = IOFLEET__ENVELOPE__BODY_ERROR;
+        e.error = &err;
+        send_env(ag, &e);
+}
+
+static void send_hello(agent_t *ag)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Hello h = IOFLEET__HELLO__INIT;
+        Iofleet__Label labels[WIRE_MAX_LABELS], *lp[WIRE_MAX_LABELS];
+        char keys[WIRE_MAX_LABELS][WIRE_MAX_NAME + 1];
+        const char *const *engines = engine_names();
+        size_t n = 0;
+
+        while (engines[n])
+                n++;
+        h.agent_id = ag->ident.id;
+        h.name = (char *)ag->name;
+        h.hostname = ag->ident.hostname;
+        h.roles = ag->cfg->roles.v;
+        h.n_roles = ag->cfg->roles.n;
+        h.version = IOFLEET_VERSION;
+        h.engines = (char **)engines;
+        h.n_engines = n;
+        h.boot_id = ag->ident.boot_id;
+        for (size_t i = 0; i < ag->cfg->labels.n && i < WIRE_MAX_LABELS; i++) {
+                const char *kv = ag->cfg->labels.v[i], *eq = strchr(kv, '=');
+                iofleet__label__init(&labels[i]);
+                snprintf(keys[i], sizeof(keys[i]), "%.*s", (int)(eq - kv), kv);
+                labels[i].key = keys[i];
+                labels[i].value = (char *)eq + 1;
+                lp[i] = &labels[i];
+                h.n_labels++;
+        }
+        h.labels = lp;
+        e.body_case = IOFLEET__ENVELOPE__BODY_HELLO;
+        e.hello = &h;
+        send_env(ag, &e);
+        ag->state = SESSION_HELLO_SENT;
+        ag->next_hello = clock_mono_ns() + ag->backoff_ns;
+        ag->backoff_ns = ag->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : ag->backoff_ns * 2;
+}
+
+static void send_probe(agent_t *ag)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__TimeProbe p = IOFLEET__TIME_PROBE__INIT;
+        e.body_case = IOFLEET__ENVELOPE__BODY_TIME_PROBE;
+        e.time_probe = &p;
+        p.t1 = clock_local_ns();
+        send_env(ag, &e);
+}
+
+static void start_burst(agent_t *ag)
+{
+        ag->burst_since = clock_local_ns();
+        ag->burst_left = PROBE_BURST;
+        ag->next_burst_probe = clock_mono_ns();
+        ag->burst_deadline = clock_mono_ns() + PROBE_BURST_WAIT_NS;
+}
+
+/* Best offset: from the latest burst if it has a sample, else from the recent window. */
+static int best_offset(agent_t *ag, time_sample_t *s)
+{
+        if (clock_sync_best(&ag->sync, ag->burst_since, s) == 0)
+                return 0;
+        return clock_sync_best(&ag->sync, INT64_MIN, s);
+}
+
+static void send_heartbeat(agent_t *ag)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Heartbeat hb = IOFLEET__HEARTBEAT__INIT;
+        time_sample_t s;
+        if (best_offset(ag, &s) == 0) {
+                hb.offset_ns = s.offset_ns;
+                hb.rtt_ns = (uint64_t)s.rtt_ns;
+        }
+        hb.run_id = ag->run ? ag->run->id : "";
+        e.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
+        e.heartbeat = &hb;
+        send_env(ag, &e);
+        /* One probe per heartbeat keeps the offset fresh between runs. */
+        send_probe(ag);
+}
+
+static void close_socket(agent_t *ag)
+{
+        if (ag->sock)
+                zmq_close(ag->sock);
+        if (ag->monitor)
+                zmq_close(ag->monitor);
+        ag->sock = ag->monitor = NULL;
+        ag->state = SESSION_DISCONNECTED;
+}
+
+static int open_socket(agent_t *ag)
+{
+        int one = 1, linger = 0, ivl = 100, ivl_max = 5000;
+        int64_t maxmsg = WIRE_MAX_AGENT_MSG;
+        char mon[64];
+        int r;
+
+        ag->sock = zmq_socket(ag->ctx, ZMQ_DEALER);
+        if (!ag->sock)
+                return -errno;
+        zmq_setsockopt(ag->sock, ZMQ_ROUTING_ID, ag->ident.id, strlen(ag->ident.id));
+        /* Queue nothing for a coordinator that is not there: stale heartbeats help nobody. */
+        zmq_setsockopt(ag->sock, ZMQ_IMMEDIATE, &one, sizeof(one));
+        zmq_setsockopt(ag->sock, ZMQ_LINGER, &linger, sizeof(linger));
+        zmq_setsockopt(ag->sock, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl));
+        zmq_setsockopt(ag->sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof(ivl_max));
+        zmq_setsockopt(ag->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
+        if (!ag->cfg->insecure && (r = sock_curve_client(ag->sock, &ag->kp, ag->server.public_z85)) < 0)
+                return log_error_errno(r, "CURVE setup: %m");
+        /* Handshake failures are silent on a DEALER: a monitor tells us the coordinator refused. */
+        snprintf(mon, sizeof(mon), "inproc://agent-monitor-%d", ++ag->monitor_seq);
+        if (zmq_socket_monitor(ag->sock, mon,
+                               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                                       ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                       ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED) == 0) {
+                ag->monitor = zmq_socket(ag->ctx, ZMQ_PAIR);
+                if (ag->monitor && zmq_connect(ag->monitor, mon) < 0) {
+                        zmq_close(ag->monitor);
+                        ag->monitor = NULL;
+                }
+        }
+        if (zmq_connect(ag->sock, ag->cfg->coordinator) < 0)
+                return log_error_errno(-errno, "connect %s: %m", ag->cfg->coordinator);
+        ag->last_heard = clock_mono_ns();
+        ag->state = SESSION_DISCONNECTED;
+        ag->next_hello = clock_mono_ns();
+        return 0;
+}
+
+static void on_monitor(agent_t *ag)
+{
+        zmq_msg_t m;
+        uint16_t ev;
+        uint32_t val;
+
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, ag->monitor, ZMQ_DONTWAIT) < 0) {
+                zmq_msg_close(&m);
+                return;
+        }
+        if (zmq_msg_size(&m) < 6) {
+                zmq_msg_close(&m);
+                return;
+        }
+        memcpy(&ev, zmq_msg_data(&m), 2);
+        memcpy(&val, (char *)zmq_msg_data(&m) + 2, 4);
+        zmq_msg_close(&m);
+        /* The second frame (the endpoint) is not needed. */
+        zmq_msg_init(&m);
+        zmq_msg_recv(&m, ag->monitor, ZMQ_DONTWAIT);
+        zmq_msg_close(&m);
+
+        switch (ev) {
+        case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
+                log_error("the coordinator at %s refused this agent's key (status %u): add %s's "
+                          "public key %s to the coordinator's agent_keys_dir",
+                          ag->cfg->coordinator, val, ag->name, ag->kp.public_z85);
+                break;
+        case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
+        case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
+                log_error("CURVE handshake with %s failed (is coordinator_key the coordinator's "
+                          "real public key?)",
+                          ag->cfg->coordinator);
+                break;
+        case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
+                log_debug("connected to %s", ag->cfg->coordinator);
+                break;
+        case ZMQ_EVENT_DISCONNECTED:
+                log_info("disconnected from %s", ag->cfg->coordinator);
+                break;
+        }
+}
+
+static void run_free(agent_t *ag)
+{
+        run_ctx_t *run = ag->run;
+        if (!run)
+                return;
+        runner_destroy(&run->runner);
+        runner_dir_done(&run->prev[0]);
+        runner_dir_done(&run->prev[1]);
+        if (run->tfd >= 0)
+                close(run->tfd);
+        free(run);
+        ag->run = NULL;
+        sd_notify(0, "STATUS=registered; idle");
+}
+
+static int64_t timeline_of_mono(agent_t *ag, int64_t mono)
+{
+        time_sample_t s = {};
+        best_offset(ag, &s);
+        /* mono -> the agent's own clock (with any test offset) -> the coordinator timeline */
+        return clock_local_ns() - clock_mono_ns() + mono + s.offset_ns;
+}
+
+static void fill_dir(Iofleet__DirStats *pb, Iofleet__Hist *hpb, const runner_dir_t *now,
+                     const runner_dir_t *before, hist_t *delta)
+{
+        iofleet__dir_stats__init(pb);
+        pb->bytes = now->bytes - (before ? before->bytes : 0);
+        pb->ios = now->ios - (before ? before->ios : 0);
+        pb->errors = now->errors - (before ? before->errors : 0);
+        pb->short_ios = now->short_ios - (before ? before->short_ios : 0);
+        if (before)
+                hist_delta(delta, now->clat, before->clat);
+        else
+                hist_snapshot(delta, now->clat);
+        if (wire_hist_from(hpb, delta) == 0)
+                pb->clat = hpb;
+}
+
+/* Sends interval k: what every worker did since the previous one. */
+static void send_interval(agent_t *ag, bool last)
+{
+        run_ctx_t *run = ag->run;
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Interval iv = IOFLEET__INTERVAL__INIT;
+        Iofleet__DirStats d[2];
+        Iofleet__Hist h[2];
+        runner_dir_t now[2];
+        hist_t *delta;
+
+        if (runner_dir_init(&now[0]) < 0 || runner_dir_init(&now[1]) < 0 || hist_new(&delta) < 0) {
+                runner_dir_done(&now[0]);
+                runner_dir_done(&now[1]);
+                return;
+        }
+        runner_totals(run->runner, now);
+        for (int i = 0; i < 2; i++)
+                fill_dir(&d[i], &h[i], &now[i], &run->prev[i], delta);
+        iv.run_id = run->id;
+        iv.index = (uint32_t)run->next_interval;
+        iv.read = &d[0];
+        iv.write = &d[1];
+        iv.last = last;
+        e.body_case = IOFLEET__ENVELOPE__BODY_INTERVAL;
+        e.interval = &iv;
+        send_env(ag, &e);
+        for (int i = 0; i < 2; i++) {
+                wire_hist_done(&h[i]);
+                runner_dir_done(&run->prev[i]);
+                run->prev[i] = now[i];
+        }
+        hist_free(&delta);
+        run->next_interval++;
+        sd_notifyf(0, "STATUS=run %s: interval %zu", run->id, run->next_interval);
+}
+
+static void arm_interval(run_ctx_t *run)
+{
+        int64_t t = run->start_mono + (int64_t)((run->next_interval + 1) * run->interval_ns);
+        struct itimerspec its = {.it_value = {.tv_sec = t / (int64_t)NSEC_PER_SEC,
+                                              .tv_nsec = t % (int64_t)NSEC_PER_SEC}};
+        timerfd_settime(run->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void on_interval_timer(agent_t *ag)
+{
+        run_ctx_t *run = ag->run;
+        uint64_t n;
+        if (read(run->tfd, &n, sizeof(n)) < 0)
+                return;
+        /* The final interval of a timed run waits for the workers, so it holds their last I/Os. */
+        if (run->max_intervals && run->next_interval + 1 >= run->max_intervals)
+                return;
+        send_interval(ag, false);
+        arm_interval(run);
+}
+
+static void send_finished(agent_t *ag, const char *error)
+{
+        run_ctx_t *run = ag->run;
+        size_t nj = runner_njobs(run->runner);
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Finished f = IOFLEET__FINISHED__INIT;
+        Iofleet__JobResult *jr = calloc(nj, sizeof(*jr)), **jp = calloc(nj, sizeof(*jp));
+        Iofleet__DirStats *ds = calloc(2 * nj, sizeof(*ds));
+        Iofleet__Hist *hs = calloc(2 * nj, sizeof(*hs));
+        runner_dir_t *dirs = calloc(2 * nj, sizeof(*dirs));
+        hist_t *delta = NULL;
+
+        if (!jr || !jp || !ds || !hs || !dirs || hist_new(&delta) < 0)
+                goto done;
+        for (size_t j = 0; j < nj; j++) {
+                runner_job_result_t res;
+                runner_dir_init(&dirs[2 * j]);
+                runner_dir_init(&dirs[2 * j + 1]);
+                runner_job_result(run->runner, j, &res, &dirs[2 * j]);
+                iofleet__job_result__init(&jr[j]);
+                jr[j].name = (char *)res.name;
+                jr[j].numjobs = res.numjobs;
+                jr[j].runtime_ns = res.runtime_ns;
+                jr[j].first_done_ns = res.first_done_ns;
+                jr[j].last_done_ns = res.last_done_ns;
+                jr[j].error = res.error;
+                jr[j].error_msg = (char *)(res.errmsg ? res.errmsg : "");
+                for (int d = 0; d < 2; d++)
+                        fill_dir(&ds[2 * j + d], &hs[2 * j + d], &dirs[2 * j + d], NULL, delta);
+                jr[j].read = &ds[2 * j];
+                jr[j].write = &ds[2 * j + 1];
+                jp[j] = &jr[j];
+                if (res.error && !error)
+                        error = res.errmsg;
+        }
+        f.run_id = run->id;
+        f.jobs = jp;
+        f.n_jobs = nj;
+        f.error = (char *)(error ? error : "");
+        e.body_case = IOFLEET__ENVELOPE__BODY_FINISHED;
+        e.finished = &f;
+        send_env(ag, &e);
+        log_info("run %s: finished%s%s", run->id, error ? ": " : "", error ? error : "");
+done:
+        for (size_t j = 0; dirs && hs && j < 2 * nj; j++) {
+                runner_dir_done(&dirs[j]);
+                wire_hist_done(&hs[j]);
+        }
+        hist_free(&delta);
+        free(jr);
+        free(jp);
+        free(ds);
+        free(hs);
+        free(dirs);
+}
+
+/* Prepared goes out when the workers are ready and the fresh probe burst is in (or timed out). */
+static void maybe_prepared(agent_t *ag)
+{
+        run_ctx_t *run = ag->run;
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
+        time_sample_t s = {};
+
+        if (run->prepared_sent)
+                return;
+        if (clock_sync_best(&ag->sync, ag->burst_since, &s) < 0 &&
+            clock_mono_ns() < ag->burst_deadline)
+                return;
+        if (ag->burst_left > 0 && clock_mono_ns() < ag->burst_deadline)
+                return;
+        best_offset(ag, &s);
+        p.run_id = run->id;
+        p.offset_ns = s.offset_ns;
+        p.rtt_ns = (uint64_t)s.rtt_ns;
+        p.workers = (uint32_t)runner_workers(run->runner);
+        e.body_case = IOFLEET__ENVELOPE__BODY_PREPARED;
+        e.prepared = &p;
+        send_env(ag, &e);
+        run->prepared_sent = true;
+        log_info("run %s: prepared %u workers; clock offset %lldns (rtt %lldns)", run->id,
+                 p.workers, (long long)s.offset_ns, (long long)s.rtt_ns);
+}
+
+static void on_runner(agent_t *ag)
+{
+        run_ctx_t *run = ag->run;
+        runner_state_t st = runner_update(run->runner);
+
+        if (st == RUNNER_FAILED) {
+                log_error("run %s: preparation failed: %s", run->id, runner_error(run->runner));
+                send_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, run->id,
+                           runner_error(run->runner));
+                run_free(ag);
+                return;
+        }
+        if (st == RUNNER_PREPARED) {
+                maybe_prepared(ag);
+                return;
+        }
+        if ((st == RUNNER_RUNNING || st == RUNNER_DONE) && !run->started_sent) {
+                envelope_t e = IOFLEET__ENVELOPE__INIT;
+                Iofleet__Started s = IOFLEET__STARTED__INIT;
+                int64_t at = runner_started_mono(run->runner);
+                s.run_id = run->id;
+                s.start_ns = timeline_of_mono(ag, at);
+                s.host_mono_ns = at;
+                s.workers_lag_ns = runner_workers_lag_ns(run->runner);
+                e.body_case = IOFLEET__ENVELOPE__BODY_STARTED;
+                e.started = &s;
+                send_env(ag, &e);
+                run->started_sent = true;
+                log_info("run %s: started %+lldns from the instant, %zu workers%s", run->id,
+                         (long long)(at - run->start_mono), runner_workers(run->runner),
+                         runner_started_realtime(run->runner)
+                                 ? ""
+                                 : " (no real-time priority for the starter: less precise)");
+        }
+        if (st == RUNNER_DONE) {
+                int64_t end = runner_last_done_mono(run->runner) - run->start_mono;
+                size_t last = end > 0 ? (size_t)(end / (int64_t)run->interval_ns) : 0;
+                /* Work done past a timed run's end belongs to its final interval. */
+                if (run->max_intervals && last >= run->max_intervals)
+                        last = run->max_intervals - 1;
+                if (last < run->next_interval)
+                        last = run->next_interval;
+                while (run->next_interval < last)
+                        send_interval(ag, false);
+                send_interval(ag, true);
+                send_finished(ag, NULL);
+                run_free(ag);
+        }
+}
+
+static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
+{
+        runner_params_t params = {.agent_name = ag->name, .rank = p->rank};
+        char err[1024] = "", work[4200];
+        run_ctx_t *run;
+        int r;
+
+        if (ag->run) {
+                snprintf(err, sizeof(err), "busy with run %s", ag->run->id);
+                send_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, p->run_id, err);
+                return;
+        }
+        run = calloc(1, sizeof(*run));
+        params.jobs = calloc(p->n_jobs, sizeof(*params.jobs));
+        if (!run || !params.jobs) {
+                free(run);
+                free(params.jobs);
+                send_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, p->run_id, "out of memory");
+                return;
+        }
+        run->tfd = -1;
+        snprintf(run->id, sizeof(run->id), "%s", p->run_id);
+        run->interval_ns = p->interval_ns;
+        for (size_t i = 0; i < p->n_jobs; i++) {
+                if ((r = wire_job_spec(p->jobs[i], &params.jobs[i], err, sizeof(err))) < 0)
+                        break;
+                params.n_jobs++;
+        }
+        if (params.n_jobs == p->n_jobs) {
+                bool all_timed = true;
+                for (size_t i = 0; i < params.n_jobs; i++) {
+                        if (!params.jobs[i].runtime_ns)
+                                all_timed = false;
+                        if (params.jobs[i].runtime_ns > run->runtime_ns)
+                                run->runtime_ns = params.jobs[i].runtime_ns;
+                }
+                if (all_timed)
+                        run->max_intervals = (run->runtime_ns + run->interval_ns - 1) / run->interval_ns;
+                else
+                        run->runtime_ns = 0;
+        }
+        if (ag->cfg->work_dir)
+                snprintf(work, sizeof(work), "%s", ag->cfg->work_dir);
+        else
+                snprintf(work, sizeof(work), "%s/work", ag->cfg->state_dir);
+        params.work_dir = work;
+        if (params.n_jobs != p->n_jobs) {
+                for (size_t i = 0; i < params.n_jobs; i++)
+                        job_spec_done(&params.jobs[i]);
+                free(params.jobs);
+                r = -EINVAL;
+        } else {
+                if (!ag->cfg->work_dir)
+                        mkdir(work, 0750);
+                r = runner_new(&params, &run->runner, err, sizeof(err));
+        }
+        if (r >= 0 && (r = runner_dir_init(&run->prev[0])) >= 0 &&
+            (r = runner_dir_init(&run->prev[1])) >= 0) {
+                run->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+                if (run->tfd < 0)
+                        r = -errno;
+        }
+        ag->run = run;
+        if (r < 0) {
+                log_error("run %s: cannot prepare: %s", p->run_id, err[0] ? err : strerror(-r));
+                send_error(ag, r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
+                                           : IOFLEET__ERROR_CODE__ERROR_PREPARE,
+                           p->run_id, err[0] ? err : strerror(-r));
+                run_free(ag);
+                return;
+        }
+        log_info("run %s: preparing %zu jobs, %zu workers (rank %u of %u)", run->id,
+                 runner_njobs(run->runner), runner_workers(run->runner), p->rank, p->nagents);
+        sd_notifyf(0, "STATUS=run %s: preparing", run->id);
+        start_burst(ag);
+}
+
+static void on_start(agent_t *ag, const Iofleet__Start *s)
+{
+        run_ctx_t *run = ag->run;
+        time_sample_t best = {};
+        int64_t local, mono, now;
+        int r;
+
+        if (!run || !streq(run->id, s->run_id)) {
+                send_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, s->run_id,
+                           "start for a run this agent has not prepared");
+                return;
+        }
+        best_offset(ag, &best);
+        /* The coordinator's instant, on this agent's clock, then on the kernel's monotonic. */
+        local = s->start_ns - best.offset_ns;
+        mono = clock_local_to_mono(local);
+        now = clock_mono_ns();
+        if (mono <= now)
+                log_warning("run %s: start instant already passed by %lldns: starting now",
+                            run->id, (long long)(now - mono));
+        run->start_mono = mono;
+        r = runner_start_at(run->runner, mono, run->runtime_ns);
+        if (r < 0) {
+                send_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, run->id, "cannot start");
+                run_free(ag);
+                return;
+        }
+        arm_interval(run);
+        sd_notifyf(0, "STATUS=run %s: starting", run->id);
+}
+
+static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
+{
+        envelope_t *e = NULL;
+        char err[512];
+        int r = wire_decode(m->data, m->len, WIRE_MAX_AGENT_MSG, &e, err, sizeof(err));
+
+        if (r == -EPROTO) {
+                log_error("coordinator %s refused: %s%s%s", ag->cfg->coordinator, err,
+                          e->body_case == IOFLEET__ENVELOPE__BODY_ERROR ? ": " : "",
+                          e->body_case == IOFLEET__ENVELOPE__BODY_ERROR ? e->error->message : "");
+                wire_free(&e);
+                return;
+        }
+        if (r < 0) {
+                log_warning("bad message from the coordinator: %s", err);
+                return;
+        }
+        ag->last_heard = clock_mono_ns();
+        switch (e->body_case) {
+        case IOFLEET__ENVELOPE__BODY_WELCOME:
+                ag->state = SESSION_REGISTERED;
+                ag->heartbeat_ns = (int64_t)e->welcome->heartbeat_ns;
+                ag->lost_after = e->welcome->lost_after;
+                ag->backoff_ns = BACKOFF_MIN_NS;
+                ag->next_heartbeat = clock_mono_ns();
+                log_info("registered with coordinator %s (version %s)", ag->cfg->coordinator,
+                         e->welcome->coordinator_version);
+                sd_notify(0, "STATUS=registered; idle");
+                start_burst(ag);
+                break;
+        case IOFLEET__ENVELOPE__BODY_HEARTBEAT:
+                break;
+        case IOFLEET__ENVELOPE__BODY_TIME_REPLY: {
+                time_sample_t s;
+                if (clock_sample(e->time_reply->t1, e->time_reply->t2, e->time_reply->t3, t4, &s) == 0)
+                        clock_sync_add(&ag->sync, &s);
+                break;
+        }
+        case IOFLEET__ENVELOPE__BODY_ERROR:
+                switch (e->error->code) {
+                case IOFLEET__ERROR_CODE__ERROR_NOT_REGISTERED:
+                        log_info("coordinator does not know us (restarted?): saying hello again");
+                        ag->backoff_ns = BACKOFF_MIN_NS;
+                        if (ag->run) {
+                                runner_stop(ag->run->runner);
+                        }
+                        send_hello(ag);
+                        break;
+                case IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION:
+                case IOFLEET__ERROR_CODE__ERROR_REFUSED:
+                        log_error("coordinator refused this agent: %s", e->error->message);
+                        break;
+                default:
+                        log_warning("coordinator reports: %s", e->error->message);
+                }
+                break;
+        case IOFLEET__ENVELOPE__BODY_PREPARE:
+                on_prepare(ag, e->prepare);
+                break;
+        case IOFLEET__ENVELOPE__BODY_START:
+                on_start(ag, e->start);
+                break;
+        case IOFLEET__ENVELOPE__BODY_STOP: {
+                runner_state_t st;
+                if (ag->run && streq(ag->run->id, e->stop->run_id)) {
+                        log_info("run %s: stop: %s", ag->run->id, e->stop->reason);
+                        runner_stop(ag->run->runner);
+                        st = runner_update(ag->run->runner);
+                        if (st == RUNNER_PREPARING || st == RUNNER_PREPARED)
+                                /* Never started: nothing to report. */
+                                run_free(ag);
+                }
+                break;
+        }
+        default:
+                log_warning("coordinator sent %s, which an agent does not expect", wire_body_name(e));
+        }
+        wire_free(&e);
+}
+
+static void tick(agent_t *ag)
+{
+        int64_t now = clock_mono_ns();
+
+        if (ag->state != SESSION_REGISTERED && now >= ag->next_hello) {
+                if (ag->state == SESSION_HELLO_SENT && now - ag->last_heard > 10 * (int64_t)NSEC_PER_SEC) {
+                        /* A fresh socket, in case the old connection is wedged. */
+                        close_socket(ag);
+                        if (open_socket(ag) < 0)
+                                return;
+                }
+                send_hello(ag);
+        }
+        if (ag->state == SESSION_REGISTERED) {
+                if (now - ag->last_heard > ag->heartbeat_ns * (int64_t)ag->lost_after) {
+                        log_warning("coordinator lost: nothing heard for %u heartbeats; reconnecting",
+                                    ag->lost_after);
+                        if (ag->run) {
+                                /* Without a coordinator nobody collects the results. */
+                                runner_stop(ag->run->runner);
+                                run_free(ag);
+                        }
+                        close_socket(ag);
+                        open_socket(ag);
+                        sd_notify(0, "STATUS=reconnecting");
+                        return;
+                }
+                if (now >= ag->next_heartbeat) {
+                        send_heartbeat(ag);
+                        ag->next_heartbeat = now + ag->heartbeat_ns;
+                }
+        }
+        if (ag->burst_left > 0 && now >= ag->next_burst_probe) {
+                send_probe(ag);
+                ag->burst_left--;
+                ag->next_burst_probe = now + PROBE_BURST_GAP_NS;
+        }
+        if (ag->run)
+                on_runner(ag);
+}
+
+static int64_t next_wakeup(const agent_t *ag)
+{
+        int64_t t = clock_mono_ns() + 200 * (int64_t)NSEC_PER_MSEC;
+        if (ag->state != SESSION_REGISTERED && ag->next_hello < t)
+                t = ag->next_hello;
+        if (ag->state == SESSION_REGISTERED && ag->next_heartbeat < t)
+                t = ag->next_heartbeat;
+        if (ag->burst_left > 0 && ag->next_burst_probe < t)
+                t = ag->next_burst_probe;
+        if (ag->run && !ag->run->prepared_sent && ag->burst_deadline < t)
+                t = ag->burst_deadline;
+        return t;
+}
+
+static int setup(agent_t *ag)
+{
+        const agent_config_t *cfg = ag->cfg;
+        char err[1024];
+        sigset_t mask;
+        int r;
+
+        if ((r = identity_load(cfg->state_dir, &ag->ident, err, sizeof(err))) < 0)
+                return log_error_errno(r, "identity: %s", err);
+        ag->name = cfg->name ? cfg->name : ag->ident.hostname;
+        log_set_field("AGENT_ID", ag->ident.id);
+        if (cfg->test_clock_offset_ns)
+                log_warning("test hook: this agent's clock reads %+lldns off",
+                            (long long)cfg->test_clock_offset_ns);
+        clock_set_test_offset(cfg->test_clock_offset_ns);
+        if (cfg->insecure)
+                log_warning("insecure=true: CURVE is off; anyone on this host can impersonate the "
+                            "coordinator to this agent");
+        else {
+                if ((r = keys_load(cfg->key, true, &ag->kp, err, sizeof(err))) < 0)
+                        return log_error_errno(r, "agent key: %s (make one with 'iofleet keygen')",
+                                               err);
+                if ((r = keys_load(cfg->coordinator_key, false, &ag->server, err, sizeof(err))) < 0)
+                        return log_error_errno(r, "coordinator key: %s", err);
+        }
+        ag->ctx = zmq_ctx_new();
+        if (!ag->ctx)
+                return -errno;
+        ag->backoff_ns = BACKOFF_MIN_NS;
+        if ((r = open_socket(ag)) < 0)
+                return r;
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        ag->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (ag->sigfd < 0)
+                return -errno;
+        signal(SIGPIPE, SIG_IGN);
+        return 0;
+}
+
+int daemon_run(const agent_config_t *cfg)
+{
+        agent_t ag = {.cfg = cfg, .sigfd = -1};
+        uint64_t watchdog_usec = 0;
+        int64_t next_watchdog = 0;
+        int r;
+
+        r = setup(&ag);
+        if (r < 0)
+                goto out;
+        sd_watchdog_enabled(0, &watchdog_usec);
+        log_info("agent %s (%s) ready: coordinator %s%s", ag.name, ag.ident.id, cfg->coordinator,
+                 cfg->insecure ? " (INSECURE)" : "");
+        sd_notify(0, "READY=1\nSTATUS=connecting");
+
+        while (!ag.quit) {
+                zmq_pollitem_t items[6] = {
+                        {ag.sock, 0, ZMQ_POLLIN, 0},
+                        {NULL, ag.sigfd, ZMQ_POLLIN, 0},
+                        {ag.monitor, 0, ZMQ_POLLIN, 0},
+                        {NULL, ag.run ? runner_fd(ag.run->runner) : -1, ZMQ_POLLIN, 0},
+                        {NULL, ag.run ? ag.run->tfd : -1, ZMQ_POLLIN, 0},
+                };
+                int n = 2;
+                int64_t timeout = next_wakeup(&ag) - clock_mono_ns();
+                if (ag.monitor)
+                        n = 3;
+                else
+                        items[2] = (zmq_pollitem_t){NULL, -1, 0, 0};
+                if (ag.run)
+                        n = 5;
+                if (zmq_poll(items, n, timeout > 0 ? timeout / (int64_t)NSEC_PER_MSEC + 1 : 0) < 0 &&
+                    errno != EINTR) {
+                        r = log_error_errno(-errno, "poll: %m");
+                        break;
+                }
+                if (items[1].revents & ZMQ_POLLIN) {
+                        struct signalfd_siginfo si;
+                        while (read(ag.sigfd, &si, sizeof(si)) == sizeof(si)) {
+                                log_info("signal %d: stopping", (int)si.ssi_signo);
+                                ag.quit = true;
+                        }
+                }
+                if (n > 2 && ag.monitor && (items[2].revents & ZMQ_POLLIN))
+                        on_monitor(&ag);
+                for (int i = 0; i < 100 && (items[0].revents & ZMQ_POLLIN) && ag.sock; i++) {
+                        sock_msg_t m;
+                        int64_t t4;
+                        if (sock_recv(ag.sock, false, &m) < 0)
+                                break;
+                        t4 = clock_local_ns();
+                        on_message(&ag, &m, t4);
+                        sock_msg_done(&m);
+                }
+                if (n == 5 && ag.run && (items[4].revents & ZMQ_POLLIN))
+                        on_interval_timer(&ag);
+                if (n == 5 && ag.run && (items[3].revents & ZMQ_POLLIN))
+                        on_runner(&ag);
+                tick(&ag);
+                if (watchdog_usec && clock_mono_ns() >= next_watchdog) {
+                        sd_notify(0, "WATCHDOG=1");
+                        next_watchdog = clock_mono_ns() + (int64_t)watchdog_usec * 1000 / 2;
+                }
+        }
+        sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+        if (ag.run) {
+                send_error(&ag, IOFLEET__ERROR_CODE__ERROR_CANCELLED, ag.run->id,
+                           "the agent is stopping");
+                run_free(&ag);
+        }
+out:
+        close_socket(&ag);
+        if (ag.ctx)
+                zmq_ctx_term(ag.ctx);
+        if (ag.sigfd >= 0)
+                close(ag.sigfd);
+        if (r == 0)
+                log_info("agent stopped");
+        return r;
+}

@@ -1,0 +1,55 @@
+/* iofleet-agent: arguments and configuration, then the daemon loop. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon.h"
+#include "log.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+        fprintf(f, "Usage: iofleet-agent [--config=FILE] [--KEY=VALUE ...] [--label=KEY=VALUE ...]\n\n"
+                   "Runs storage workloads on command of an iofleet coordinator.\n"
+                   "Runs in the foreground; stop it with SIGTERM.\n\n");
+        config_help(&agent_config_schema, f);
+        fprintf(f, "\nTest hooks:\n"
+                   "  --test-clock-offset=DURATION   make this agent's clock read off by DURATION (e.g. 2s, -150ms)\n"
+                   "  --test-protocol-version=N      claim protocol version N (to test refusals)\n");
+}
+
+static int extra_arg(void *target, const char *arg, char *err, size_t errlen)
+{
+        if (streq(arg, "--help") || streq(arg, "-h")) {
+                usage(stdout);
+                exit(0);
+        }
+        if (streq(arg, "--version")) {
+                printf("iofleet-agent %s\n", IOFLEET_VERSION);
+                exit(0);
+        }
+        return agent_config_extra_arg(target, arg, err, errlen);
+}
+
+int main(int argc, char **argv)
+{
+        agent_config_t cfg;
+        char err[4096];
+        int r;
+
+        log_setup("iofleet-agent", LOG_INFO);
+        if (agent_config_defaults(&cfg) < 0)
+                return 1;
+        r = config_parse_args(&agent_config_schema, &cfg, argc, argv, extra_arg, err, sizeof(err));
+        if (r >= 0)
+                r = agent_config_check(&cfg, err, sizeof(err));
+        if (r < 0) {
+                fprintf(stderr, "iofleet-agent: %s\n", err);
+                config_free(&agent_config_schema, &cfg);
+                return 2;
+        }
+        log_setup("iofleet-agent", log_level_from_string(cfg.log_level));
+        r = daemon_run(&cfg);
+        config_free(&agent_config_schema, &cfg);
+        return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,79 @@
+/* An agent's part of a run: one worker thread per job clone, released together at the start instant. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "options.h"
+
+typedef struct runner runner_t;
+
+typedef struct runner_params {
+        const char *agent_name; /* part of default file names, so agents never share files */
+        uint32_t rank;
+        const char *work_dir; /* where files go when a job names no directory */
+        job_spec_t *jobs;     /* taken over by the runner */
+        size_t n_jobs;
+} runner_params_t;
+
+typedef enum runner_state {
+        RUNNER_PREPARING, /* workers lay out and open their files */
+        RUNNER_PREPARED,  /* every worker waits at the gate */
+        RUNNER_STARTING,  /* the starter sleeps until the start instant */
+        RUNNER_RUNNING,
+        RUNNER_DONE, /* every worker has ended */
+        RUNNER_FAILED, /* preparation failed: see runner_error() */
+} runner_state_t;
+
+/* Totals of one direction, summed over workers. */
+typedef struct runner_dir {
+        uint64_t bytes, ios, errors, short_ios;
+        hist_t *clat;
+} runner_dir_t;
+
+int runner_dir_init(runner_dir_t *d);
+void runner_dir_done(runner_dir_t *d);
+
+/* Checks directories and engines, then starts the workers preparing. err names the job and
+ * option at fault. params->jobs is taken over even on failure. */
+int runner_new(runner_params_t *params, runner_t **ret, char *err, size_t errlen);
+/* Stops the workers (opening the gate with abort if it is still shut), joins them, frees. */
+void runner_destroy(runner_t **rp);
+
+/* Readable whenever the state may have changed; runner_update() drains it. */
+int runner_fd(const runner_t *r);
+runner_state_t runner_update(runner_t *r);
+const char *runner_error(const runner_t *r);
+size_t runner_workers(const runner_t *r);
+
+/* Starts the starter thread: it sleeps until start_mono (CLOCK_MONOTONIC) and opens the gate
+ * for every worker at once. runtime_ns caps the run (0: no cap). */
+int runner_start_at(runner_t *r, int64_t start_mono, uint64_t runtime_ns);
+/* After RUNNING: when the gate opened (CLOCK_MONOTONIC), and the last worker's wake-up after it. */
+int64_t runner_started_mono(const runner_t *r);
+uint64_t runner_workers_lag_ns(const runner_t *r);
+/* Whether the starter ran real-time (SCHED_FIFO) for its last stretch. */
+bool runner_started_realtime(const runner_t *r);
+/* Latest end of a worker (CLOCK_MONOTONIC), valid once DONE. */
+int64_t runner_last_done_mono(const runner_t *r);
+
+/* Asks every worker to end after its current I/O. */
+void runner_stop(runner_t *r);
+
+/* Adds every worker's counters so far into dirs[0] (read) and dirs[1] (write). Safe while
+ * the workers run. */
+void runner_totals(runner_t *r, runner_dir_t dirs[2]);
+
+/* A job's results, valid once DONE: its clones summed. Times are relative to the start. */
+typedef struct runner_job_result {
+        const char *name;
+        uint32_t numjobs;
+        uint64_t runtime_ns, first_done_ns, last_done_ns;
+        int error;
+        const char *errmsg;
+} runner_job_result_t;
+
+size_t runner_njobs(const runner_t *r);
+void runner_job_result(runner_t *r, size_t job, runner_job_result_t *res, runner_dir_t dirs[2]);

@@ -1,0 +1,101 @@
+/* The CLI's connection to a coordinator's control socket: one request, then replies and updates. */
+#include "client.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "sock.h"
+#include "util.h"
+
+struct client {
+        void *ctx, *sock;
+        uint64_t seq;
+};
+
+int client_connect(const char *endpoint, const keypair_t *kp, const char *server_public,
+                   client_t **ret, char *err, size_t errlen)
+{
+        client_t *c = calloc(1, sizeof(*c));
+        int linger = 0, r;
+        int64_t maxmsg = WIRE_MAX_CONTROL_MSG;
+        char id[64];
+
+        if (!c)
+                return -ENOMEM;
+        c->ctx = zmq_ctx_new();
+        c->sock = c->ctx ? zmq_socket(c->ctx, ZMQ_DEALER) : NULL;
+        if (!c->sock) {
+                snprintf(err, errlen, "zmq: %s", zmq_strerror(errno));
+                client_free(&c);
+                return -ENOMEM;
+        }
+        /* A printable routing id: the coordinator drops peers it could not log. */
+        snprintf(id, sizeof(id), "cli-%d-%lx", (int)getpid(), (unsigned long)random());
+        zmq_setsockopt(c->sock, ZMQ_ROUTING_ID, id, strlen(id));
+        zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof(linger));
+        zmq_setsockopt(c->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
+        if (strncmp(endpoint, "tcp://", 6) == 0 && kp) {
+                if ((r = sock_curve_client(c->sock, kp, server_public)) < 0) {
+                        snprintf(err, errlen, "CURVE setup: %s", strerror(-r));
+                        client_free(&c);
+                        return r;
+                }
+        }
+        if (zmq_connect(c->sock, endpoint) < 0) {
+                r = -errno;
+                snprintf(err, errlen, "cannot connect to %s: %s", endpoint, zmq_strerror(errno));
+                client_free(&c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+int client_send(client_t *c, envelope_t *e)
+{
+        uint8_t *buf;
+        size_t len;
+        int r;
+        e->seq = ++c->seq;
+        if ((r = wire_encode(e, &buf, &len)) < 0)
+                return r;
+        r = zmq_send(c->sock, buf, len, 0) < 0 ? -errno : 0;
+        free(buf);
+        return r;
+}
+
+int client_recv(client_t *c, int timeout_ms, envelope_t **ret, char *err, size_t errlen)
+{
+        zmq_pollitem_t it = {c->sock, 0, ZMQ_POLLIN, 0};
+        sock_msg_t m;
+        int r = zmq_poll(&it, 1, timeout_ms);
+
+        if (r < 0)
+                return -errno;
+        if (r == 0)
+                return -ETIMEDOUT;
+        if ((r = sock_recv(c->sock, false, &m)) < 0)
+                return r;
+        r = wire_decode(m.data, m.len, WIRE_MAX_CONTROL_MSG, ret, err, errlen);
+        sock_msg_done(&m);
+        if (r == -EPROTO)
+                wire_free(ret);
+        return r;
+}
+
+void client_free(client_t **cp)
+{
+        client_t *c = *cp;
+        if (!c)
+                return;
+        if (c->sock)
+                zmq_close(c->sock);
+        if (c->ctx)
+                zmq_ctx_term(c->ctx);
+        free(c);
+        *cp = NULL;
+}

@@ -1,0 +1,139 @@
+/* iofleet agents: the coordinator's registry as a table (or JSON). */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+        fprintf(f, "Usage: iofleet agents [--coordinator=ENDPOINT] [--config=FILE] [--json]\n\n"
+                   "Lists the agents the coordinator knows: id, name, hostname, roles, labels,\n"
+                   "version, clock offset and round trip, state.\n");
+}
+
+static void print_table(const Iofleet__AgentList *l)
+{
+        printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  %11s  %9s  %s\n", "ID", "NAME", "HOSTNAME",
+               "ROLES", "LABELS", "VERSION", "OFFSET", "RTT", "STATE");
+        for (size_t i = 0; i < l->n_agents; i++) {
+                const Iofleet__AgentInfo *a = l->agents[i];
+                char roles[256] = "", labels[512] = "", off[32] = "-", rtt[32] = "-";
+                size_t n = 0;
+                for (size_t k = 0; k < a->n_roles; k++)
+                        n += snprintf(roles + n, sizeof(roles) - n > 0 ? sizeof(roles) - n : 0,
+                                      "%s%s", k ? "," : "", a->roles[k]);
+                n = 0;
+                for (size_t k = 0; k < a->n_labels && n < sizeof(labels); k++)
+                        n += snprintf(labels + n, sizeof(labels) - n, "%s%s=%s", k ? "," : "",
+                                      a->labels[k]->key, a->labels[k]->value);
+                if (a->rtt_ns) {
+                        clock_format_duration(a->offset_ns, off, sizeof(off));
+                        clock_format_duration((int64_t)a->rtt_ns, rtt, sizeof(rtt));
+                }
+                printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  %11s  %9s  %s\n", a->agent_id,
+                       a->name, a->hostname, roles[0] ? roles : "-", labels[0] ? labels : "-",
+                       a->version, off, rtt, a->state);
+        }
+}
+
+static void print_json(const Iofleet__AgentList *l)
+{
+        json_t *arr = json_array();
+        for (size_t i = 0; i < l->n_agents; i++) {
+                const Iofleet__AgentInfo *a = l->agents[i];
+                json_t *o = json_object(), *roles = json_array(), *labels = json_object();
+                for (size_t k = 0; k < a->n_roles; k++)
+                        json_array_append_new(roles, json_string(a->roles[k]));
+                for (size_t k = 0; k < a->n_labels; k++)
+                        json_object_set_new(labels, a->labels[k]->key, json_string(a->labels[k]->value));
+                json_object_set_new(o, "id", json_string(a->agent_id));
+                json_object_set_new(o, "name", json_string(a->name));
+                json_object_set_new(o, "hostname", json_string(a->hostname));
+                json_object_set_new(o, "roles", roles);
+                json_object_set_new(o, "labels", labels);
+                json_object_set_new(o, "version", json_string(a->version));
+                json_object_set_new(o, "offset_ns", json_integer(a->offset_ns));
+                json_object_set_new(o, "rtt_ns", json_integer((json_int_t)a->rtt_ns));
+                json_object_set_new(o, "state", json_string(a->state));
+                json_object_set_new(o, "joined_ns", json_integer(a->joined_ns));
+                json_object_set_new(o, "last_seen_ns", json_integer(a->last_seen_ns));
+                json_array_append_new(arr, o);
+        }
+        json_dumpf(arr, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(arr);
+}
+
+int cmd_agents(int argc, char **argv)
+{
+        const char *config = NULL, *coordinator = NULL;
+        bool json = false;
+        cli_config_t cfg;
+        client_t *c = NULL;
+        envelope_t req = IOFLEET__ENVELOPE__INIT, *rep = NULL;
+        Iofleet__ListAgents la = IOFLEET__LIST_AGENTS__INIT;
+        char err[1024];
+        int r, rc = 1;
+
+        for (int i = 1; i < argc; i++) {
+                if (strncmp(argv[i], "--config=", 9) == 0)
+                        config = argv[i] + 9;
+                else if (strncmp(argv[i], "--coordinator=", 14) == 0)
+                        coordinator = argv[i] + 14;
+                else if (streq(argv[i], "--json"))
+                        json = true;
+                else if (streq(argv[i], "--help")) {
+                        usage(stdout);
+                        return 0;
+                } else {
+                        fprintf(stderr, "iofleet agents: unknown option '%s' (allowed: --coordinator, --config, --json)\n",
+                                argv[i]);
+                        return 2;
+                }
+        }
+        if (cli_config_load(config, &cfg, err, sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                return 2;
+        }
+        if (coordinator)
+                strdup_to(&cfg.coordinator, coordinator);
+        if ((r = cli_connect(&cfg, &c, err, sizeof(err))) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                goto out;
+        }
+        req.body_case = IOFLEET__ENVELOPE__BODY_LIST_AGENTS;
+        req.list_agents = &la;
+        client_send(c, &req);
+        r = client_recv(c, 5000, &rep, err, sizeof(err));
+        if (r == -ETIMEDOUT) {
+                fprintf(stderr, "iofleet: no answer from the coordinator at %s within 5s\n",
+                        cfg.coordinator);
+                goto out;
+        }
+        if (r < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                goto out;
+        }
+        if (rep->body_case == IOFLEET__ENVELOPE__BODY_ERROR) {
+                fprintf(stderr, "iofleet: %s\n", rep->error->message);
+                goto out;
+        }
+        if (rep->body_case != IOFLEET__ENVELOPE__BODY_AGENT_LIST) {
+                fprintf(stderr, "iofleet: unexpected answer %s\n", wire_body_name(rep));
+                goto out;
+        }
+        if (json)
+                print_json(rep->agent_list);
+        else
+                print_table(rep->agent_list);
+        rc = 0;
+out:
+        wire_free(&rep);
+        client_free(&c);
+        cli_config_free(&cfg);
+        return rc;
+}

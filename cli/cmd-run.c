@@ -1,0 +1,373 @@
+/* iofleet run: submit fio-style jobs to the coordinator (or a --local fleet), show them live, keep the result. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "jobargs.h"
+#include "local.h"
+#include "options.h"
+#include "render.h"
+#include "selector.h"
+#include "util.h"
+
+typedef struct run_opts {
+        unsigned local;
+        const char *coordinator;
+        const char *agents;
+        const char *output;
+        const char *format;
+        const char *config;
+        const char *results_dir;
+        bool per_host;
+        bool insecure;
+        bool verbose;
+        uint64_t interval_ns;
+        uint64_t lead_ns;
+} run_opts_t;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+        interrupted++;
+}
+
+static void usage(FILE *f)
+{
+        fprintf(f,
+                "Usage: iofleet run [RUN OPTIONS] [--JOB-OPTION=VALUE ...]\n\n"
+                "Runs fio-style jobs on many agents at one instant and shows the summed bandwidth\n"
+                "live. Job options are fio's: those before the first --name apply to every job,\n"
+                "each --name starts a job (see --help-options).\n\n"
+                "Run options:\n"
+                "  --local=N                 a private coordinator and N agents on this host\n"
+                "  --coordinator=ENDPOINT    the coordinator's control endpoint (default: config)\n"
+                "  --agents=SELECTOR         which agents: role=R, name=GLOB, host=GLOB, LABEL=V,\n"
+                "                            comma-joined (all must match); default all\n"
+                "  --output=FILE             write the result there instead of standard output\n"
+                "  --output-format=FORMAT    normal (fio-like summary) or json (fio's JSON layout)\n"
+                "  --per-host                a live line per agent under each cluster line\n"
+                "  --interval=DURATION       reporting interval (default 1s)\n"
+                "  --lead=DURATION           from the start command to the start instant (default: coordinator's, 2s)\n"
+                "  --results-dir=DIR         with --local: where the run directory goes (default ./iofleet-runs)\n"
+                "  --insecure                with --local: no CURVE on loopback\n"
+                "  --verbose                 with --local: daemons log to this terminal\n"
+                "  --config=FILE             CLI configuration file\n"
+                "  --help-options            list the job options\n");
+}
+
+/* Splits "--key=value", "-key=value" or "--key" into key and value ("" when absent). */
+static void split(const char *a, char *key, size_t klen, const char **value)
+{
+        const char *eq;
+        a += a[1] == '-' ? 2 : 1;
+        eq = strchr(a, '=');
+        snprintf(key, klen, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+        *value = eq ? eq + 1 : "";
+}
+
+static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char *err, size_t errlen)
+{
+        for (int i = 1; i < argc; i++) {
+                const char *a = argv[i], *v;
+                char key[128];
+                uint64_t u;
+                if (a[0] != '-' || !a[1]) {
+                        snprintf(err, errlen,
+                                 "'%s': job files are not supported yet; give fio options as "
+                                 "--name=... --rw=... on the command line",
+                                 a);
+                        return -EINVAL;
+                }
+                split(a, key, sizeof(key), &v);
+                if (streq(key, "help") || streq(key, "h")) {
+                        usage(stdout);
+                        exit(0);
+                } else if (streq(key, "help-options")) {
+                        job_options_help(stdout);
+                        exit(0);
+                } else if (streq(key, "local")) {
+                        char *end;
+                        unsigned long n = strtoul(v, &end, 10);
+                        if (!*v || *end || n < 1 || n > 64) {
+                                snprintf(err, errlen, "--local: '%s' is not a number of agents 1..64", v);
+                                return -EINVAL;
+                        }
+                        o->local = (unsigned)n;
+                } else if (streq(key, "coordinator"))
+                        o->coordinator = v;
+                else if (streq(key, "agents")) {
+                        if (selector_validate(v, err, errlen) < 0)
+                                return -EINVAL;
+                        o->agents = v;
+                } else if (streq(key, "output"))
+                        o->output = v;
+                else if (streq(key, "output-format")) {
+                        if (!streq(v, "normal") && !streq(v, "json")) {
+                                snprintf(err, errlen, "--output-format: '%s' is not one of normal, json", v);
+                                return -EINVAL;
+                        }
+                        o->format = v;
+                } else if (streq(key, "config"))
+                        o->config = v;
+                else if (streq(key, "results-dir"))
+                        o->results_dir = v;
+                else if (streq(key, "per-host"))
+                        o->per_host = true;
+                else if (streq(key, "insecure"))
+                        o->insecure = true;
+                else if (streq(key, "verbose"))
+                        o->verbose = true;
+                else if (streq(key, "interval") || streq(key, "lead")) {
+                        if (parse_duration(v, NSEC_PER_SEC, &u) < 0 ||
+                            u < (streq(key, "interval") ? 10 : 1) * NSEC_PER_MSEC ||
+                            u > 3600 * NSEC_PER_SEC) {
+                                snprintf(err, errlen, "--%s: '%s' is not a duration from %s to 1h", key,
+                                         v, streq(key, "interval") ? "10ms" : "1ms");
+                                return -EINVAL;
+                        }
+                        *(streq(key, "interval") ? &o->interval_ns : &o->lead_ns) = u;
+                } else if (jobargs_add(ja, key, v) < 0)
+                        return -ENOMEM;
+        }
+        if (o->local && o->coordinator) {
+                snprintf(err, errlen, "--local and --coordinator exclude each other");
+                return -EINVAL;
+        }
+        if (!o->local && (o->insecure || o->results_dir || o->verbose)) {
+                snprintf(err, errlen, "--insecure, --results-dir and --verbose go with --local");
+                return -EINVAL;
+        }
+        return jobargs_check(ja, err, errlen);
+}
+
+static char *command_line(int argc, char **argv)
+{
+        size_t len = 16;
+        char *s;
+        for (int i = 0; i < argc; i++)
+                len += strlen(argv[i]) + 3;
+        s = malloc(len);
+        if (!s)
+                return NULL;
+        strcpy(s, "iofleet");
+        for (int i = 0; i < argc; i++) {
+                strcat(s, " ");
+                strcat(s, argv[i]);
+        }
+        return s;
+}
+
+static int write_output(const run_opts_t *o, json_t *doc, const char *results_dir)
+{
+        FILE *f = stdout;
+        bool json = o->format && streq(o->format, "json");
+        if (o->output && !(f = fopen(o->output, "we"))) {
+                fprintf(stderr, "iofleet: --output=%s: %s\n", o->output, strerror(errno));
+                return -errno;
+        }
+        if (json) {
+                json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+                fputc('\n', f);
+        } else
+                render_summary(f, doc, results_dir);
+        if (f != stdout && fclose(f) != 0) {
+                fprintf(stderr, "iofleet: --output=%s: %s\n", o->output, strerror(errno));
+                return -errno;
+        }
+        return 0;
+}
+
+/* Follows the run until RunDone: live lines, a cancel on the first ^C, the result at the end. */
+static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live)
+{
+        bool cancel_sent = false;
+        int64_t last_word = clock_mono_ns();
+        char err[1024];
+
+        for (;;) {
+                envelope_t *e = NULL;
+                int r;
+                if (interrupted && !cancel_sent) {
+                        envelope_t req = IOFLEET__ENVELOPE__INIT;
+                        Iofleet__CancelRun cr = IOFLEET__CANCEL_RUN__INIT;
+                        fprintf(stderr, "\niofleet: cancelling the run (^C again to leave at once)\n");
+                        req.body_case = IOFLEET__ENVELOPE__BODY_CANCEL_RUN;
+                        req.cancel_run = &cr;
+                        client_send(c, &req);
+                        cancel_sent = true;
+                }
+                if (interrupted > 1)
+                        return -EINTR;
+                r = client_recv(c, 1000, &e, err, sizeof(err));
+                if (r == -ETIMEDOUT || r == -EINTR) {
+                        if (clock_mono_ns() - last_word > 60 * (int64_t)NSEC_PER_SEC) {
+                                fprintf(stderr, "iofleet: no word from the coordinator for 60s; still waiting\n");
+                                last_word = clock_mono_ns();
+                        }
+                        continue;
+                }
+                if (r < 0) {
+                        fprintf(stderr, "iofleet: bad message from the coordinator: %s\n", err);
+                        continue;
+                }
+                last_word = clock_mono_ns();
+                switch (e->body_case) {
+                case IOFLEET__ENVELOPE__BODY_RUN_UPDATE: {
+                        Iofleet__RunUpdate *u = e->run_update;
+                        if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_STARTED)
+                                render_started(live, u);
+                        else if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_INTERVAL)
+                                render_interval(live, u, total, o->per_host);
+                        else if (u->message && *u->message)
+                                fprintf(live, "iofleet: %s\n", u->message);
+                        break;
+                }
+                case IOFLEET__ENVELOPE__BODY_RUN_DONE: {
+                        Iofleet__RunDone *d = e->run_done;
+                        json_error_t je;
+                        json_t *doc = json_loads(d->result_json, 0, &je);
+                        int rc = d->code == IOFLEET__ERROR_CODE__ERROR_NONE ? 0 : -EIO;
+                        if (d->code != IOFLEET__ERROR_CODE__ERROR_NONE)
+                                fprintf(stderr, "iofleet: run %s did not complete: %s\n", d->run_id,
+                                        d->message);
+                        if (!doc) {
+                                fprintf(stderr, "iofleet: the result could not be read: %s\n", je.text);
+                                wire_free(&e);
+                                return -EIO;
+                        }
+                        if (write_output(o, doc, d->results_dir) < 0)
+                                rc = -EIO;
+                        if (o->output || (o->format && streq(o->format, "json")))
+                                fprintf(live, "iofleet: result in %s%s%s/result.json\n",
+                                        o->output ? o->output : "", o->output ? " and " : "",
+                                        d->results_dir);
+                        json_decref(doc);
+                        wire_free(&e);
+                        return rc;
+                }
+                case IOFLEET__ENVELOPE__BODY_ERROR:
+                        fprintf(stderr, "iofleet: %s\n", e->error->message);
+                        break;
+                default:
+                        break;
+                }
+                wire_free(&e);
+        }
+}
+
+int cmd_run(int argc, char **argv)
+{
+        run_opts_t o = {0};
+        jobargs_t ja = {0};
+        cli_config_t cfg = {0};
+        client_t *c = NULL;
+        local_fleet_t *fleet = NULL;
+        Iofleet__Job **jobs = NULL;
+        size_t n_jobs = 0;
+        char err[2048] = "", control_ep[PATH_MAX + 32], results[PATH_MAX], cwd[PATH_MAX];
+        char *cmdline = NULL;
+        FILE *live;
+        int r, rc = 1;
+        struct sigaction sa = {.sa_handler = on_sigint};
+
+        if ((r = parse_args(argc, argv, &o, &ja, err, sizeof(err))) < 0) {
+                fprintf(stderr, "iofleet run: %s\n", err);
+                jobargs_free(&ja);
+                return 2;
+        }
+        live = o.format && streq(o.format, "json") && !o.output ? stderr : stdout;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+
+        if ((r = cli_config_load(o.config, &cfg, err, sizeof(err))) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                rc = 2;
+                goto out;
+        }
+        if (o.local) {
+                local_options_t lo = {.agents = o.local, .insecure = o.insecure, .verbose = o.verbose};
+                if (!getcwd(cwd, sizeof(cwd)))
+                        snprintf(cwd, sizeof(cwd), ".");
+                if (o.results_dir && o.results_dir[0] == '/')
+                        snprintf(results, sizeof(results), "%s", o.results_dir);
+                else
+                        snprintf(results, sizeof(results), "%s/%s", cwd,
+                                 o.results_dir ? o.results_dir : "iofleet-runs");
+                lo.results_dir = results;
+                lo.work_dir = cwd;
+                fprintf(live, "iofleet: starting a local coordinator and %u agents\n", o.local);
+                if ((r = local_fleet_start(&lo, &fleet, control_ep, sizeof(control_ep), err,
+                                           sizeof(err))) < 0) {
+                        fprintf(stderr, "iofleet: local fleet: %s\n", err);
+                        goto out;
+                }
+                strdup_to(&cfg.coordinator, control_ep);
+        } else if (o.coordinator)
+                strdup_to(&cfg.coordinator, o.coordinator);
+
+        if ((r = cli_connect(&cfg, &c, err, sizeof(err))) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                goto out;
+        }
+        if ((r = jobargs_to_wire(&ja, &jobs, &n_jobs)) < 0)
+                goto out;
+        cmdline = command_line(argc, argv);
+        {
+                envelope_t req = IOFLEET__ENVELOPE__INIT, *rep = NULL;
+                Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
+                s.jobs = jobs;
+                s.n_jobs = n_jobs;
+                s.selector = (char *)(o.agents ? o.agents : "");
+                s.lead_ns = o.lead_ns;
+                s.interval_ns = o.interval_ns ? o.interval_ns : NSEC_PER_SEC;
+                s.command_line = cmdline ? cmdline : "";
+                req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
+                req.submit_run = &s;
+                client_send(c, &req);
+                r = client_recv(c, 10000, &rep, err, sizeof(err));
+                if (r == -ETIMEDOUT) {
+                        fprintf(stderr, "iofleet: no answer from the coordinator at %s within 10s\n",
+                                cfg.coordinator);
+                        goto out;
+                }
+                if (r < 0) {
+                        fprintf(stderr, "iofleet: %s\n", err[0] ? err : strerror(-r));
+                        goto out;
+                }
+                if (rep->body_case == IOFLEET__ENVELOPE__BODY_ERROR) {
+                        fprintf(stderr, "iofleet: %s\n", rep->error->message);
+                        wire_free(&rep);
+                        goto out;
+                }
+                if (rep->body_case == IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED) {
+                        fprintf(live, "iofleet: run %s accepted on %zu agents:", rep->run_accepted->run_id,
+                                rep->run_accepted->n_agents);
+                        for (size_t i = 0; i < rep->run_accepted->n_agents; i++)
+                                fprintf(live, " %s", rep->run_accepted->agents[i]->name);
+                        fprintf(live, "\n");
+                }
+                wire_free(&rep);
+        }
+        {
+                uint64_t runtime = jobargs_runtime_ns(&ja);
+                uint64_t iv = o.interval_ns ? o.interval_ns : NSEC_PER_SEC;
+                r = follow(c, &o, runtime ? (runtime + iv - 1) / iv : 0, live);
+        }
+        rc = r < 0 ? 1 : 0;
+out:
+        client_free(&c);
+        if (fleet && local_fleet_stop(&fleet) < 0 && rc == 0)
+                rc = 1;
+        jobargs_free_wire(jobs, n_jobs);
+        jobargs_free(&ja);
+        cli_config_free(&cfg);
+        free(cmdline);
+        return rc;
+}

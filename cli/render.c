@@ -1,0 +1,214 @@
+/* What people read: the live line per interval and a summary modelled on fio's, from the result JSON. */
+#include "render.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "util.h"
+
+/* fio's binary units for bandwidth: KiB/s, MiB/s, GiB/s. */
+static const char *bw_str(double bytes_per_s, char *buf, size_t len)
+{
+        static const char *const units[] = {"B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s"};
+        size_t u = 0;
+        while (bytes_per_s >= 1024 * 9.995 && u + 1 < ELEMENTSOF(units)) {
+                bytes_per_s /= 1024;
+                u++;
+        }
+        snprintf(buf, len, "%.1f%s", bytes_per_s, units[u]);
+        return buf;
+}
+
+static const char *count_str(double v, char *buf, size_t len)
+{
+        if (v >= 9995e6)
+                snprintf(buf, len, "%.1fG", v / 1e9);
+        else if (v >= 9995e3)
+                snprintf(buf, len, "%.1fM", v / 1e6);
+        else if (v >= 9995)
+                snprintf(buf, len, "%.1fk", v / 1e3);
+        else
+                snprintf(buf, len, "%.0f", v);
+        return buf;
+}
+
+static const char *bytes_str(double b, char *buf, size_t len)
+{
+        static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+        size_t u = 0;
+        while (b >= 1024 && u + 1 < ELEMENTSOF(units)) {
+                b /= 1024;
+                u++;
+        }
+        snprintf(buf, len, u ? "%.1f%s" : "%.0f%s", b, units[u]);
+        return buf;
+}
+
+void render_started(FILE *f, const Iofleet__RunUpdate *u)
+{
+        char skew[32], when[64];
+        time_t secs = u->start_ns / 1000000000LL;
+        struct tm tm;
+        localtime_r(&secs, &tm);
+        strftime(when, sizeof(when), "%H:%M:%S", &tm);
+        fprintf(f, "iofleet: run %s started on %u agents at %s.%06lld; start skew %s (%s)\n",
+                u->run_id, u->agents, when, (long long)(u->start_ns % 1000000000LL) / 1000,
+                clock_format_duration((int64_t)u->start_skew_ns, skew, sizeof(skew)),
+                u->message && u->message[0] ? u->message : "timeline");
+        fflush(f);
+}
+
+void render_interval(FILE *f, const Iofleet__RunUpdate *u, uint64_t total, bool per_host)
+{
+        double secs = u->interval_ns / 1e9;
+        char rbw[32], wbw[32], rio[32], wio[32], p99[32], idx[32];
+
+        if (total)
+                snprintf(idx, sizeof(idx), "%*u/%" PRIu64, total >= 100 ? 3 : 2, u->index + 1,
+                         total);
+        else
+                snprintf(idx, sizeof(idx), "%3u", u->index + 1);
+        fprintf(f, "[%s] read %s %s IOPS | write %s %s IOPS | clat p99 %s | %u/%u agents%s\n", idx,
+                bw_str(u->read_bytes / secs, rbw, sizeof(rbw)),
+                count_str(u->read_ios / secs, rio, sizeof(rio)),
+                bw_str(u->write_bytes / secs, wbw, sizeof(wbw)),
+                count_str(u->write_ios / secs, wio, sizeof(wio)),
+                u->clat_p99_ns ? clock_format_duration((int64_t)u->clat_p99_ns, p99, sizeof(p99))
+                               : "-",
+                u->reported, u->agents, u->errors ? " ERRORS" : "");
+        if (per_host)
+                for (size_t i = 0; i < u->n_per_agent; i++) {
+                        const Iofleet__AgentInterval *a = u->per_agent[i];
+                        fprintf(f, "    %-16s read %s %s IOPS | write %s %s IOPS%s\n", a->name,
+                                bw_str(a->read_bytes / secs, rbw, sizeof(rbw)),
+                                count_str(a->read_ios / secs, rio, sizeof(rio)),
+                                bw_str(a->write_bytes / secs, wbw, sizeof(wbw)),
+                                count_str(a->write_ios / secs, wio, sizeof(wio)),
+                                a->errors ? " ERRORS" : "");
+                }
+        fflush(f);
+}
+
+static double num(json_t *o, const char *key)
+{
+        json_t *v = json_object_get(o, key);
+        return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+/* fio picks the latency unit by magnitude; so do we. */
+static void lat_line(FILE *f, const char *label, json_t *lat)
+{
+        double max = num(lat, "max"), div = 1;
+        const char *unit = "nsec";
+        json_t *pct = json_object_get(lat, "percentile");
+        if (num(lat, "N") == 0)
+                return;
+        if (max >= 10e6) {
+                div = 1e6;
+                unit = "msec";
+        } else if (max >= 10e3) {
+                div = 1e3;
+                unit = "usec";
+        }
+        fprintf(f, "    %s (%s): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f\n", label, unit,
+                num(lat, "min") / div, max / div, num(lat, "mean") / div,
+                num(lat, "stddev") / div);
+        if (!pct || strcmp(label, "clat") != 0)
+                return;
+        fprintf(f, "    clat percentiles (%s):\n", unit);
+        {
+                const char *key;
+                json_t *v;
+                int col = 0;
+                json_object_foreach(pct, key, v)
+                {
+                        fprintf(f, "%s%5.2fth=[%6.0f]%s", col == 0 ? "     | " : " ",
+                                atof(key), json_number_value(v) / div, col == 3 ? ",\n" : ",");
+                        col = (col + 1) % 4;
+                }
+                if (col)
+                        fprintf(f, "\n");
+        }
+}
+
+static void dir_block(FILE *f, const char *label, json_t *d)
+{
+        double bytes = num(d, "io_bytes"), runtime = num(d, "runtime");
+        char bw[32], io[32], iops[32];
+        if (bytes == 0 && num(d, "total_ios") == 0)
+                return;
+        fprintf(f, "  %s: IOPS=%s, BW=%s (%.1fMB/s)(%s/%.0fmsec)\n", label,
+                count_str(num(d, "iops"), iops, sizeof(iops)),
+                bw_str(num(d, "bw_bytes"), bw, sizeof(bw)), num(d, "bw_bytes") / 1e6,
+                bytes_str(bytes, io, sizeof(io)), runtime);
+        lat_line(f, "clat", json_object_get(d, "clat_ns"));
+        lat_line(f, " lat", json_object_get(d, "lat_ns"));
+        if (num(d, "bw_samples") > 0) {
+                fprintf(f, "   bw (  KiB/s): min=%.0f, max=%.0f, per=%.2f%%, avg=%.2f, stdev=%.2f, "
+                           "samples=%.0f\n",
+                        num(d, "bw_min"), num(d, "bw_max"), num(d, "bw_agg"), num(d, "bw_mean"),
+                        num(d, "bw_dev"), num(d, "bw_samples"));
+                fprintf(f, "   iops        : min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%.0f\n",
+                        num(d, "iops_min"), num(d, "iops_max"), num(d, "iops_mean"),
+                        num(d, "iops_stddev"), num(d, "iops_samples"));
+        }
+        if (num(d, "errors") > 0)
+                fprintf(f, "  %s errors: %.0f\n", label, num(d, "errors"));
+}
+
+void render_summary(FILE *f, json_t *doc, const char *results_dir)
+{
+        json_t *stats = json_object_get(doc, "client_stats"), *io = json_object_get(doc, "iofleet");
+        json_t *entry, *agents = json_object_get(io, "agents");
+        size_t i;
+        char skew[32], a[32], b[32];
+
+        json_array_foreach(stats, i, entry)
+        {
+                const char *job = json_string_value(json_object_get(entry, "jobname"));
+                const char *agent = json_string_value(json_object_get(entry, "agent"));
+                json_t *opts = json_object_get(entry, "job options");
+                if (agent)
+                        fprintf(f, "%s: (groupid=0, agent=%s, host=%s): err=%2.0f\n", job, agent,
+                                json_string_value(json_object_get(entry, "hostname")),
+                                num(entry, "error"));
+                else
+                        fprintf(f, "%s: (groupid=0, agents=%zu): err=%2.0f\n", job,
+                                json_array_size(agents), num(entry, "error"));
+                (void)opts;
+                dir_block(f, "read", json_object_get(entry, "read"));
+                dir_block(f, "write", json_object_get(entry, "write"));
+        }
+
+        fprintf(f, "\nRun status group 0 (all jobs):\n");
+        entry = json_array_get(stats, json_array_size(stats) - 1);
+        for (int w = 0; w < 2 && entry; w++) {
+                json_t *d = json_object_get(entry, w ? "write" : "read");
+                if (num(d, "io_bytes") == 0)
+                        continue;
+                fprintf(f, "  %s: bw=%s (%.1fMB/s), io=%s (%.1fMB), run=%.0fmsec\n",
+                        w ? "WRITE" : " READ", bw_str(num(d, "bw_bytes"), a, sizeof(a)),
+                        num(d, "bw_bytes") / 1e6, bytes_str(num(d, "io_bytes"), b, sizeof(b)),
+                        num(d, "io_bytes") / 1e6, num(d, "runtime"));
+        }
+        fprintf(f, "\niofleet: run %s: %s; %zu agents; start skew %s (%s); %zu intervals of %s\n",
+                json_string_value(json_object_get(io, "run_id")),
+                json_string_value(json_object_get(io, "status")), json_array_size(agents),
+                clock_format_duration((int64_t)num(io, "start_skew_ns"), skew, sizeof(skew)),
+                json_string_value(json_object_get(io, "start_skew_basis")),
+                json_array_size(json_object_get(io, "intervals")),
+                clock_format_duration((int64_t)num(io, "interval_ns"), a, sizeof(a)));
+        json_array_foreach(agents, i, entry)
+        {
+                const char *err = json_string_value(json_object_get(entry, "error"));
+                if (json_is_true(json_object_get(entry, "lost")) || err)
+                        fprintf(f, "iofleet: agent %s: %s\n",
+                                json_string_value(json_object_get(entry, "name")),
+                                err ? err : "lost during the run");
+        }
+        if (results_dir && *results_dir)
+                fprintf(f, "iofleet: results in %s/ (result.json, intervals.csv)\n", results_dir);
+}

@@ -1,0 +1,359 @@
+/* Daemon and CLI configuration: INI files (libinih) and --key=value overrides through one key table. */
+#include "config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "options.h"
+#include "util.h"
+
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int strv_push(strv_t *l, const char *s)
+{
+        char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        l->v = v;
+        if (!(v[l->n] = strdup(s)))
+                return -ENOMEM;
+        l->n++;
+        return 0;
+}
+
+void strv_clear(strv_t *l)
+{
+        for (size_t i = 0; i < l->n; i++)
+                free(l->v[i]);
+        free(l->v);
+        l->v = NULL;
+        l->n = 0;
+}
+
+bool strv_contains(const strv_t *l, const char *s)
+{
+        for (size_t i = 0; i < l->n; i++)
+                if (streq(l->v[i], s))
+                        return true;
+        return false;
+}
+
+static bool word_in(const char *choices, const char *w, size_t wlen)
+{
+        const char *p = choices;
+        while (*p) {
+                size_t n = strcspn(p, ",");
+                if (n == wlen && strncmp(p, w, n) == 0)
+                        return true;
+                p += n + (p[n] == ',');
+        }
+        return false;
+}
+
+static const cfg_item_t *find_item(const cfg_schema_t *s, const char *name)
+{
+        for (size_t i = 0; i < s->n_items; i++)
+                if (streq(s->items[i].name, name))
+                        return &s->items[i];
+        return NULL;
+}
+
+static void known_keys(const cfg_schema_t *s, char *buf, size_t len)
+{
+        size_t off = 0;
+        buf[0] = 0;
+        for (size_t i = 0; i < s->n_items && off < len; i++)
+                off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "", s->items[i].name);
+}
+
+static int set_list(const cfg_item_t *it, strv_t *l, const char *value, const char *where,
+                    char *err, size_t errlen)
+{
+        strv_t n = {};
+        const char *p = value;
+        while (*p) {
+                size_t len;
+                char word[256];
+                p += strspn(p, " \t,");
+                len = strcspn(p, ", \t");
+                if (len == 0)
+                        break;
+                if (len >= sizeof(word) || (it->choices && !word_in(it->choices, p, len))) {
+                        strv_clear(&n);
+                        return fail(err, errlen, -EINVAL, "%s: '%.*s' is not one of %s", where,
+                                    (int)len, p, it->choices ? it->choices : "short words");
+                }
+                snprintf(word, sizeof(word), "%.*s", (int)len, p);
+                if (!strv_contains(&n, word) && strv_push(&n, word) < 0) {
+                        strv_clear(&n);
+                        return -ENOMEM;
+                }
+                p += len;
+        }
+        strv_clear(l);
+        *l = n;
+        return 0;
+}
+
+int config_set(const cfg_schema_t *s, void *target, const char *name, const char *value,
+               const char *where, char *err, size_t errlen)
+{
+        const cfg_item_t *it = find_item(s, name);
+        void *field;
+        char known[1024];
+        uint64_t u;
+        int r;
+
+        if (!it) {
+                known_keys(s, known, sizeof(known));
+                return fail(err, errlen, -ENOENT, "%s: unknown key '%s' (known: %s)", where, name,
+                            known);
+        }
+        field = (char *)target + it->offset;
+        switch (it->type) {
+        case CFG_STRING:
+                return strdup_to(field, value);
+        case CFG_CHOICE:
+                if (!word_in(it->choices, value, strlen(value)))
+                        return fail(err, errlen, -EINVAL, "%s: '%s' is not one of %s", where,
+                                    value, it->choices);
+                return strdup_to(field, value);
+        case CFG_BOOL:
+                if (parse_bool(value, field) < 0)
+                        return fail(err, errlen, -EINVAL,
+                                    "%s: '%s' is not a boolean (true/false, yes/no, 1/0)", where,
+                                    value);
+                return 0;
+        case CFG_DURATION:
+                r = parse_duration(value, NSEC_PER_SEC, &u);
+                if (r < 0)
+                        return fail(err, errlen, -EINVAL,
+                                    "%s: '%s' is not a duration (e.g. 500ms, 2s, 1m)", where,
+                                    value);
+                if ((it->min || it->max) && (u < it->min || u > it->max))
+                        return fail(err, errlen, -ERANGE,
+                                    "%s: %s is out of range %llums..%llums", where, value,
+                                    (unsigned long long)(it->min / NSEC_PER_MSEC),
+                                    (unsigned long long)(it->max / NSEC_PER_MSEC));
+                *(uint64_t *)field = u;
+                return 0;
+        case CFG_UINT: {
+                char *end;
+                errno = 0;
+                u = strtoull(value, &end, 10);
+                if (errno || end == value || *end || value[0] == '-')
+                        return fail(err, errlen, -EINVAL, "%s: '%s' is not a whole number", where,
+                                    value);
+                if ((it->min || it->max) && (u < it->min || u > it->max))
+                        return fail(err, errlen, -ERANGE, "%s: %llu is out of range %llu..%llu",
+                                    where, (unsigned long long)u, (unsigned long long)it->min,
+                                    (unsigned long long)it->max);
+                *(uint64_t *)field = u;
+                return 0;
+        }
+        case CFG_LIST:
+                return set_list(it, field, value, where, err, errlen);
+        }
+        return -EINVAL;
+}
+
+static int set_label(const cfg_schema_t *s, void *target, const char *key, const char *value,
+                     const char *where, char *err, size_t errlen)
+{
+        strv_t *labels = (strv_t *)((char *)target + s->labels_offset);
+        char kv[512];
+        size_t klen = strlen(key);
+
+        if (klen == 0 || klen > 64 || strpbrk(key, "=,\" \t") || strlen(value) > 256)
+                return fail(err, errlen, -EINVAL,
+                            "%s: label '%s': keys are 1-64 characters without = , quotes or "
+                            "spaces, values at most 256",
+                            where, key);
+        /* A later setting of the same key replaces the earlier one. */
+        for (size_t i = 0; i < labels->n; i++)
+                if (strncmp(labels->v[i], key, klen) == 0 && labels->v[i][klen] == '=') {
+                        free(labels->v[i]);
+                        labels->v[i] = labels->v[--labels->n];
+                        break;
+                }
+        snprintf(kv, sizeof(kv), "%s=%s", key, value);
+        return strv_push(labels, kv);
+}
+
+struct line_reader {
+        FILE *f;
+        int line;
+        ini_line_handler_t handler;
+        void *user;
+        int stopped;
+};
+
+static char *read_line(char *str, int num, void *stream)
+{
+        struct line_reader *lr = stream;
+        char *r = fgets(str, num, lr->f);
+        if (r)
+                lr->line++;
+        return r;
+}
+
+static int line_handler(void *user, const char *section, const char *name, const char *value)
+{
+        struct line_reader *lr = user;
+        if (!lr->handler(lr->user, section, name, value, lr->line)) {
+                lr->stopped = 1;
+                return 0;
+        }
+        return 1;
+}
+
+int config_parse_ini(const char *path, ini_line_handler_t handler, void *user, char *err,
+                     size_t errlen)
+{
+        struct line_reader lr = {.handler = handler, .user = user};
+        int line;
+
+        lr.f = fopen(path, "re");
+        if (!lr.f)
+                return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+        line = ini_parse_stream(read_line, &lr, line_handler, &lr);
+        fclose(lr.f);
+        if (lr.stopped)
+                return -ECANCELED;
+        if (line > 0)
+                return fail(err, errlen, -EINVAL,
+                            "%s:%d: not a config line (expected [section] or key = value)", path,
+                            line);
+        if (line < 0)
+                return fail(err, errlen, -EIO, "%s: cannot be read", path);
+        return 0;
+}
+
+struct load_ctx {
+        const cfg_schema_t *s;
+        void *target;
+        const char *path;
+        char *err;
+        size_t errlen;
+        int r;
+};
+
+static int load_handler(void *user, const char *section, const char *name, const char *value,
+                        int lineno)
+{
+        struct load_ctx *c = user;
+        char where[4200];
+
+        snprintf(where, sizeof(where), "%s:%d: [%s] %s", c->path, lineno, section, name);
+        if (streq(section, c->s->section))
+                c->r = config_set(c->s, c->target, name, value, where, c->err, c->errlen);
+        else if (streq(section, "labels") && c->s->labels_offset != SIZE_MAX)
+                c->r = set_label(c->s, c->target, name, value, where, c->err, c->errlen);
+        else
+                c->r = fail(c->err, c->errlen, -EINVAL, "%s:%d: unknown section [%s], allowed: [%s]%s",
+                            c->path, lineno, section, c->s->section,
+                            c->s->labels_offset != SIZE_MAX ? " and [labels]" : "");
+        return c->r >= 0;
+}
+
+int config_load_file(const cfg_schema_t *s, void *target, const char *path, char *err,
+                     size_t errlen)
+{
+        struct load_ctx c = {.s = s, .target = target, .path = path, .err = err, .errlen = errlen};
+        int r = config_parse_ini(path, load_handler, &c, err, errlen);
+        return r == -ECANCELED ? c.r : r;
+}
+
+int config_parse_args(const cfg_schema_t *s, void *target, int argc, char **argv,
+                      int (*extra)(void *target, const char *arg, char *err, size_t errlen),
+                      char *err, size_t errlen)
+{
+        int r;
+
+        /* The file first, so that the command line overrides it whatever the order. */
+        for (int i = 1; i < argc; i++)
+                if (strncmp(argv[i], "--config=", 9) == 0 &&
+                    (r = config_load_file(s, target, argv[i] + 9, err, errlen)) < 0)
+                        return r;
+        for (int i = 1; i < argc; i++) {
+                const char *a = argv[i], *eq;
+                char name[128];
+                if (strncmp(a, "--config=", 9) == 0)
+                        continue;
+                if (extra) {
+                        r = extra(target, a, err, errlen);
+                        if (r < 0)
+                                return r;
+                        if (r > 0)
+                                continue;
+                }
+                if (strncmp(a, "--", 2) != 0)
+                        return fail(err, errlen, -EINVAL, "unexpected argument '%s' (see --help)",
+                                    a);
+                eq = strchr(a, '=');
+                snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
+                         a + 2);
+                for (char *p = name; *p; p++)
+                        if (*p == '-')
+                                *p = '_';
+                if (streq(name, "label") && s->labels_offset != SIZE_MAX) {
+                        const char *kv = eq ? eq + 1 : "", *e2 = strchr(kv, '=');
+                        char key[128];
+                        if (!e2)
+                                return fail(err, errlen, -EINVAL,
+                                            "--label: '%s' is not KEY=VALUE", kv);
+                        snprintf(key, sizeof(key), "%.*s", (int)(e2 - kv), kv);
+                        if ((r = set_label(s, target, key, e2 + 1, "--label", err, errlen)) < 0)
+                                return r;
+                        continue;
+                }
+                if (!eq) {
+                        const cfg_item_t *it = find_item(s, name);
+                        if (it && it->type == CFG_BOOL) {
+                                *(bool *)((char *)target + it->offset) = true;
+                                continue;
+                        }
+                        return fail(err, errlen, -EINVAL, "%s: needs a value (--%s=VALUE)", a,
+                                    name);
+                }
+                char where[160];
+                snprintf(where, sizeof(where), "--%s", name);
+                if ((r = config_set(s, target, name, eq + 1, where, err, errlen)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+void config_help(const cfg_schema_t *s, FILE *f)
+{
+        fprintf(f, "Configuration keys ([%s] in the config file, or --KEY=VALUE):\n", s->section);
+        for (size_t i = 0; i < s->n_items; i++)
+                fprintf(f, "  %-20s %s\n", s->items[i].name, s->items[i].help);
+        if (s->labels_offset != SIZE_MAX)
+                fprintf(f, "  %-20s %s\n", "[labels] k = v",
+                        "free labels for agent selection (or --label=KEY=VALUE)");
+}
+
+void config_free(const cfg_schema_t *s, void *target)
+{
+        for (size_t i = 0; i < s->n_items; i++) {
+                void *field = (char *)target + s->items[i].offset;
+                if (s->items[i].type == CFG_STRING || s->items[i].type == CFG_CHOICE) {
+                        free(*(char **)field);
+                        *(char **)field = NULL;
+                } else if (s->items[i].type == CFG_LIST)
+                        strv_clear(field);
+        }
+        if (s->labels_offset != SIZE_MAX)
+                strv_clear((strv_t *)((char *)target + s->labels_offset));
+}

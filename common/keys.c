@@ -1,0 +1,272 @@
+/* CURVE key pairs in files, and the allow-list of public keys a coordinator accepts. */
+#include "keys.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zmq.h>
+
+#include "config.h"
+#include "util.h"
+
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int keys_generate(keypair_t *kp)
+{
+        memset(kp, 0, sizeof(*kp));
+        if (!zmq_has("curve"))
+                return -EOPNOTSUPP;
+        if (zmq_curve_keypair(kp->public_z85, kp->secret_z85) < 0)
+                return -errno;
+        return 0;
+}
+
+bool keys_valid_z85(const char *s)
+{
+        uint8_t bin[32];
+        if (!s || strlen(s) != KEY_Z85_LEN)
+                return false;
+        return zmq_z85_decode(bin, s) != NULL;
+}
+
+static int write_file(const char *path, mode_t mode, const char *text, bool force, char *err,
+                      size_t errlen)
+{
+        _cleanup_(closep) int fd = -1;
+        size_t n = strlen(text);
+        int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL);
+
+        fd = open(path, flags, mode);
+        if (fd < 0)
+                return fail(err, errlen, -errno, "%s: %s%s", path, strerror(errno),
+                            errno == EEXIST ? " (use --force to replace it)" : "");
+        if (fchmod(fd, mode) < 0 || write(fd, text, n) != (ssize_t)n || fsync(fd) < 0)
+                return fail(err, errlen, errno ? -errno : -EIO, "%s: %s", path, strerror(errno));
+        return 0;
+}
+
+static bool name_ok(const char *name)
+{
+        if (strempty(name) || strlen(name) > 64 || name[0] == '.')
+                return false;
+        for (const char *p = name; *p; p++)
+                if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.'))
+                        return false;
+        return true;
+}
+
+int keys_write(const char *dir, const char *name, const keypair_t *kp, bool force, char *err,
+               size_t errlen)
+{
+        char path[4096], text[512];
+        int r;
+
+        if (!name_ok(name))
+                return fail(err, errlen, -EINVAL,
+                            "key name '%s': use 1-64 of A-Z a-z 0-9 . _ - (not starting with .)",
+                            name ? name : "");
+        snprintf(text, sizeof(text),
+                 "# iofleet CURVE key pair '%s': keep this file secret (mode 0600)\n"
+                 "[curve]\npublic-key = %s\nsecret-key = %s\n",
+                 name, kp->public_z85, kp->secret_z85);
+        snprintf(path, sizeof(path), "%s/%s.key", dir, name);
+        if ((r = write_file(path, 0600, text, force, err, errlen)) < 0)
+                return r;
+        snprintf(text, sizeof(text),
+                 "# iofleet CURVE public key '%s': copy to the peers that must trust it\n"
+                 "[curve]\npublic-key = %s\n",
+                 name, kp->public_z85);
+        snprintf(path, sizeof(path), "%s/%s.pub", dir, name);
+        return write_file(path, 0644, text, force, err, errlen);
+}
+
+struct load_ctx {
+        keypair_t *kp;
+        const char *path;
+        char *err;
+        size_t errlen;
+        int r;
+};
+
+static int load_handler(void *user, const char *section, const char *name, const char *value,
+                        int lineno)
+{
+        struct load_ctx *c = user;
+        char *dst;
+
+        if (!streq(section, "curve")) {
+                c->r = fail(c->err, c->errlen, -EINVAL,
+                            "%s:%d: unexpected section [%s], only [curve] is allowed", c->path,
+                            lineno, section);
+                return 0;
+        }
+        if (streq(name, "public-key"))
+                dst = c->kp->public_z85;
+        else if (streq(name, "secret-key"))
+                dst = c->kp->secret_z85;
+        else {
+                c->r = fail(c->err, c->errlen, -EINVAL,
+                            "%s:%d: unknown key '%s', allowed: public-key, secret-key", c->path,
+                            lineno, name);
+                return 0;
+        }
+        if (!keys_valid_z85(value)) {
+                c->r = fail(c->err, c->errlen, -EINVAL,
+                            "%s:%d: %s is not a %d-character Z85 CURVE key", c->path, lineno, name,
+                            KEY_Z85_LEN);
+                return 0;
+        }
+        memcpy(dst, value, KEY_Z85_LEN + 1);
+        return 1;
+}
+
+int keys_load(const char *path, bool need_secret, keypair_t *kp, char *err, size_t errlen)
+{
+        keypair_t k = {};
+        struct load_ctx c = {.kp = &k, .path = path, .err = err, .errlen = errlen};
+        int r = config_parse_ini(path, load_handler, &c, err, errlen);
+
+        if (r == -ECANCELED)
+                return c.r;
+        if (r < 0)
+                return r;
+        if (!k.public_z85[0])
+                return fail(err, errlen, -EINVAL, "%s: no public-key in [curve]", path);
+        if (need_secret) {
+                char derived[KEY_Z85_LEN + 1];
+                if (!k.secret_z85[0])
+                        return fail(err, errlen, -EINVAL,
+                                    "%s: no secret-key: this must be a .key file, not a .pub file",
+                                    path);
+                if (zmq_curve_public(derived, k.secret_z85) < 0 ||
+                    !streq(derived, k.public_z85))
+                        return fail(err, errlen, -EINVAL,
+                                    "%s: public-key does not belong to secret-key", path);
+        }
+        *kp = k;
+        return 0;
+}
+
+struct keyring {
+        size_t n;
+        uint8_t (*keys)[32];
+        char **names;
+};
+
+static void keyring_clear(keyring_t *kr)
+{
+        for (size_t i = 0; i < kr->n; i++)
+                free(kr->names[i]);
+        free(kr->names);
+        free(kr->keys);
+}
+
+void keyring_free(keyring_t **kr)
+{
+        if (*kr) {
+                keyring_clear(*kr);
+                free(*kr);
+                *kr = NULL;
+        }
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int keyring_load_dir(const char *dir, keyring_t **ret, char *err, size_t errlen)
+{
+        keyring_t *kr = calloc(1, sizeof(*kr));
+        DIR *d;
+        struct dirent *de;
+        char **files = NULL;
+        size_t nfiles = 0;
+        int r = 0;
+
+        if (!kr)
+                return -ENOMEM;
+        d = opendir(dir);
+        if (!d) {
+                if (errno == ENOENT) {
+                        *ret = kr;
+                        return 0;
+                }
+                r = fail(err, errlen, -errno, "%s: %s", dir, strerror(errno));
+                free(kr);
+                return r;
+        }
+        while ((de = readdir(d))) {
+                size_t len = strlen(de->d_name);
+                char **nf;
+                if (de->d_name[0] == '.' || len < 5 || !streq(de->d_name + len - 4, ".pub"))
+                        continue;
+                nf = realloc(files, (nfiles + 1) * sizeof(*files));
+                if (!nf || !(nf[nfiles] = strdup(de->d_name))) {
+                        files = nf ? nf : files;
+                        r = -ENOMEM;
+                        break;
+                }
+                files = nf;
+                nfiles++;
+        }
+        closedir(d);
+        if (r == 0 && nfiles) {
+                /* Sorted so duplicate reports and logs are stable. */
+                qsort(files, nfiles, sizeof(*files), name_cmp);
+                kr->keys = calloc(nfiles, sizeof(*kr->keys));
+                kr->names = calloc(nfiles, sizeof(*kr->names));
+                if (!kr->keys || !kr->names)
+                        r = -ENOMEM;
+        }
+        for (size_t i = 0; r == 0 && i < nfiles; i++) {
+                char path[4096];
+                keypair_t kp;
+                snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+                if ((r = keys_load(path, false, &kp, err, errlen)) < 0)
+                        break;
+                zmq_z85_decode(kr->keys[kr->n], kp.public_z85);
+                kr->names[kr->n] = strndup(files[i], strlen(files[i]) - 4);
+                if (!kr->names[kr->n]) {
+                        r = -ENOMEM;
+                        break;
+                }
+                kr->n++;
+        }
+        for (size_t i = 0; i < nfiles; i++)
+                free(files[i]);
+        free(files);
+        if (r < 0) {
+                keyring_free(&kr);
+                return r;
+        }
+        *ret = kr;
+        return 0;
+}
+
+const char *keyring_lookup(const keyring_t *kr, const uint8_t key[32])
+{
+        for (size_t i = 0; kr && i < kr->n; i++)
+                if (memcmp(kr->keys[i], key, 32) == 0)
+                        return kr->names[i];
+        return NULL;
+}
+
+size_t keyring_size(const keyring_t *kr)
+{
+        return kr ? kr->n : 0;
+}

@@ -1,0 +1,170 @@
+/* ZeroMQ plumbing shared by the daemons and the CLI: CURVE set-up, framed send and receive. */
+#include "sock.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "util.h"
+
+void sock_msg_done(sock_msg_t *m)
+{
+        free(m->data);
+        m->data = NULL;
+        m->len = 0;
+}
+
+int sock_curve_server(void *s, const keypair_t *kp, const char *zap_domain)
+{
+        int one = 1;
+        if (zmq_setsockopt(s, ZMQ_CURVE_SERVER, &one, sizeof(one)) < 0 ||
+            zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, kp->secret_z85, KEY_Z85_LEN) < 0 ||
+            zmq_setsockopt(s, ZMQ_ZAP_DOMAIN, zap_domain, strlen(zap_domain)) < 0)
+                return -errno;
+        return 0;
+}
+
+int sock_curve_client(void *s, const keypair_t *kp, const char *server_public_z85)
+{
+        if (zmq_setsockopt(s, ZMQ_CURVE_SERVERKEY, server_public_z85, KEY_Z85_LEN) < 0 ||
+            zmq_setsockopt(s, ZMQ_CURVE_PUBLICKEY, kp->public_z85, KEY_Z85_LEN) < 0 ||
+            zmq_setsockopt(s, ZMQ_CURVE_SECRETKEY, kp->secret_z85, KEY_Z85_LEN) < 0)
+                return -errno;
+        return 0;
+}
+
+bool sock_endpoint_is_local(const char *ep)
+{
+        static const char *const local[] = {"tcp://127.", "tcp://localhost:", "tcp://[::1]:",
+                                            "ipc://", "inproc://"};
+        for (size_t i = 0; i < ELEMENTSOF(local); i++)
+                if (strncmp(ep, local[i], strlen(local[i])) == 0)
+                        return true;
+        return false;
+}
+
+static bool printable(const char *p, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char)p[i] < 0x21 || (unsigned char)p[i] > 0x7e)
+                        return false;
+        return true;
+}
+
+int sock_recv(void *s, bool router, sock_msg_t *m)
+{
+        zmq_msg_t part;
+        int more = 0, r = 0, nparts = 0;
+        size_t more_len = sizeof(more);
+
+        memset(m, 0, sizeof(*m));
+        for (;;) {
+                zmq_msg_init(&part);
+                if (zmq_msg_recv(&part, s, ZMQ_DONTWAIT) < 0) {
+                        int e = errno;
+                        zmq_msg_close(&part);
+                        if (nparts == 0)
+                                return -e;
+                        r = -e;
+                        break;
+                }
+                nparts++;
+                zmq_getsockopt(s, ZMQ_RCVMORE, &more, &more_len);
+                if (router && nparts == 1) {
+                        size_t n = zmq_msg_size(&part);
+                        const char *user = zmq_msg_gets(&part, "User-Id");
+                        if (n == 0 || n > SOCK_MAX_PEER || !printable(zmq_msg_data(&part), n))
+                                r = -EBADMSG;
+                        else
+                                memcpy(m->peer, zmq_msg_data(&part), n);
+                        if (user)
+                                snprintf(m->user, sizeof(m->user), "%s", user);
+                } else if (nparts == (router ? 2 : 1)) {
+                        m->len = zmq_msg_size(&part);
+                        m->data = malloc(m->len ? m->len : 1);
+                        if (!m->data)
+                                r = -ENOMEM;
+                        else
+                                memcpy(m->data, zmq_msg_data(&part), m->len);
+                } else
+                        r = -EBADMSG; /* more frames than the protocol uses */
+                zmq_msg_close(&part);
+                if (!more)
+                        break;
+        }
+        if (r == 0 && nparts < (router ? 2 : 1))
+                r = -EBADMSG;
+        if (r < 0)
+                sock_msg_done(m);
+        return r;
+}
+
+int sock_send(void *s, const char *peer, const uint8_t *buf, size_t len)
+{
+        if (peer && zmq_send(s, peer, strlen(peer), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+                return -errno;
+        if (zmq_send(s, buf, len, ZMQ_DONTWAIT) < 0)
+                return -errno;
+        return 0;
+}
+
+int sock_send_env(void *s, const char *peer, envelope_t *e)
+{
+        uint8_t *buf;
+        size_t len;
+        int r = wire_encode(e, &buf, &len);
+        if (r < 0)
+                return r;
+        r = sock_send(s, peer, buf, len);
+        free(buf);
+        return r;
+}
+
+int outbox_push(outbox_t *ob, const char *peer, envelope_t *e)
+{
+        outbox_item_t *it;
+        int r;
+        if (ob->n == ob->cap) {
+                size_t cap = ob->cap ? ob->cap * 2 : 16;
+                outbox_item_t *n = realloc(ob->items, cap * sizeof(*n));
+                if (!n)
+                        return -ENOMEM;
+                ob->items = n;
+                ob->cap = cap;
+        }
+        it = &ob->items[ob->n];
+        snprintf(it->peer, sizeof(it->peer), "%s", peer ? peer : "");
+        r = wire_encode(e, &it->buf, &it->len);
+        if (r < 0)
+                return r;
+        ob->n++;
+        return 0;
+}
+
+size_t outbox_flush(outbox_t *ob, void *s)
+{
+        size_t failed = 0;
+        for (size_t i = 0; i < ob->n; i++) {
+                outbox_item_t *it = &ob->items[i];
+                if (sock_send(s, it->peer[0] ? it->peer : NULL, it->buf, it->len) < 0)
+                        failed++;
+        }
+        outbox_clear(ob);
+        return failed;
+}
+
+void outbox_clear(outbox_t *ob)
+{
+        for (size_t i = 0; i < ob->n; i++)
+                free(ob->items[i].buf);
+        ob->n = 0;
+}
+
+void outbox_done(outbox_t *ob)
+{
+        outbox_clear(ob);
+        free(ob->items);
+        ob->items = NULL;
+        ob->cap = 0;
+}

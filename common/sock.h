@@ -1,0 +1,58 @@
+/* ZeroMQ plumbing shared by the daemons and the CLI: CURVE set-up, framed send and receive. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keys.h"
+#include "wire.h"
+
+#define SOCK_MAX_PEER 64
+
+/* One received message. */
+typedef struct sock_msg {
+        char peer[SOCK_MAX_PEER + 1]; /* ROUTER: the sender's routing id; DEALER: empty */
+        char user[SOCK_MAX_PEER + 1]; /* CURVE: the key name the ZAP handler accepted */
+        uint8_t *data;
+        size_t len;
+} sock_msg_t;
+
+void sock_msg_done(sock_msg_t *m);
+
+/* Makes s a CURVE server with key pair kp; connections are authenticated in zap_domain. */
+int sock_curve_server(void *s, const keypair_t *kp, const char *zap_domain);
+/* Makes s a CURVE client with key pair kp, trusting only the server key server_public_z85. */
+int sock_curve_client(void *s, const keypair_t *kp, const char *server_public_z85);
+/* True for ipc://, inproc:// and tcp:// on a loopback address or localhost. */
+bool sock_endpoint_is_local(const char *ep);
+
+/* Receives one message without blocking; -EAGAIN when none is waiting. A ROUTER's routing id
+ * must be printable and at most SOCK_MAX_PEER bytes, otherwise the message is dropped
+ * (-EBADMSG). The caller frees with sock_msg_done(). */
+int sock_recv(void *s, bool router, sock_msg_t *m);
+/* Sends buf, prefixed with peer's routing id when peer is non-NULL (ROUTER). Never blocks:
+ * -EAGAIN when the peer cannot take it now, -EHOSTUNREACH when it is gone. */
+int sock_send(void *s, const char *peer, const uint8_t *buf, size_t len);
+/* Encodes e and sends it. */
+int sock_send_env(void *s, const char *peer, envelope_t *e);
+
+/* Messages a state machine wants sent; the shell around it sends them. */
+typedef struct outbox_item {
+        char peer[SOCK_MAX_PEER + 1];
+        uint8_t *buf;
+        size_t len;
+} outbox_item_t;
+
+typedef struct outbox {
+        outbox_item_t *items;
+        size_t n, cap;
+} outbox_t;
+
+/* Encodes e now (so e may point at the caller's stack) and queues it for peer. */
+int outbox_push(outbox_t *ob, const char *peer, envelope_t *e);
+/* Sends everything queued on s and empties the box; returns how many could not be sent. */
+size_t outbox_flush(outbox_t *ob, void *s);
+void outbox_clear(outbox_t *ob);
+/* Frees the box itself. */
+void outbox_done(outbox_t *ob);

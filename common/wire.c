@@ -1,0 +1,472 @@
+/* Wire codec: the only place that packs and unpacks protobuf Envelopes, with size, version and field checks. */
+#include "wire.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
+static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
+{
+        va_list ap;
+        if (err && errlen) {
+                va_start(ap, fmt);
+                vsnprintf(err, errlen, fmt, ap);
+                va_end(ap);
+        }
+        return r;
+}
+
+/* Strings from peers end up in logs, terminals and file names: printable, bounded, non-empty
+ * where required. */
+static int check_str(const char *s, size_t max, bool required, const char *what, char *err,
+                     size_t errlen)
+{
+        size_t n;
+        if (!s)
+                s = "";
+        n = strlen(s);
+        if (required && n == 0)
+                return fail(err, errlen, -EBADMSG, "%s: missing", what);
+        if (n > max)
+                return fail(err, errlen, -EBADMSG, "%s: %zu bytes, at most %zu allowed", what, n,
+                            max);
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)s[i];
+                if (c < 0x20 || c == 0x7f)
+                        return fail(err, errlen, -EBADMSG,
+                                    "%s: control character 0x%02x at byte %zu not allowed", what,
+                                    c, i);
+        }
+        return 0;
+}
+
+/* Multi-line text (job option values, results) may hold newlines and tabs but no other controls. */
+static int check_text(const char *s, size_t max, const char *what, char *err, size_t errlen)
+{
+        size_t n = s ? strlen(s) : 0;
+        if (n > max)
+                return fail(err, errlen, -EBADMSG, "%s: %zu bytes, at most %zu allowed", what, n,
+                            max);
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)s[i];
+                if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+                        return fail(err, errlen, -EBADMSG,
+                                    "%s: control character 0x%02x at byte %zu not allowed", what,
+                                    c, i);
+        }
+        return 0;
+}
+
+static int check_hist(const Iofleet__Hist *h, const char *what, char *err, size_t errlen)
+{
+        uint64_t total = 0;
+        if (!h)
+                return 0;
+        if (h->n_index != h->n_count)
+                return fail(err, errlen, -EBADMSG, "%s: %zu bucket indexes but %zu counts", what,
+                            h->n_index, h->n_count);
+        if (h->n_index > HIST_BUCKETS)
+                return fail(err, errlen, -EBADMSG, "%s: %zu buckets, at most %u allowed", what,
+                            h->n_index, HIST_BUCKETS);
+        for (size_t i = 0; i < h->n_index; i++) {
+                if (h->index[i] >= HIST_BUCKETS)
+                        return fail(err, errlen, -EBADMSG,
+                                    "%s: bucket index %u out of range 0..%u", what, h->index[i],
+                                    HIST_BUCKETS - 1);
+                if (i > 0 && h->index[i] <= h->index[i - 1])
+                        return fail(err, errlen, -EBADMSG,
+                                    "%s: bucket indexes must ascend strictly (%u after %u)", what,
+                                    h->index[i], h->index[i - 1]);
+                if (__builtin_add_overflow(total, h->count[i], &total))
+                        return fail(err, errlen, -EBADMSG, "%s: bucket counts overflow", what);
+        }
+        if (total != h->n)
+                return fail(err, errlen, -EBADMSG, "%s: n=%llu but buckets hold %llu", what,
+                            (unsigned long long)h->n, (unsigned long long)total);
+        if (h->n > 0 && h->min > h->max)
+                return fail(err, errlen, -EBADMSG, "%s: min %llu above max %llu", what,
+                            (unsigned long long)h->min, (unsigned long long)h->max);
+        if (!(h->sumsq >= 0))
+                return fail(err, errlen, -EBADMSG, "%s: sumsq must be a number >= 0", what);
+        return 0;
+}
+
+static int check_dir(const Iofleet__DirStats *d, const char *what, char *err, size_t errlen)
+{
+        char w[64];
+        if (!d)
+                return 0;
+        if (d->short_ios > d->ios || d->errors > UINT64_MAX / 2)
+                return fail(err, errlen, -EBADMSG, "%s: short_ios/errors out of range", what);
+        snprintf(w, sizeof(w), "%s.clat", what);
+        return check_hist(d->clat, w, err, errlen);
+}
+
+static int check_labels(Iofleet__Label **l, size_t n, char *err, size_t errlen)
+{
+        int r;
+        if (n > WIRE_MAX_LABELS)
+                return fail(err, errlen, -EBADMSG, "labels: %zu, at most %d allowed", n,
+                            WIRE_MAX_LABELS);
+        for (size_t i = 0; i < n; i++) {
+                if ((r = check_str(l[i]->key, WIRE_MAX_NAME, true, "label key", err, errlen)) < 0 ||
+                    (r = check_str(l[i]->value, WIRE_MAX_LABEL_VALUE, false, "label value", err,
+                                   errlen)) < 0)
+                        return r;
+                if (strchr(l[i]->key, '='))
+                        return fail(err, errlen, -EBADMSG, "label key '%s': '=' not allowed",
+                                    l[i]->key);
+        }
+        return 0;
+}
+
+static int check_jobs(Iofleet__Job **jobs, size_t n, char *err, size_t errlen)
+{
+        int r;
+        if (n == 0 || n > WIRE_MAX_JOBS)
+                return fail(err, errlen, -EBADMSG, "jobs: %zu, allowed 1..%d", n, WIRE_MAX_JOBS);
+        for (size_t i = 0; i < n; i++) {
+                if ((r = check_str(jobs[i]->name, WIRE_MAX_NAME, true, "job name", err, errlen)) <
+                    0)
+                        return r;
+                if (jobs[i]->n_options > WIRE_MAX_JOB_OPTIONS)
+                        return fail(err, errlen, -EBADMSG, "job %s: %zu options, at most %d",
+                                    jobs[i]->name, jobs[i]->n_options, WIRE_MAX_JOB_OPTIONS);
+                for (size_t k = 0; k < jobs[i]->n_options; k++) {
+                        Iofleet__JobOption *o = jobs[i]->options[k];
+                        if ((r = check_str(o->key, WIRE_MAX_NAME, true, "job option key", err,
+                                           errlen)) < 0 ||
+                            (r = check_str(o->value, WIRE_MAX_OPTION_VALUE, false,
+                                           "job option value", err, errlen)) < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+static int check_agent_info(Iofleet__AgentInfo *a, char *err, size_t errlen)
+{
+        int r;
+        if ((r = check_str(a->agent_id, WIRE_MAX_ID, true, "agent_id", err, errlen)) < 0 ||
+            (r = check_str(a->name, WIRE_MAX_NAME, true, "name", err, errlen)) < 0 ||
+            (r = check_str(a->hostname, WIRE_MAX_HOSTNAME, false, "hostname", err, errlen)) < 0 ||
+            (r = check_str(a->version, WIRE_MAX_NAME, false, "version", err, errlen)) < 0 ||
+            (r = check_str(a->state, WIRE_MAX_NAME, false, "state", err, errlen)) < 0)
+                return r;
+        if (a->n_roles > WIRE_MAX_ROLES)
+                return fail(err, errlen, -EBADMSG, "roles: at most %d", WIRE_MAX_ROLES);
+        for (size_t i = 0; i < a->n_roles; i++)
+                if ((r = check_str(a->roles[i], WIRE_MAX_NAME, true, "role", err, errlen)) < 0)
+                        return r;
+        return check_labels(a->labels, a->n_labels, err, errlen);
+}
+
+static int check_body(const envelope_t *e, char *err, size_t errlen)
+{
+        int r;
+        switch (e->body_case) {
+        case IOFLEET__ENVELOPE__BODY_HELLO: {
+                Iofleet__Hello *h = e->hello;
+                if ((r = check_str(h->agent_id, WIRE_MAX_ID, true, "hello.agent_id", err,
+                                   errlen)) < 0 ||
+                    (r = check_str(h->name, WIRE_MAX_NAME, true, "hello.name", err, errlen)) < 0 ||
+                    (r = check_str(h->hostname, WIRE_MAX_HOSTNAME, false, "hello.hostname", err,
+                                   errlen)) < 0 ||
+                    (r = check_str(h->version, WIRE_MAX_NAME, false, "hello.version", err,
+                                   errlen)) < 0 ||
+                    (r = check_str(h->boot_id, WIRE_MAX_ID, false, "hello.boot_id", err,
+                                   errlen)) < 0)
+                        return r;
+                if (h->n_roles > WIRE_MAX_ROLES || h->n_engines > 32)
+                        return fail(err, errlen, -EBADMSG,
+                                    "hello: at most %d roles and 32 engines allowed",
+                                    WIRE_MAX_ROLES);
+                for (size_t i = 0; i < h->n_roles; i++)
+                        if ((r = check_str(h->roles[i], WIRE_MAX_NAME, true, "hello.role", err,
+                                           errlen)) < 0)
+                                return r;
+                for (size_t i = 0; i < h->n_engines; i++)
+                        if ((r = check_str(h->engines[i], WIRE_MAX_NAME, true, "hello.engine",
+                                           err, errlen)) < 0)
+                                return r;
+                return check_labels(h->labels, h->n_labels, err, errlen);
+        }
+        case IOFLEET__ENVELOPE__BODY_WELCOME:
+                if (e->welcome->heartbeat_ns < NSEC_PER_MSEC * 10 ||
+                    e->welcome->heartbeat_ns > NSEC_PER_SEC * 3600 ||
+                    e->welcome->lost_after < 2 || e->welcome->lost_after > 1000)
+                        return fail(err, errlen, -EBADMSG,
+                                    "welcome: heartbeat must be 10ms..1h and lost_after 2..1000");
+                return check_str(e->welcome->coordinator_version, WIRE_MAX_NAME, false,
+                                 "welcome.coordinator_version", err, errlen);
+        case IOFLEET__ENVELOPE__BODY_HEARTBEAT:
+                return check_str(e->heartbeat->run_id, WIRE_MAX_ID, false, "heartbeat.run_id",
+                                 err, errlen);
+        case IOFLEET__ENVELOPE__BODY_TIME_PROBE:
+        case IOFLEET__ENVELOPE__BODY_TIME_REPLY:
+        case IOFLEET__ENVELOPE__BODY_LIST_AGENTS:
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_PREPARE:
+                if ((r = check_str(e->prepare->run_id, WIRE_MAX_ID, true, "prepare.run_id", err,
+                                   errlen)) < 0)
+                        return r;
+                if (e->prepare->nagents == 0 || e->prepare->nagents > WIRE_MAX_AGENTS ||
+                    e->prepare->rank >= e->prepare->nagents)
+                        return fail(err, errlen, -EBADMSG,
+                                    "prepare: rank %u / nagents %u out of range", e->prepare->rank,
+                                    e->prepare->nagents);
+                if (e->prepare->interval_ns < NSEC_PER_MSEC * 10 ||
+                    e->prepare->interval_ns > NSEC_PER_SEC * 3600)
+                        return fail(err, errlen, -EBADMSG, "prepare: interval must be 10ms..1h");
+                return check_jobs(e->prepare->jobs, e->prepare->n_jobs, err, errlen);
+        case IOFLEET__ENVELOPE__BODY_PREPARED:
+                return check_str(e->prepared->run_id, WIRE_MAX_ID, true, "prepared.run_id", err,
+                                 errlen);
+        case IOFLEET__ENVELOPE__BODY_START:
+                return check_str(e->start->run_id, WIRE_MAX_ID, true, "start.run_id", err,
+                                 errlen);
+        case IOFLEET__ENVELOPE__BODY_STARTED:
+                return check_str(e->started->run_id, WIRE_MAX_ID, true, "started.run_id", err,
+                                 errlen);
+        case IOFLEET__ENVELOPE__BODY_INTERVAL:
+                if ((r = check_str(e->interval->run_id, WIRE_MAX_ID, true, "interval.run_id",
+                                   err, errlen)) < 0)
+                        return r;
+                if (e->interval->index >= WIRE_MAX_INTERVALS)
+                        return fail(err, errlen, -EBADMSG, "interval.index %u out of range 0..%u",
+                                    e->interval->index, WIRE_MAX_INTERVALS - 1);
+                if ((r = check_dir(e->interval->read, "interval.read", err, errlen)) < 0)
+                        return r;
+                return check_dir(e->interval->write, "interval.write", err, errlen);
+        case IOFLEET__ENVELOPE__BODY_STOP:
+                if ((r = check_str(e->stop->run_id, WIRE_MAX_ID, true, "stop.run_id", err,
+                                   errlen)) < 0)
+                        return r;
+                return check_str(e->stop->reason, WIRE_MAX_TEXT, false, "stop.reason", err,
+                                 errlen);
+        case IOFLEET__ENVELOPE__BODY_FINISHED: {
+                Iofleet__Finished *f = e->finished;
+                if ((r = check_str(f->run_id, WIRE_MAX_ID, true, "finished.run_id", err,
+                                   errlen)) < 0 ||
+                    (r = check_text(f->error, WIRE_MAX_TEXT, "finished.error", err, errlen)) < 0)
+                        return r;
+                if (f->n_jobs > WIRE_MAX_JOBS)
+                        return fail(err, errlen, -EBADMSG, "finished: %zu jobs, at most %d",
+                                    f->n_jobs, WIRE_MAX_JOBS);
+                for (size_t i = 0; i < f->n_jobs; i++) {
+                        Iofleet__JobResult *j = f->jobs[i];
+                        if ((r = check_str(j->name, WIRE_MAX_NAME, true, "finished.job.name", err,
+                                           errlen)) < 0 ||
+                            (r = check_text(j->error_msg, WIRE_MAX_TEXT, "finished.job.error_msg",
+                                            err, errlen)) < 0 ||
+                            (r = check_dir(j->read, "finished.job.read", err, errlen)) < 0 ||
+                            (r = check_dir(j->write, "finished.job.write", err, errlen)) < 0)
+                                return r;
+                        if (j->first_done_ns > j->last_done_ns)
+                                return fail(err, errlen, -EBADMSG,
+                                            "finished.job: first_done after last_done");
+                }
+                return 0;
+        }
+        case IOFLEET__ENVELOPE__BODY_ERROR:
+                if ((r = check_text(e->error->message, WIRE_MAX_TEXT, "error.message", err,
+                                    errlen)) < 0)
+                        return r;
+                return check_str(e->error->run_id, WIRE_MAX_ID, false, "error.run_id", err,
+                                 errlen);
+        case IOFLEET__ENVELOPE__BODY_AGENT_LIST:
+                if (e->agent_list->n_agents > WIRE_MAX_AGENTS)
+                        return fail(err, errlen, -EBADMSG, "agent_list: too many agents");
+                for (size_t i = 0; i < e->agent_list->n_agents; i++)
+                        if ((r = check_agent_info(e->agent_list->agents[i], err, errlen)) < 0)
+                                return r;
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_SUBMIT_RUN: {
+                Iofleet__SubmitRun *s = e->submit_run;
+                if ((r = check_str(s->selector, WIRE_MAX_TEXT, false, "submit_run.selector", err,
+                                   errlen)) < 0 ||
+                    (r = check_text(s->command_line, WIRE_MAX_TEXT * 16, "submit_run.command_line",
+                                    err, errlen)) < 0)
+                        return r;
+                if (s->lead_ns > NSEC_PER_SEC * 3600 || s->interval_ns > NSEC_PER_SEC * 3600)
+                        return fail(err, errlen, -EBADMSG,
+                                    "submit_run: lead and interval must be at most 1h");
+                if (s->interval_ns != 0 && s->interval_ns < NSEC_PER_MSEC * 10)
+                        return fail(err, errlen, -EBADMSG,
+                                    "submit_run: interval must be at least 10ms");
+                return check_jobs(s->jobs, s->n_jobs, err, errlen);
+        }
+        case IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED:
+                if ((r = check_str(e->run_accepted->run_id, WIRE_MAX_ID, true,
+                                   "run_accepted.run_id", err, errlen)) < 0)
+                        return r;
+                for (size_t i = 0; i < e->run_accepted->n_agents; i++)
+                        if ((r = check_agent_info(e->run_accepted->agents[i], err, errlen)) < 0)
+                                return r;
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_RUN_UPDATE:
+                if ((r = check_str(e->run_update->run_id, WIRE_MAX_ID, true, "run_update.run_id",
+                                   err, errlen)) < 0 ||
+                    (r = check_text(e->run_update->message, WIRE_MAX_TEXT, "run_update.message",
+                                    err, errlen)) < 0)
+                        return r;
+                if (e->run_update->n_per_agent > WIRE_MAX_AGENTS)
+                        return fail(err, errlen, -EBADMSG, "run_update: too many agents");
+                for (size_t i = 0; i < e->run_update->n_per_agent; i++)
+                        if ((r = check_str(e->run_update->per_agent[i]->name, WIRE_MAX_NAME,
+                                           false, "run_update.per_agent.name", err, errlen)) < 0)
+                                return r;
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_RUN_DONE:
+                if ((r = check_str(e->run_done->run_id, WIRE_MAX_ID, false, "run_done.run_id",
+                                   err, errlen)) < 0 ||
+                    (r = check_text(e->run_done->message, WIRE_MAX_TEXT, "run_done.message", err,
+                                    errlen)) < 0 ||
+                    (r = check_text(e->run_done->result_json, WIRE_MAX_CONTROL_MSG,
+                                    "run_done.result_json", err, errlen)) < 0)
+                        return r;
+                return check_str(e->run_done->results_dir, WIRE_MAX_TEXT, false,
+                                 "run_done.results_dir", err, errlen);
+        case IOFLEET__ENVELOPE__BODY_CANCEL_RUN:
+                return check_str(e->cancel_run->run_id, WIRE_MAX_ID, false, "cancel_run.run_id",
+                                 err, errlen);
+        case IOFLEET__ENVELOPE__BODY__NOT_SET:
+        default:
+                return fail(err, errlen, -EBADMSG, "message has no known body (field %d)",
+                            (int)e->body_case);
+        }
+}
+
+int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char *err,
+                size_t errlen)
+{
+        envelope_t *e;
+        int r;
+
+        if (len > cap)
+                return fail(err, errlen, -EMSGSIZE, "message of %zu bytes exceeds the cap of %zu",
+                            len, cap);
+        e = iofleet__envelope__unpack(NULL, len, buf);
+        if (!e)
+                return fail(err, errlen, -EBADMSG, "message of %zu bytes is not a valid Envelope",
+                            len);
+        if (e->version != PROTOCOL_VERSION) {
+                *ret = e;
+                return fail(err, errlen, -EPROTO,
+                            "peer speaks protocol version %u, this side speaks %u", e->version,
+                            PROTOCOL_VERSION);
+        }
+        r = check_body(e, err, errlen);
+        if (r < 0) {
+                iofleet__envelope__free_unpacked(e, NULL);
+                return r;
+        }
+        *ret = e;
+        return 0;
+}
+
+void wire_free(envelope_t **e)
+{
+        if (*e) {
+                iofleet__envelope__free_unpacked(*e, NULL);
+                *e = NULL;
+        }
+}
+
+int wire_encode(envelope_t *e, uint8_t **buf, size_t *len)
+{
+        size_t n;
+        uint8_t *b;
+
+        if (e->version == 0)
+                e->version = PROTOCOL_VERSION;
+        n = iofleet__envelope__get_packed_size(e);
+        b = malloc(n ? n : 1);
+        if (!b)
+                return -ENOMEM;
+        iofleet__envelope__pack(e, b);
+        *buf = b;
+        *len = n;
+        return 0;
+}
+
+const char *wire_body_name(const envelope_t *e)
+{
+        const ProtobufCFieldDescriptor *f =
+                protobuf_c_message_descriptor_get_field(&iofleet__envelope__descriptor,
+                                                        (unsigned)e->body_case);
+        return f ? f->name : "unknown";
+}
+
+int wire_hist_from(Iofleet__Hist *pb, const hist_t *h)
+{
+        size_t n = hist_to_sparse(h, NULL, NULL, 0);
+        iofleet__hist__init(pb);
+        pb->n = h->n;
+        pb->min = h->n ? h->min : 0;
+        pb->max = h->max;
+        pb->sum = h->sum;
+        pb->sumsq = h->sumsq;
+        if (n == 0)
+                return 0;
+        pb->index = malloc(n * sizeof(*pb->index));
+        pb->count = malloc(n * sizeof(*pb->count));
+        if (!pb->index || !pb->count) {
+                wire_hist_done(pb);
+                return -ENOMEM;
+        }
+        pb->n_index = pb->n_count = hist_to_sparse(h, pb->index, pb->count, n);
+        return 0;
+}
+
+void wire_hist_done(Iofleet__Hist *pb)
+{
+        free(pb->index);
+        free(pb->count);
+        pb->index = NULL;
+        pb->count = NULL;
+        pb->n_index = pb->n_count = 0;
+}
+
+void wire_hist_add(hist_t *h, const Iofleet__Hist *pb)
+{
+        hist_t one;
+        if (!pb || pb->n == 0)
+                return;
+        /* Merge through a temporary so n/min/max/sum combine with hist_merge's rules. */
+        hist_init(&one);
+        if (hist_add_sparse(&one, pb->index, pb->count, pb->n_index) < 0)
+                return; /* wire_decode validated it; unreachable for decoded messages */
+        one.n = pb->n;
+        one.min = pb->min;
+        one.max = pb->max;
+        one.sum = pb->sum;
+        one.sumsq = pb->sumsq;
+        hist_merge(h, &one);
+}
+
+int wire_job_spec(const Iofleet__Job *job, job_spec_t *spec, char *err, size_t errlen)
+{
+        char e[512];
+        int r = job_spec_init(spec, job->name);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < job->n_options; i++) {
+                r = job_option_set(spec, job->options[i]->key, job->options[i]->value, e,
+                                   sizeof(e));
+                if (r < 0)
+                        goto fail;
+        }
+        r = job_spec_validate(spec, e, sizeof(e));
+        if (r >= 0)
+                return 0;
+fail:
+        snprintf(err, errlen, "job %s: %s", job->name, e);
+        job_spec_done(spec);
+        return r;
+}

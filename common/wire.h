@@ -1,0 +1,53 @@
+/* Wire codec: the only place that packs and unpacks protobuf Envelopes, with size, version and field checks. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "iofleet.pb-c.h"
+
+#define PROTOCOL_VERSION 1
+/* Hard caps on one message, checked before decoding. */
+#define WIRE_MAX_AGENT_MSG (16u << 20)
+#define WIRE_MAX_CONTROL_MSG (64u << 20)
+
+#define WIRE_MAX_ID 64
+#define WIRE_MAX_NAME 64
+#define WIRE_MAX_HOSTNAME 255
+#define WIRE_MAX_LABELS 64
+#define WIRE_MAX_LABEL_VALUE 256
+#define WIRE_MAX_ROLES 8
+#define WIRE_MAX_JOBS 64
+#define WIRE_MAX_JOB_OPTIONS 256
+#define WIRE_MAX_OPTION_VALUE 4096
+#define WIRE_MAX_TEXT 4096
+#define WIRE_MAX_INTERVALS 10000000u
+#define WIRE_MAX_AGENTS 100000
+
+typedef Iofleet__Envelope envelope_t;
+
+/* Decodes one message of len bytes. Checks, in order: len <= cap (-EMSGSIZE), protobuf decoding
+ * (-EBADMSG), protocol version (-EPROTO: *ret is still set so the caller can log the peer's
+ * version and any Error it sent, but no logic may act on it), then the fields of the body
+ * (-EBADMSG). err gets one line naming the problem. On success or -EPROTO the caller frees *ret
+ * with wire_free(). */
+int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char *err, size_t errlen);
+void wire_free(envelope_t **e);
+
+/* Packs e (setting e->version) into a malloc'd buffer; 0 or -ENOMEM. */
+int wire_encode(envelope_t *e, uint8_t **buf, size_t *len);
+
+/* Name of the body type, for logs ("hello", "interval", ...). */
+const char *wire_body_name(const envelope_t *e);
+
+/* Fills pb from h (allocates pb->index/pb->count); free with wire_hist_done(). 0 or -ENOMEM. */
+int wire_hist_from(Iofleet__Hist *pb, const hist_t *h);
+void wire_hist_done(Iofleet__Hist *pb);
+/* Adds a received histogram into h (decode already validated it). */
+void wire_hist_add(hist_t *h, const Iofleet__Hist *pb);
+
+#include "options.h"
+/* Builds a job_spec from a job as it travelled: its name, then its options in order. Errors
+ * (unknown option, bad value, invalid job) fill err with "job NAME: ..." */
+int wire_job_spec(const Iofleet__Job *job, job_spec_t *spec, char *err, size_t errlen);

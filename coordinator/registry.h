@@ -1,0 +1,54 @@
+/* The coordinator's registry of agents: who joined, when each was last heard, clock offset, state. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "wire.h"
+
+typedef enum agent_state {
+        AGENT_IDLE,
+        AGENT_BUSY, /* part of a run */
+        AGENT_LOST, /* missed its lease; kept so people can see it went away */
+} agent_state_t;
+
+typedef struct agent {
+        char id[WIRE_MAX_ID + 1];
+        char name[WIRE_MAX_NAME + 1];
+        char hostname[WIRE_MAX_HOSTNAME + 1];
+        char boot_id[WIRE_MAX_ID + 1];
+        char version[WIRE_MAX_NAME + 1];
+        char key_name[WIRE_MAX_NAME + 1]; /* allow-list entry it authenticated with */
+        strv_t roles, labels, engines;
+        int64_t joined_ns;    /* timeline */
+        int64_t last_seen_ns; /* timeline */
+        int64_t offset_ns;
+        uint64_t rtt_ns;
+        bool have_offset;
+        agent_state_t state;
+        uint64_t seq_out; /* last sequence number sent to it */
+        uint64_t seq_in;  /* last sequence number received from it */
+} agent_t;
+
+typedef struct registry registry_t;
+
+int registry_new(registry_t **ret);
+void registry_free(registry_t **rp);
+
+/* Registers or refreshes the agent behind a Hello received from routing id peer. Refuses
+ * (-EEXIST, err set) a name held by another agent that is not lost, and (-EPERM) a Hello whose
+ * agent_id is not the connection's routing id. */
+int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h,
+                   const char *key_name, int64_t now, agent_t **ret, char *err, size_t errlen);
+agent_t *registry_find(registry_t *reg, const char *id);
+size_t registry_count(const registry_t *reg);
+agent_t *registry_at(registry_t *reg, size_t i);
+
+/* Marks agents not heard from since now - lease as lost; calls lost() for each newly lost one. */
+void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
+                     void (*lost)(agent_t *a, void *userdata), void *userdata);
+/* Agents that are not lost and match the selector, sorted by name; the array is malloc'd. */
+int registry_select(registry_t *reg, const char *selector, agent_t ***ret, size_t *n);
+const char *agent_state_to_string(agent_state_t s);

@@ -1,0 +1,500 @@
+/* A finished run as documents: fio-compatible JSON (client_stats, "All clients") plus iofleet's own figures. */
+#include "result.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "log.h"
+#include "util.h"
+
+/* Totals of one direction, merged over workers, jobs or agents. */
+typedef struct dir_acc {
+        uint64_t bytes, ios, errors, short_ios;
+        hist_t *clat;
+} dir_acc_t;
+
+static int dir_acc_init(dir_acc_t *d)
+{
+        memset(d, 0, sizeof(*d));
+        return hist_new(&d->clat);
+}
+
+static void dir_acc_done(dir_acc_t *d)
+{
+        hist_free(&d->clat);
+}
+
+static void dir_acc_add(dir_acc_t *d, const Iofleet__DirStats *s)
+{
+        if (!s)
+                return;
+        d->bytes += s->bytes;
+        d->ios += s->ios;
+        d->errors += s->errors;
+        d->short_ios += s->short_ios;
+        wire_hist_add(d->clat, s->clat);
+}
+
+static json_t *lat_json(const hist_t *h)
+{
+        json_t *o = json_object(), *p = json_object();
+        json_object_set_new(o, "min", json_integer(h->n ? (json_int_t)h->min : 0));
+        json_object_set_new(o, "max", json_integer((json_int_t)h->max));
+        json_object_set_new(o, "mean", json_real(hist_mean(h)));
+        json_object_set_new(o, "stddev", json_real(hist_stddev(h)));
+        json_object_set_new(o, "N", json_integer((json_int_t)h->n));
+        if (h->n) {
+                for (size_t i = 0; i < ELEMENTSOF(hist_default_percentiles); i++) {
+                        char key[32];
+                        double pct = hist_default_percentiles[i];
+                        snprintf(key, sizeof(key), "%f", pct);
+                        json_object_set_new(p, key,
+                                            json_integer((json_int_t)hist_percentile(h, pct)));
+                }
+                json_object_set_new(o, "percentile", p);
+        } else
+                json_decref(p);
+        return o;
+}
+
+static json_t *zero_lat_json(void)
+{
+        hist_t empty;
+        hist_init(&empty);
+        return lat_json(&empty);
+}
+
+/* Series statistics of per-interval samples: min, max, mean, population stddev. */
+typedef struct series {
+        double min, max, sum, sumsq;
+        uint64_t n;
+} series_t;
+
+static void series_add(series_t *s, double v)
+{
+        if (s->n == 0 || v < s->min)
+                s->min = v;
+        if (s->n == 0 || v > s->max)
+                s->max = v;
+        s->sum += v;
+        s->sumsq += v * v;
+        s->n++;
+}
+
+static double series_mean(const series_t *s)
+{
+        return s->n ? s->sum / s->n : 0;
+}
+
+static double series_dev(const series_t *s)
+{
+        double m = series_mean(s), v;
+        if (s->n < 2)
+                return 0;
+        v = s->sumsq / s->n - m * m;
+        return v > 0 ? sqrt(v) : 0;
+}
+
+/* One fio "read"/"write" block. bw and iops series come from the interval samples. */
+static json_t *dir_json(const dir_acc_t *d, uint64_t runtime_ns, const series_t *bw,
+                        const series_t *iops, double agg_share)
+{
+        json_t *o = json_object();
+        double secs = runtime_ns / 1e9;
+        uint64_t bw_bytes = secs > 0 ? (uint64_t)(d->bytes / secs) : 0;
+
+        json_object_set_new(o, "io_bytes", json_integer((json_int_t)d->bytes));
+        json_object_set_new(o, "io_kbytes", json_integer((json_int_t)(d->bytes / 1024)));
+        json_object_set_new(o, "bw_bytes", json_integer((json_int_t)bw_bytes));
+        json_object_set_new(o, "bw", json_integer((json_int_t)(bw_bytes / 1024)));
+        json_object_set_new(o, "iops", json_real(secs > 0 ? d->ios / secs : 0));
+        json_object_set_new(o, "runtime", json_integer((json_int_t)((runtime_ns + 500000) / 1000000)));
+        json_object_set_new(o, "total_ios", json_integer((json_int_t)d->ios));
+        json_object_set_new(o, "short_ios", json_integer((json_int_t)d->short_ios));
+        json_object_set_new(o, "drop_ios", json_integer(0));
+        json_object_set_new(o, "errors", json_integer((json_int_t)d->errors));
+        /* Synchronous engines have no submission phase: slat is empty and lat equals clat. */
+        json_object_set_new(o, "slat_ns", zero_lat_json());
+        json_object_set_new(o, "clat_ns", lat_json(d->clat));
+        json_object_set_new(o, "lat_ns", lat_json(d->clat));
+        json_object_set_new(o, "bw_min", json_integer((json_int_t)(bw->min / 1024)));
+        json_object_set_new(o, "bw_max", json_integer((json_int_t)(bw->max / 1024)));
+        json_object_set_new(o, "bw_agg", json_real(agg_share));
+        json_object_set_new(o, "bw_mean", json_real(series_mean(bw) / 1024));
+        json_object_set_new(o, "bw_dev", json_real(series_dev(bw) / 1024));
+        json_object_set_new(o, "bw_samples", json_integer((json_int_t)bw->n));
+        json_object_set_new(o, "iops_min", json_integer((json_int_t)iops->min));
+        json_object_set_new(o, "iops_max", json_integer((json_int_t)iops->max));
+        json_object_set_new(o, "iops_mean", json_real(series_mean(iops)));
+        json_object_set_new(o, "iops_stddev", json_real(series_dev(iops)));
+        json_object_set_new(o, "iops_samples", json_integer((json_int_t)iops->n));
+        return o;
+}
+
+/* Latest worker end of an agent, relative to the start: intervals ending after it are partial. */
+static uint64_t agent_end_ns(const run_agent_t *a)
+{
+        uint64_t end = 0;
+        if (!a->finished)
+                return 0;
+        for (size_t j = 0; j < a->finished->finished->n_jobs; j++)
+                if (a->finished->finished->jobs[j]->last_done_ns > end)
+                        end = a->finished->finished->jobs[j]->last_done_ns;
+        return end;
+}
+
+/* Samples of full intervals only, so a final partial interval does not drag the minimum down. */
+static void agent_series(const run_t *run, const run_agent_t *a, bool write, series_t *bw,
+                         series_t *iops)
+{
+        uint64_t end = agent_end_ns(a);
+        double secs = run->interval_ns / 1e9;
+        memset(bw, 0, sizeof(*bw));
+        memset(iops, 0, sizeof(*iops));
+        for (size_t k = 0; k < a->n_iv; k++) {
+                if (!a->iv[k].received || (k + 1) * run->interval_ns > end)
+                        continue;
+                series_add(bw, (write ? a->iv[k].write_bytes : a->iv[k].read_bytes) / secs);
+                series_add(iops, (write ? a->iv[k].write_ios : a->iv[k].read_ios) / secs);
+        }
+}
+
+static void cluster_series(const run_t *run, bool write, series_t *bw, series_t *iops)
+{
+        uint64_t end = UINT64_MAX;
+        double secs = run->interval_ns / 1e9;
+        memset(bw, 0, sizeof(*bw));
+        memset(iops, 0, sizeof(*iops));
+        /* The cluster figure is complete while every agent still runs. */
+        for (size_t i = 0; i < run->n_agents; i++) {
+                uint64_t e = agent_end_ns(&run->agents[i]);
+                if (run->agents[i].finished && e < end)
+                        end = e;
+        }
+        for (size_t k = 0; k < run->n_civ; k++) {
+                if ((k + 1) * run->interval_ns > end)
+                        continue;
+                series_add(bw, (write ? run->civ[k].write_bytes : run->civ[k].read_bytes) / secs);
+                series_add(iops, (write ? run->civ[k].write_ios : run->civ[k].read_ios) / secs);
+        }
+}
+
+static json_t *job_options_json(const Iofleet__Job *job)
+{
+        json_t *o = json_object();
+        for (size_t i = 0; i < job->n_options; i++)
+                json_object_set_new(o, job->options[i]->key, json_string(job->options[i]->value));
+        return o;
+}
+
+static json_t *client_entry(const char *jobname, const char *hostname, const char *agent,
+                            const dir_acc_t *rd, const dir_acc_t *wr, uint64_t runtime_ns,
+                            const series_t *rbw, const series_t *riops, const series_t *wbw,
+                            const series_t *wiops, int error, json_t *options, double share_r,
+                            double share_w)
+{
+        json_t *o = json_object();
+        json_object_set_new(o, "jobname", json_string(jobname));
+        json_object_set_new(o, "groupid", json_integer(0));
+        json_object_set_new(o, "error", json_integer(error));
+        json_object_set_new(o, "job options", options ? options : json_object());
+        json_object_set_new(o, "read", dir_json(rd, runtime_ns, rbw, riops, share_r));
+        json_object_set_new(o, "write", dir_json(wr, runtime_ns, wbw, wiops, share_w));
+        json_object_set_new(o, "job_runtime",
+                            json_integer((json_int_t)((runtime_ns + 500000) / 1000000)));
+        json_object_set_new(o, "hostname", json_string(hostname));
+        if (agent)
+                json_object_set_new(o, "agent", json_string(agent));
+        return o;
+}
+
+static json_t *iofleet_json(const run_t *run)
+{
+        json_t *o = json_object(), *agents = json_array(), *ivs = json_array(), *jobs = json_array();
+        const char *status = run->code == IOFLEET__ERROR_CODE__ERROR_NONE ? "ok"
+                             : run->code == IOFLEET__ERROR_CODE__ERROR_CANCELLED ? "cancelled"
+                                                                              : "error";
+
+        json_object_set_new(o, "version", json_string(IOFLEET_VERSION));
+        json_object_set_new(o, "run_id", json_string(run->id));
+        json_object_set_new(o, "status", json_string(status));
+        if (run->message[0])
+                json_object_set_new(o, "error", json_string(run->message));
+        json_object_set_new(o, "command_line", json_string(run->submit->submit_run->command_line
+                                                                   ? run->submit->submit_run->command_line
+                                                                   : ""));
+        json_object_set_new(o, "selector", json_string(run->submit->submit_run->selector
+                                                               ? run->submit->submit_run->selector
+                                                               : ""));
+        json_object_set_new(o, "start_ns", json_integer(run->start_ns));
+        json_object_set_new(o, "start_skew_ns", json_integer((json_int_t)run->start_skew_ns));
+        json_object_set_new(o, "start_skew_basis",
+                            json_string(run->skew_shared_clock ? "shared-clock" : "timeline"));
+        json_object_set_new(o, "interval_ns", json_integer((json_int_t)run->interval_ns));
+        json_object_set_new(o, "lead_ns", json_integer((json_int_t)run->lead_ns));
+
+        for (size_t i = 0; i < run->n_agents; i++) {
+                const run_agent_t *a = &run->agents[i];
+                json_t *j = json_object();
+                uint64_t rb = 0, wb = 0;
+                for (size_t k = 0; k < a->n_iv; k++) {
+                        rb += a->iv[k].read_bytes;
+                        wb += a->iv[k].write_bytes;
+                }
+                json_object_set_new(j, "name", json_string(a->name));
+                json_object_set_new(j, "hostname", json_string(a->hostname));
+                json_object_set_new(j, "id", json_string(a->id));
+                json_object_set_new(j, "rank", json_integer(a->rank));
+                json_object_set_new(j, "start_ns", json_integer(a->start_ns));
+                json_object_set_new(j, "start_offset_ns", json_integer(a->start_ns - run->start_ns));
+                json_object_set_new(j, "host_mono_ns", json_integer(a->host_mono_ns));
+                json_object_set_new(j, "workers_lag_ns", json_integer((json_int_t)a->workers_lag_ns));
+                json_object_set_new(j, "clock_offset_ns", json_integer(a->offset_ns));
+                json_object_set_new(j, "clock_rtt_ns", json_integer((json_int_t)a->rtt_ns));
+                json_object_set_new(j, "interval_read_bytes", json_integer((json_int_t)rb));
+                json_object_set_new(j, "interval_write_bytes", json_integer((json_int_t)wb));
+                json_object_set_new(j, "lost", json_boolean(a->lost));
+                if (a->error[0])
+                        json_object_set_new(j, "error", json_string(a->error));
+                json_array_append_new(agents, j);
+        }
+        json_object_set_new(o, "agents", agents);
+
+        for (size_t k = 0; k < run->n_civ; k++) {
+                const cluster_interval_t *c = &run->civ[k];
+                json_t *j = json_object(), *per = json_array();
+                json_object_set_new(j, "index", json_integer((json_int_t)k));
+                json_object_set_new(j, "start_ns",
+                                    json_integer(run->start_ns + (int64_t)(k * run->interval_ns)));
+                json_object_set_new(j, "read_bytes", json_integer((json_int_t)c->read_bytes));
+                json_object_set_new(j, "write_bytes", json_integer((json_int_t)c->write_bytes));
+                json_object_set_new(j, "read_ios", json_integer((json_int_t)c->read_ios));
+                json_object_set_new(j, "write_ios", json_integer((json_int_t)c->write_ios));
+                json_object_set_new(j, "errors", json_integer((json_int_t)c->errors));
+                json_object_set_new(j, "reported", json_integer(c->reported));
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        const run_agent_t *a = &run->agents[i];
+                        json_t *pa;
+                        if (k >= a->n_iv || !a->iv[k].received)
+                                continue;
+                        pa = json_object();
+                        json_object_set_new(pa, "name", json_string(a->name));
+                        json_object_set_new(pa, "read_bytes", json_integer((json_int_t)a->iv[k].read_bytes));
+                        json_object_set_new(pa, "write_bytes", json_integer((json_int_t)a->iv[k].write_bytes));
+                        json_object_set_new(pa, "read_ios", json_integer((json_int_t)a->iv[k].read_ios));
+                        json_object_set_new(pa, "write_ios", json_integer((json_int_t)a->iv[k].write_ios));
+                        json_array_append_new(per, pa);
+                }
+                json_object_set_new(j, "agents", per);
+                json_array_append_new(ivs, j);
+        }
+        json_object_set_new(o, "intervals", ivs);
+
+        /* Size-bound jobs end at different times: the first and the last end, across agents. */
+        for (size_t s = 0; s < run->n_specs; s++) {
+                json_t *j = json_object();
+                uint64_t first = UINT64_MAX, last = 0;
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        const run_agent_t *a = &run->agents[i];
+                        if (!a->finished)
+                                continue;
+                        for (size_t q = 0; q < a->finished->finished->n_jobs; q++) {
+                                const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
+                                if (!streq(jr->name, run->specs[s].name))
+                                        continue;
+                                first = jr->first_done_ns < first ? jr->first_done_ns : first;
+                                last = jr->last_done_ns > last ? jr->last_done_ns : last;
+                        }
+                }
+                json_object_set_new(j, "name", json_string(run->specs[s].name));
+                json_object_set_new(j, "first_done_ns", json_integer(first == UINT64_MAX ? 0 : (json_int_t)first));
+                json_object_set_new(j, "last_done_ns", json_integer((json_int_t)last));
+                json_array_append_new(jobs, j);
+        }
+        json_object_set_new(o, "jobs", jobs);
+        return o;
+}
+
+int result_build(const run_t *run, json_t **ret)
+{
+        json_t *doc = json_object(), *stats = json_array(), *global = json_object();
+        dir_acc_t all_r, all_w;
+        uint64_t all_runtime = 0, total_r = 0, total_w = 0;
+        int64_t real = run->start_ns ? run->start_ns : run->submitted_ns;
+        time_t secs = real / (int64_t)NSEC_PER_SEC;
+        char when[64];
+        int r;
+
+        if ((r = dir_acc_init(&all_r)) < 0 || (r = dir_acc_init(&all_w)) < 0) {
+                dir_acc_done(&all_r);
+                json_decref(doc);
+                json_decref(stats);
+                json_decref(global);
+                return r;
+        }
+        ctime_r(&secs, when);
+        when[strcspn(when, "\n")] = 0;
+        json_object_set_new(doc, "fio version", json_string("iofleet-" IOFLEET_VERSION));
+        json_object_set_new(doc, "timestamp", json_integer((json_int_t)secs));
+        json_object_set_new(doc, "timestamp_ms", json_integer(real / (int64_t)NSEC_PER_MSEC));
+        json_object_set_new(doc, "time", json_string(when));
+        json_object_set_new(doc, "global options", global);
+
+        /* Totals first, so each entry's bw_agg can say its share of the cluster. */
+        for (size_t i = 0; i < run->n_agents; i++) {
+                const run_agent_t *a = &run->agents[i];
+                for (size_t q = 0; a->finished && q < a->finished->finished->n_jobs; q++) {
+                        const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
+                        total_r += jr->read ? jr->read->bytes : 0;
+                        total_w += jr->write ? jr->write->bytes : 0;
+                }
+        }
+        for (size_t i = 0; i < run->n_agents; i++) {
+                const run_agent_t *a = &run->agents[i];
+                series_t rbw, riops, wbw, wiops;
+                if (!a->finished)
+                        continue;
+                agent_series(run, a, false, &rbw, &riops);
+                agent_series(run, a, true, &wbw, &wiops);
+                for (size_t q = 0; q < a->finished->finished->n_jobs; q++) {
+                        const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
+                        const Iofleet__Job *job = NULL;
+                        dir_acc_t rd, wr;
+                        if ((r = dir_acc_init(&rd)) < 0 || (r = dir_acc_init(&wr)) < 0) {
+                                dir_acc_done(&rd);
+                                break;
+                        }
+                        dir_acc_add(&rd, jr->read);
+                        dir_acc_add(&wr, jr->write);
+                        dir_acc_add(&all_r, jr->read);
+                        dir_acc_add(&all_w, jr->write);
+                        for (size_t s = 0; s < run->submit->submit_run->n_jobs; s++)
+                                if (streq(run->submit->submit_run->jobs[s]->name, jr->name))
+                                        job = run->submit->submit_run->jobs[s];
+                        if (jr->runtime_ns > all_runtime)
+                                all_runtime = jr->runtime_ns;
+                        json_array_append_new(
+                                stats,
+                                client_entry(jr->name, a->hostname, a->name, &rd, &wr,
+                                             jr->runtime_ns, &rbw, &riops, &wbw, &wiops, jr->error,
+                                             job ? job_options_json(job) : NULL,
+                                             total_r ? 100.0 * rd.bytes / total_r : 0,
+                                             total_w ? 100.0 * wr.bytes / total_w : 0));
+                        dir_acc_done(&rd);
+                        dir_acc_done(&wr);
+                }
+        }
+        {
+                /* fio's "All clients": merged histograms, never averaged percentiles. */
+                series_t rbw, riops, wbw, wiops;
+                cluster_series(run, false, &rbw, &riops);
+                cluster_series(run, true, &wbw, &wiops);
+                json_array_append_new(stats, client_entry("All clients", "All clients", NULL,
+                                                          &all_r, &all_w, all_runtime, &rbw,
+                                                          &riops, &wbw, &wiops, 0, NULL,
+                                                          total_r ? 100.0 : 0,
+                                                          total_w ? 100.0 : 0));
+        }
+        dir_acc_done(&all_r);
+        dir_acc_done(&all_w);
+        json_object_set_new(doc, "client_stats", stats);
+        json_object_set_new(doc, "iofleet", iofleet_json(run));
+        if (r < 0) {
+                json_decref(doc);
+                return r;
+        }
+        *ret = doc;
+        return 0;
+}
+
+static int write_text(const char *path, const char *text)
+{
+        _cleanup_(closep) int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        size_t n = strlen(text), off = 0;
+        if (fd < 0)
+                return -errno;
+        while (off < n) {
+                ssize_t w = write(fd, text + off, n - off);
+                if (w < 0)
+                        return -errno;
+                off += (size_t)w;
+        }
+        return 0;
+}
+
+static int mkdir_p(const char *path)
+{
+        char buf[4096];
+        snprintf(buf, sizeof(buf), "%s", path);
+        for (char *p = buf + 1; *p; p++)
+                if (*p == '/') {
+                        *p = 0;
+                        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+                                return -errno;
+                        *p = '/';
+                }
+        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, char *dir_out,
+                     size_t dir_len)
+{
+        char dir[4096], path[4200];
+        char *text;
+        FILE *f;
+        int r;
+
+        snprintf(dir, sizeof(dir), "%s/%s", results_dir, run->id);
+        if ((r = mkdir_p(dir)) < 0)
+                return log_error_errno(r, "results: cannot create %s: %m", dir);
+        text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        if (!text)
+                return -ENOMEM;
+        snprintf(path, sizeof(path), "%s/result.json", dir);
+        r = write_text(path, text);
+        free(text);
+        if (r < 0)
+                return log_error_errno(r, "results: cannot write %s: %m", path);
+
+        snprintf(path, sizeof(path), "%s/intervals.csv", dir);
+        f = fopen(path, "we");
+        if (!f)
+                return log_error_errno(-errno, "results: cannot write %s: %m", path);
+        fprintf(f, "interval,start_s,agent,read_bytes,read_ios,write_bytes,write_ios,errors\n");
+        for (size_t k = 0; k < run->n_civ; k++) {
+                double t = k * run->interval_ns / 1e9;
+                const cluster_interval_t *c = &run->civ[k];
+                fprintf(f, "%zu,%.3f,*,%llu,%llu,%llu,%llu,%llu\n", k, t,
+                        (unsigned long long)c->read_bytes, (unsigned long long)c->read_ios,
+                        (unsigned long long)c->write_bytes, (unsigned long long)c->write_ios,
+                        (unsigned long long)c->errors);
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        const run_agent_t *a = &run->agents[i];
+                        if (k >= a->n_iv || !a->iv[k].received)
+                                continue;
+                        fprintf(f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu\n", k, t, a->name,
+                                (unsigned long long)a->iv[k].read_bytes,
+                                (unsigned long long)a->iv[k].read_ios,
+                                (unsigned long long)a->iv[k].write_bytes,
+                                (unsigned long long)a->iv[k].write_ios,
+                                (unsigned long long)a->iv[k].errors);
+                }
+        }
+        if (fclose(f) != 0)
+                return log_error_errno(-errno, "results: cannot write %s: %m", path);
+
+        snprintf(path, sizeof(path), "%s/command.txt", dir);
+        if (run->submit->submit_run->command_line &&
+            (r = write_text(path, run->submit->submit_run->command_line)) < 0)
+                return log_error_errno(r, "results: cannot write %s: %m", path);
+        snprintf(dir_out, dir_len, "%s", dir);
+        return 0;
+}

@@ -1,0 +1,538 @@
+/* A run as the coordinator drives it: prepare, one start instant, interval sums, finish; no sockets. */
+#include "run.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "util.h"
+
+/* Grace after the runtime before agents are told to stop, and after that before giving up. */
+#define RUN_STOP_GRACE_NS (5 * (int64_t)NSEC_PER_SEC)
+#define RUN_FINISH_GRACE_NS (30 * (int64_t)NSEC_PER_SEC)
+
+static run_agent_t *find_agent(run_t *run, const char *id)
+{
+        for (size_t i = 0; i < run->n_agents; i++)
+                if (streq(run->agents[i].id, id))
+                        return &run->agents[i];
+        return NULL;
+}
+
+static void push_control(run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        if (!run->control_peer[0])
+                return;
+        u->run_id = run->id;
+        e.seq = run->seq ? ++*run->seq : 0;
+        e.body_case = IOFLEET__ENVELOPE__BODY_RUN_UPDATE;
+        e.run_update = u;
+        outbox_push(&out->control, run->control_peer, &e);
+}
+
+static void event(run_t *run, run_out_t *out, const char *fmt, ...) _printf_(3, 4);
+static void event(run_t *run, run_out_t *out, const char *fmt, ...)
+{
+        Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        log_info("run %s: %s", run->id, msg);
+        u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_EVENT;
+        u.message = msg;
+        push_control(run, out, &u);
+}
+
+static void send_agent(run_out_t *out, run_agent_t *a, envelope_t *e)
+{
+        outbox_push(&out->agents, a->id, e);
+}
+
+static void send_stop(run_t *run, run_agent_t *a, const char *reason, run_out_t *out)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Stop s = IOFLEET__STOP__INIT;
+        s.run_id = run->id;
+        s.reason = (char *)reason;
+        e.body_case = IOFLEET__ENVELOPE__BODY_STOP;
+        e.stop = &s;
+        send_agent(out, a, &e);
+}
+
+int run_new(const char *id, const char *control_peer, envelope_t **submit, agent_t **agents,
+            size_t n_agents, int64_t now, run_out_t *out, run_t **ret, char *err, size_t errlen)
+{
+        Iofleet__SubmitRun *s = (*submit)->submit_run;
+        run_t *run;
+        uint64_t max_runtime = 0;
+        bool all_timed = true;
+
+        run = calloc(1, sizeof(*run));
+        if (!run)
+                return -ENOMEM;
+        snprintf(run->id, sizeof(run->id), "%s", id);
+        snprintf(run->control_peer, sizeof(run->control_peer), "%s", control_peer ? control_peer : "");
+        run->specs = calloc(s->n_jobs, sizeof(*run->specs));
+        run->agents = calloc(n_agents ? n_agents : 1, sizeof(*run->agents));
+        if (!run->specs || !run->agents) {
+                run_free(&run);
+                return -ENOMEM;
+        }
+        /* Every job is checked here, so that no agent is touched by a run that cannot work. */
+        for (size_t i = 0; i < s->n_jobs; i++) {
+                int r = wire_job_spec(s->jobs[i], &run->specs[i], err, errlen);
+                if (r < 0) {
+                        run_free(&run);
+                        return -EINVAL;
+                }
+                run->n_specs++;
+                if (run->specs[i].runtime_ns > max_runtime)
+                        max_runtime = run->specs[i].runtime_ns;
+                if (!run->specs[i].runtime_ns)
+                        all_timed = false;
+        }
+        run->submit = *submit;
+        *submit = NULL;
+        run->interval_ns = s->interval_ns ? s->interval_ns : NSEC_PER_SEC;
+        run->lead_ns = s->lead_ns ? s->lead_ns : 2 * NSEC_PER_SEC;
+        run->submitted_ns = now;
+        /* With a runtime on every job the run cannot last longer than the longest of them. */
+        if (all_timed)
+                run->max_intervals = (max_runtime + run->interval_ns - 1) / run->interval_ns;
+        run->stop_deadline_ns = INT64_MAX;
+        run->finish_deadline_ns = INT64_MAX;
+
+        for (size_t i = 0; i < n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                envelope_t e = IOFLEET__ENVELOPE__INIT;
+                Iofleet__Prepare p = IOFLEET__PREPARE__INIT;
+                snprintf(a->id, sizeof(a->id), "%s", agents[i]->id);
+                snprintf(a->name, sizeof(a->name), "%s", agents[i]->name);
+                snprintf(a->hostname, sizeof(a->hostname), "%s", agents[i]->hostname);
+                snprintf(a->boot_id, sizeof(a->boot_id), "%s", agents[i]->boot_id);
+                a->rank = i;
+                a->last_index = -1;
+                run->n_agents++;
+                p.run_id = run->id;
+                p.rank = i;
+                p.nagents = n_agents;
+                p.jobs = s->jobs;
+                p.n_jobs = s->n_jobs;
+                p.interval_ns = run->interval_ns;
+                e.seq = ++agents[i]->seq_out;
+                e.body_case = IOFLEET__ENVELOPE__BODY_PREPARE;
+                e.prepare = &p;
+                send_agent(out, a, &e);
+        }
+        run->phase = RUN_PREPARING;
+        *ret = run;
+        return 0;
+}
+
+void run_free(run_t **rp)
+{
+        run_t *run = *rp;
+        if (!run)
+                return;
+        for (size_t i = 0; i < run->n_specs; i++)
+                job_spec_done(&run->specs[i]);
+        free(run->specs);
+        for (size_t i = 0; i < run->n_agents; i++) {
+                free(run->agents[i].iv);
+                wire_free(&run->agents[i].finished);
+        }
+        free(run->agents);
+        for (size_t i = 0; i < run->n_civ; i++)
+                hist_free(&run->civ[i].clat);
+        free(run->civ);
+        wire_free(&run->submit);
+        free(run);
+        *rp = NULL;
+}
+
+/* An agent still owes interval k unless it is lost, finished its part earlier, or failed. */
+static bool owes_interval(const run_agent_t *a, size_t k)
+{
+        if (a->lost || a->error[0])
+                return false;
+        if (a->last_index >= 0 && (int64_t)k > a->last_index)
+                return false;
+        if (a->done && a->last_index < 0)
+                return false;
+        return true;
+}
+
+static void emit_interval(run_t *run, size_t k, run_out_t *out)
+{
+        cluster_interval_t *c = &run->civ[k];
+        Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
+        Iofleet__AgentInterval *pa = calloc(run->n_agents, sizeof(*pa));
+        Iofleet__AgentInterval **pp = calloc(run->n_agents, sizeof(*pp));
+        size_t n = 0, expected = 0;
+
+        for (size_t i = 0; i < run->n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                if (owes_interval(a, k) || (k < a->n_iv && a->iv[k].received))
+                        expected++;
+                if (!pa || !pp || k >= a->n_iv || !a->iv[k].received)
+                        continue;
+                iofleet__agent_interval__init(&pa[n]);
+                pa[n].name = a->name;
+                pa[n].read_bytes = a->iv[k].read_bytes;
+                pa[n].read_ios = a->iv[k].read_ios;
+                pa[n].write_bytes = a->iv[k].write_bytes;
+                pa[n].write_ios = a->iv[k].write_ios;
+                pa[n].errors = a->iv[k].errors;
+                pp[n] = &pa[n];
+                n++;
+        }
+        u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_INTERVAL;
+        u.index = k;
+        u.interval_ns = run->interval_ns;
+        u.read_bytes = c->read_bytes;
+        u.read_ios = c->read_ios;
+        u.write_bytes = c->write_bytes;
+        u.write_ios = c->write_ios;
+        u.errors = c->errors;
+        u.reported = c->reported;
+        u.agents = expected;
+        u.per_agent = pp;
+        u.n_per_agent = n;
+        u.start_ns = run->start_ns;
+        u.clat_p99_ns = c->clat ? hist_percentile(c->clat, 99.0) : 0;
+        push_control(run, out, &u);
+        free(pa);
+        free(pp);
+        c->emitted = true;
+        hist_free(&c->clat);
+}
+
+static bool interval_complete(const run_t *run, size_t k)
+{
+        for (size_t i = 0; i < run->n_agents; i++) {
+                const run_agent_t *a = &run->agents[i];
+                if (owes_interval(a, k) && (k >= a->n_iv || !a->iv[k].received))
+                        return false;
+        }
+        return true;
+}
+
+/* Shows intervals in order: each as soon as every agent that owes it has sent it, or once its
+ * deadline has passed (force), so that one slow agent cannot freeze the live display. */
+static void emit_ready(run_t *run, int64_t now, bool all, run_out_t *out)
+{
+        int64_t slack = (int64_t)run->interval_ns / 2;
+        if (slack < 100 * (int64_t)NSEC_PER_MSEC)
+                slack = 100 * NSEC_PER_MSEC;
+        while (run->next_emit < run->n_civ) {
+                size_t k = run->next_emit;
+                if (!all && !interval_complete(run, k) && now < run_interval_end(run, k) + slack)
+                        break;
+                emit_interval(run, k, out);
+                run->next_emit++;
+        }
+}
+
+static int grow_intervals(run_t *run, run_agent_t *a, size_t k)
+{
+        if (k >= a->n_iv) {
+                size_t n = k + 1 > a->n_iv * 2 ? k + 1 : a->n_iv * 2;
+                run_interval_t *iv = realloc(a->iv, n * sizeof(*iv));
+                if (!iv)
+                        return -ENOMEM;
+                memset(iv + a->n_iv, 0, (n - a->n_iv) * sizeof(*iv));
+                a->iv = iv;
+                a->n_iv = n;
+        }
+        if (k >= run->n_civ) {
+                size_t n = k + 1 > run->n_civ * 2 ? k + 1 : run->n_civ * 2;
+                cluster_interval_t *c = realloc(run->civ, n * sizeof(*c));
+                if (!c)
+                        return -ENOMEM;
+                memset(c + run->n_civ, 0, (n - run->n_civ) * sizeof(*c));
+                run->civ = c;
+                /* Cluster intervals exist up to the highest index any agent reported. */
+                run->n_civ = k + 1;
+        }
+        return 0;
+}
+
+static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, int64_t now,
+                        run_out_t *out)
+{
+        size_t k = m->index;
+        cluster_interval_t *c;
+        run_interval_t *iv;
+
+        if (run->max_intervals && k >= run->max_intervals + 1) {
+                log_warning("run %s: agent %s sent interval %zu beyond the run's %llu", run->id,
+                            a->name, k, (unsigned long long)run->max_intervals);
+                return;
+        }
+        if (grow_intervals(run, a, k) < 0)
+                return;
+        iv = &a->iv[k];
+        if (iv->received) {
+                log_debug("run %s: agent %s sent interval %zu twice", run->id, a->name, k);
+                return;
+        }
+        iv->received = true;
+        iv->read_bytes = m->read ? m->read->bytes : 0;
+        iv->read_ios = m->read ? m->read->ios : 0;
+        iv->write_bytes = m->write ? m->write->bytes : 0;
+        iv->write_ios = m->write ? m->write->ios : 0;
+        iv->errors = (m->read ? m->read->errors : 0) + (m->write ? m->write->errors : 0);
+        if (m->last)
+                a->last_index = k;
+
+        c = &run->civ[k];
+        c->read_bytes += iv->read_bytes;
+        c->read_ios += iv->read_ios;
+        c->write_bytes += iv->write_bytes;
+        c->write_ios += iv->write_ios;
+        c->errors += iv->errors;
+        c->reported++;
+        if (!c->emitted && (!c->clat ? hist_new(&c->clat) : 0) == 0) {
+                if (m->read)
+                        wire_hist_add(c->clat, m->read->clat);
+                if (m->write)
+                        wire_hist_add(c->clat, m->write->clat);
+        }
+        emit_ready(run, now, false, out);
+}
+
+static void check_all_finished(run_t *run, int64_t now, run_out_t *out)
+{
+        for (size_t i = 0; i < run->n_agents; i++)
+                if (!run->agents[i].done && !run->agents[i].lost)
+                        return;
+        emit_ready(run, now, true, out);
+        run->phase = RUN_DONE;
+}
+
+static void start_all(run_t *run, int64_t now, run_out_t *out)
+{
+        run->start_ns = now + (int64_t)run->lead_ns;
+        for (size_t i = 0; i < run->n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                envelope_t e = IOFLEET__ENVELOPE__INIT;
+                Iofleet__Start s = IOFLEET__START__INIT;
+                if (a->lost)
+                        continue;
+                s.run_id = run->id;
+                s.start_ns = run->start_ns;
+                e.body_case = IOFLEET__ENVELOPE__BODY_START;
+                e.start = &s;
+                send_agent(out, a, &e);
+        }
+        if (run->max_intervals)
+                run->stop_deadline_ns = run->start_ns +
+                                        (int64_t)(run->max_intervals * run->interval_ns) +
+                                        RUN_STOP_GRACE_NS;
+        run->phase = RUN_STARTING;
+}
+
+/* Start skew: the spread of the achieved start instants. Agents on one kernel share
+ * CLOCK_MONOTONIC, so their own readings show the true spread, free of offset estimates. */
+static void compute_skew(run_t *run)
+{
+        bool shared = run->n_agents > 0;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+        for (size_t i = 0; i < run->n_agents; i++)
+                if (!run->agents[i].boot_id[0] ||
+                    !streq(run->agents[i].boot_id, run->agents[0].boot_id))
+                        shared = false;
+        for (size_t i = 0; i < run->n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                int64_t t;
+                if (!a->started)
+                        continue;
+                t = shared ? a->host_mono_ns : a->start_ns;
+                lo = t < lo ? t : lo;
+                hi = t > hi ? t : hi;
+        }
+        run->skew_shared_clock = shared;
+        run->start_skew_ns = hi >= lo ? (uint64_t)(hi - lo) : 0;
+}
+
+static void fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const char *msg,
+                       int64_t now, run_out_t *out)
+{
+        snprintf(a->error, sizeof(a->error), "%s", msg);
+        if (run->phase == RUN_PREPARING || run->phase == RUN_STARTING) {
+                char why[1200];
+                snprintf(why, sizeof(why), "agent %s: %s", a->name, msg);
+                run_cancel(run, code, why, now, out);
+                return;
+        }
+        event(run, out, "agent %s failed: %s", a->name, msg);
+}
+
+int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now,
+                   run_out_t *out)
+{
+        run_agent_t *a = find_agent(run, agent_id);
+        envelope_t *m = *msg;
+
+        if (!a || a->lost)
+                return -ESRCH;
+        switch (m->body_case) {
+        case IOFLEET__ENVELOPE__BODY_PREPARED:
+                if (!streq(m->prepared->run_id, run->id))
+                        return -ESRCH;
+                a->prepared = true;
+                a->offset_ns = m->prepared->offset_ns;
+                a->rtt_ns = m->prepared->rtt_ns;
+                if (run->phase == RUN_PREPARING) {
+                        for (size_t i = 0; i < run->n_agents; i++)
+                                if (!run->agents[i].prepared && !run->agents[i].lost)
+                                        return 0;
+                        start_all(run, now, out);
+                }
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_STARTED: {
+                Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
+                if (!streq(m->started->run_id, run->id))
+                        return -ESRCH;
+                a->started = true;
+                a->start_ns = m->started->start_ns;
+                a->host_mono_ns = m->started->host_mono_ns;
+                a->workers_lag_ns = m->started->workers_lag_ns;
+                for (size_t i = 0; i < run->n_agents; i++)
+                        if (!run->agents[i].started && !run->agents[i].lost)
+                                return 0;
+                if (run->phase != RUN_STARTING)
+                        return 0;
+                compute_skew(run);
+                run->phase = RUN_RUNNING;
+                u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_STARTED;
+                u.start_ns = run->start_ns;
+                u.start_skew_ns = run->start_skew_ns;
+                u.agents = run->n_agents;
+                u.interval_ns = run->interval_ns;
+                u.message = run->skew_shared_clock ? "shared clock" : "timeline";
+                push_control(run, out, &u);
+                return 0;
+        }
+        case IOFLEET__ENVELOPE__BODY_INTERVAL:
+                if (!streq(m->interval->run_id, run->id))
+                        return -ESRCH;
+                on_interval(run, a, m->interval, now, out);
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_FINISHED:
+                if (!streq(m->finished->run_id, run->id) || a->done)
+                        return -ESRCH;
+                a->done = true;
+                if (m->finished->error && m->finished->error[0]) {
+                        snprintf(a->error, sizeof(a->error), "%s", m->finished->error);
+                        event(run, out, "agent %s failed: %s", a->name, a->error);
+                }
+                wire_free(&a->finished);
+                a->finished = *msg; /* the result needs its totals and histograms */
+                *msg = NULL;
+                check_all_finished(run, now, out);
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_ERROR:
+                if (m->error->run_id && m->error->run_id[0] && !streq(m->error->run_id, run->id))
+                        return -ESRCH;
+                fail_agent(run, a, m->error->code, m->error->message, now, out);
+                return 0;
+        default:
+                return -ESRCH;
+        }
+}
+
+void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *out)
+{
+        run_agent_t *a = find_agent(run, agent_id);
+        if (!a || a->lost || a->done)
+                return;
+        a->lost = true;
+        event(run, out, "agent %s lost: no word from it within its lease; the run goes on "
+                        "without it, what it sent is kept",
+              a->name);
+        if (run->phase == RUN_PREPARING) {
+                /* The others may all be prepared already. */
+                bool all = true;
+                for (size_t i = 0; i < run->n_agents; i++)
+                        if (!run->agents[i].prepared && !run->agents[i].lost)
+                                all = false;
+                if (all)
+                        start_all(run, now, out);
+        }
+        check_all_finished(run, now, out);
+}
+
+void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now,
+                run_out_t *out)
+{
+        if (run->phase == RUN_DONE)
+                return;
+        if (run->code == IOFLEET__ERROR_CODE__ERROR_NONE) {
+                run->code = code;
+                snprintf(run->message, sizeof(run->message), "%s", why);
+        }
+        event(run, out, "stopping: %s", why);
+        for (size_t i = 0; i < run->n_agents; i++)
+                if (!run->agents[i].done && !run->agents[i].lost)
+                        send_stop(run, &run->agents[i], why, out);
+        if (run->phase == RUN_PREPARING || run->phase == RUN_STARTING) {
+                /* Nothing ran: there are no results to wait for. */
+                run->phase = RUN_DONE;
+                return;
+        }
+        run->phase = RUN_STOPPING;
+        run->finish_deadline_ns = now + RUN_FINISH_GRACE_NS;
+}
+
+void run_tick(run_t *run, int64_t now, run_out_t *out)
+{
+        if (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING)
+                emit_ready(run, now, false, out);
+        if (run->phase == RUN_RUNNING && now >= run->stop_deadline_ns) {
+                event(run, out, "runtime is over but not every agent has finished: stopping them");
+                for (size_t i = 0; i < run->n_agents; i++)
+                        if (!run->agents[i].done && !run->agents[i].lost)
+                                send_stop(run, &run->agents[i], "runtime over", out);
+                run->phase = RUN_STOPPING;
+                run->finish_deadline_ns = now + RUN_FINISH_GRACE_NS;
+        }
+        if (run->phase == RUN_STOPPING && now >= run->finish_deadline_ns) {
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        run_agent_t *a = &run->agents[i];
+                        if (!a->done && !a->lost) {
+                                a->lost = true;
+                                snprintf(a->error, sizeof(a->error),
+                                         "did not finish within %llds of being stopped",
+                                         (long long)(RUN_FINISH_GRACE_NS / NSEC_PER_SEC));
+                        }
+                }
+                check_all_finished(run, now, out);
+        }
+}
+
+int64_t run_next_deadline(const run_t *run)
+{
+        int64_t t = INT64_MAX;
+        if (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING) {
+                if (run->next_emit < run->n_civ)
+                        t = run_interval_end(run, run->next_emit) + (int64_t)run->interval_ns / 2;
+                if (run->phase == RUN_RUNNING && run->stop_deadline_ns < t)
+                        t = run->stop_deadline_ns;
+                if (run->phase == RUN_STOPPING && run->finish_deadline_ns < t)
+                        t = run->finish_deadline_ns;
+        }
+        return t;
+}
+
+bool run_done(const run_t *run)
+{
+        return run->phase == RUN_DONE;
+}

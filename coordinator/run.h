@@ -1,0 +1,111 @@
+/* A run as the coordinator drives it: prepare, one start instant, interval sums, finish; no sockets. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "options.h"
+#include "registry.h"
+#include "sock.h"
+#include "wire.h"
+
+typedef enum run_phase {
+        RUN_PREPARING, /* Prepare sent, waiting for every Prepared */
+        RUN_STARTING,  /* Start sent, waiting for every Started */
+        RUN_RUNNING,
+        RUN_STOPPING, /* Stop sent (runtime over, cancel, failure), waiting for Finished */
+        RUN_DONE,
+} run_phase_t;
+
+/* One agent's counters for one interval. */
+typedef struct run_interval {
+        uint64_t read_bytes, read_ios, write_bytes, write_ios, errors;
+        bool received;
+} run_interval_t;
+
+typedef struct run_agent {
+        char id[WIRE_MAX_ID + 1];
+        char name[WIRE_MAX_NAME + 1];
+        char hostname[WIRE_MAX_HOSTNAME + 1];
+        char boot_id[WIRE_MAX_ID + 1];
+        uint32_t rank;
+        bool prepared, started, done, lost; /* done: its Finished arrived */
+        int64_t offset_ns;
+        uint64_t rtt_ns;
+        int64_t start_ns;     /* achieved, coordinator timeline */
+        int64_t host_mono_ns; /* achieved, the agent's own monotonic clock */
+        uint64_t workers_lag_ns;
+        run_interval_t *iv;
+        size_t n_iv;
+        int64_t last_index;      /* index of its final interval, -1 until known */
+        envelope_t *finished;    /* its Finished message, owned */
+        char error[1024];        /* why its part failed, if it did */
+} run_agent_t;
+
+/* Interval k summed across agents. */
+typedef struct cluster_interval {
+        uint64_t read_bytes, read_ios, write_bytes, write_ios, errors;
+        uint32_t reported;
+        bool emitted;
+        hist_t *clat; /* merged latency of the interval, kept until it is shown */
+} cluster_interval_t;
+
+/* Where the run's messages go: the agents' socket and the control client that submitted it. */
+typedef struct run_out {
+        outbox_t agents;
+        outbox_t control;
+} run_out_t;
+
+typedef struct run {
+        char id[WIRE_MAX_ID + 1];
+        char control_peer[SOCK_MAX_PEER + 1];
+        run_phase_t phase;
+        envelope_t *submit; /* the SubmitRun as received, owned */
+        job_spec_t *specs;
+        size_t n_specs;
+        run_agent_t *agents;
+        size_t n_agents;
+        uint64_t interval_ns, lead_ns;
+        int64_t submitted_ns; /* timeline */
+        int64_t start_ns;     /* the instant given in Start, timeline */
+        uint64_t start_skew_ns;
+        bool skew_shared_clock; /* skew measured on one shared kernel clock */
+        uint64_t max_intervals; /* from runtime, 0 when the jobs are only size-bound */
+        int64_t stop_deadline_ns, finish_deadline_ns;
+        cluster_interval_t *civ;
+        size_t n_civ;
+        size_t next_emit;
+        Iofleet__ErrorCode code;
+        char message[1024];
+        uint64_t *seq; /* sequence counter shared with the shell for control messages */
+} run_t;
+
+/* Creates a run of the SubmitRun in *submit (taken over: *submit is set to NULL) on the given
+ * agents and queues Prepare for each. Job options are checked first: on error returns -EINVAL
+ * with err set and nothing queued. now is the coordinator timeline. */
+int run_new(const char *id, const char *control_peer, envelope_t **submit, agent_t **agents,
+            size_t n_agents, int64_t now, run_out_t *out, run_t **ret, char *err, size_t errlen);
+void run_free(run_t **rp);
+
+/* Feeds a message from agent agent_id. May take over *msg (sets it to NULL). Messages of another
+ * run, or from agents not in this run, are ignored (returns -ESRCH). */
+int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now,
+                   run_out_t *out);
+/* An agent of the run missed its lease: the run goes on without it; what it sent is kept. */
+void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *out);
+/* Stops the run early: Stop goes to every agent still running. */
+void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now,
+                run_out_t *out);
+/* Deadlines: intervals shown though some agents are late, runtime over, finish timeout. */
+void run_tick(run_t *run, int64_t now, run_out_t *out);
+/* The next instant run_tick has something to do, or INT64_MAX. */
+int64_t run_next_deadline(const run_t *run);
+bool run_done(const run_t *run);
+
+/* Interval k on the timeline is [start + k*interval, start + (k+1)*interval). */
+static inline int64_t run_interval_end(const run_t *run, size_t k)
+{
+        return run->start_ns + (int64_t)((k + 1) * run->interval_ns);
+}

@@ -1,0 +1,745 @@
+/* The coordinator daemon's configuration and its one poll loop around the registry and the run. */
+#include "server.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <uuid/uuid.h>
+#include <zmq.h>
+
+#include "clock.h"
+#include "keys.h"
+#include "log.h"
+#include "registry.h"
+#include "result.h"
+#include "run.h"
+#include "selector.h"
+#include "sock.h"
+#include "util.h"
+#include "wire.h"
+#include "zap.h"
+
+#define C(f) offsetof(coord_config_t, f)
+static const cfg_item_t coord_items[] = {
+        {"agent_endpoint", CFG_STRING, C(agent_endpoint), 0, 0, NULL,
+         "where agents connect (default tcp://*:7460; tcp://127.0.0.1:* picks a free port)"},
+        {"control_endpoint", CFG_STRING, C(control_endpoint), 0, 0, NULL,
+         "where the CLI connects (default ipc:///run/iofleet/control.sock)"},
+        {"key", CFG_STRING, C(key), 0, 0, NULL,
+         "this coordinator's CURVE key pair file (default /etc/iofleet/coordinator.key)"},
+        {"agent_keys_dir", CFG_STRING, C(agent_keys_dir), 0, 0, NULL,
+         "allow-list: agents' *.pub files (default /etc/iofleet/agents.d)"},
+        {"control_keys_dir", CFG_STRING, C(control_keys_dir), 0, 0, NULL,
+         "allow-list for a tcp control endpoint: CLI *.pub files (default /etc/iofleet/admins.d)"},
+        {"results_dir", CFG_STRING, C(results_dir), 0, 0, NULL,
+         "one directory per run goes here (default /var/lib/iofleet-coordinator/runs)"},
+        {"heartbeat", CFG_DURATION, C(heartbeat_ns), 10 * NSEC_PER_MSEC, 600 * NSEC_PER_SEC,
+         NULL, "heartbeat period both ways (default 1s)"},
+        {"lost_after", CFG_UINT, C(lost_after), 2, 1000, NULL,
+         "missed heartbeats before an agent is marked lost (default 5)"},
+        {"lead", CFG_DURATION, C(lead_ns), 10 * NSEC_PER_MSEC, 3600 * NSEC_PER_SEC, NULL,
+         "default time from Start to the start instant (default 2s)"},
+        {"insecure", CFG_BOOL, C(insecure), 0, 0, NULL,
+         "no CURVE: only for loopback and ipc endpoints, warns at every start (default false)"},
+        {"log_level", CFG_CHOICE, C(log_level), 0, 0, "debug,info,notice,warning,error",
+         "debug, info, notice, warning or error (default info)"},
+};
+#undef C
+
+const cfg_schema_t coord_config_schema = {"coordinator", coord_items, ELEMENTSOF(coord_items),
+                                          SIZE_MAX};
+
+int coord_config_defaults(coord_config_t *c)
+{
+        memset(c, 0, sizeof(*c));
+        c->heartbeat_ns = NSEC_PER_SEC;
+        c->lost_after = 5;
+        c->lead_ns = 2 * NSEC_PER_SEC;
+        if (strdup_to(&c->agent_endpoint, "tcp://*:7460") < 0 ||
+            strdup_to(&c->control_endpoint, "ipc:///run/iofleet/control.sock") < 0 ||
+            strdup_to(&c->key, "/etc/iofleet/coordinator.key") < 0 ||
+            strdup_to(&c->agent_keys_dir, "/etc/iofleet/agents.d") < 0 ||
+            strdup_to(&c->control_keys_dir, "/etc/iofleet/admins.d") < 0 ||
+            strdup_to(&c->results_dir, "/var/lib/iofleet-coordinator/runs") < 0 ||
+            strdup_to(&c->log_level, "info") < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+typedef struct server {
+        const coord_config_t *cfg;
+        void *ctx, *agents_sock, *control_sock, *zap;
+        keyring_t *agent_keys, *control_keys;
+        registry_t *reg;
+        run_t *run;
+        run_out_t out;
+        uint64_t control_seq;
+        int sigfd;
+        bool quit;
+        char agent_ep[256], control_ep[256];
+} server_t;
+
+static int64_t now_timeline(void)
+{
+        return clock_real_ns();
+}
+
+static void send_error(void *s, const char *peer, uint64_t *seq, Iofleet__ErrorCode code,
+                       const char *run_id, const char *msg)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Error err = IOFLEET__ERROR__INIT;
+        err.code = code;
+        err.message = (char *)msg;
+        err.run_id = (char *)(run_id ? run_id : "");
+        e.seq = seq ? ++*seq : 0;
+        e.body_case = IOFLEET__ENVELOPE__BODY_ERROR;
+        e.error = &err;
+        sock_send_env(s, peer, &e);
+}
+
+static void update_status(server_t *srv)
+{
+        size_t live = 0;
+        for (size_t i = 0; i < registry_count(srv->reg); i++)
+                if (registry_at(srv->reg, i)->state != AGENT_LOST)
+                        live++;
+        if (srv->run)
+                sd_notifyf(0, "STATUS=%zu agents; run %s with %zu agents", live, srv->run->id,
+                           srv->run->n_agents);
+        else
+                sd_notifyf(0, "STATUS=%zu agents; idle", live);
+}
+
+static void flush(server_t *srv)
+{
+        size_t failed = outbox_flush(&srv->out.agents, srv->agents_sock);
+        if (failed)
+                log_warning("%zu messages to agents could not be sent (agents gone?)", failed);
+        outbox_flush(&srv->out.control, srv->control_sock);
+}
+
+static void finish_run(server_t *srv)
+{
+        run_t *run = srv->run;
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__RunDone d = IOFLEET__RUN_DONE__INIT;
+        json_t *doc = NULL;
+        char *text = NULL, dir[4096] = "";
+        int r;
+
+        r = result_build(run, &doc);
+        if (r >= 0) {
+                r = result_write_dir(run, doc, srv->cfg->results_dir, dir, sizeof(dir));
+                text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        }
+        if (r < 0)
+                log_error_errno(r, "run %s: results could not be written: %m", run->id);
+        else
+                log_info("run %s finished (%s): results in %s, start skew %lluns", run->id,
+                         run->code ? run->message : "ok", dir,
+                         (unsigned long long)run->start_skew_ns);
+        d.run_id = run->id;
+        d.code = run->code;
+        d.message = run->message;
+        d.result_json = text ? text : "";
+        d.results_dir = dir;
+        e.seq = ++srv->control_seq;
+        e.body_case = IOFLEET__ENVELOPE__BODY_RUN_DONE;
+        e.run_done = &d;
+        if (run->control_peer[0])
+                sock_send_env(srv->control_sock, run->control_peer, &e);
+        free(text);
+        json_decref(doc);
+        for (size_t i = 0; i < run->n_agents; i++) {
+                agent_t *a = registry_find(srv->reg, run->agents[i].id);
+                if (a && a->state == AGENT_BUSY)
+                        a->state = AGENT_IDLE;
+        }
+        run_free(&srv->run);
+        update_status(srv);
+}
+
+static void after_run_event(server_t *srv)
+{
+        flush(srv);
+        if (srv->run && run_done(srv->run))
+                finish_run(srv);
+}
+
+static void on_lost(agent_t *a, void *userdata)
+{
+        server_t *srv = userdata;
+        log_warning("agent %s (%s) lost: nothing heard for %llu heartbeats", a->name, a->id,
+                    (unsigned long long)srv->cfg->lost_after);
+        if (srv->run)
+                run_agent_lost(srv->run, a->id, now_timeline(), &srv->out);
+        update_status(srv);
+}
+
+static void welcome(server_t *srv, agent_t *a)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Welcome w = IOFLEET__WELCOME__INIT;
+        w.coordinator_version = IOFLEET_VERSION;
+        w.heartbeat_ns = srv->cfg->heartbeat_ns;
+        w.lost_after = (uint32_t)srv->cfg->lost_after;
+        e.seq = ++a->seq_out;
+        e.body_case = IOFLEET__ENVELOPE__BODY_WELCOME;
+        e.welcome = &w;
+        sock_send_env(srv->agents_sock, a->id, &e);
+}
+
+static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
+{
+        envelope_t *e = NULL;
+        agent_t *a;
+        char err[512];
+        int r;
+
+        r = wire_decode(m->data, m->len, WIRE_MAX_AGENT_MSG, &e, err, sizeof(err));
+        if (r == -EPROTO) {
+                log_error("refused agent %s: %s", m->peer, err);
+                send_error(srv->agents_sock, m->peer, NULL, IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION,
+                           NULL, err);
+                wire_free(&e);
+                return;
+        }
+        if (r < 0) {
+                log_warning("bad message from agent %s: %s", m->peer, err);
+                send_error(srv->agents_sock, m->peer, NULL, IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE,
+                           NULL, err);
+                return;
+        }
+        if (e->body_case == IOFLEET__ENVELOPE__BODY_HELLO) {
+                r = registry_hello(srv->reg, m->peer, e->hello, m->user, now_timeline(), &a, err,
+                                   sizeof(err));
+                if (r < 0) {
+                        log_warning("refused agent %s (%s): %s", e->hello->name, m->peer, err);
+                        send_error(srv->agents_sock, m->peer, NULL,
+                                   IOFLEET__ERROR_CODE__ERROR_REFUSED, NULL, err);
+                } else {
+                        log_info("agent %s joined: host %s, id %s, key %s, version %s", a->name,
+                                 a->hostname, a->id, a->key_name[0] ? a->key_name : "(insecure)",
+                                 a->version);
+                        a->seq_in = e->seq;
+                        welcome(srv, a);
+                        if (srv->run)
+                                /* A restarted agent has lost its part of the run. */
+                                run_agent_lost(srv->run, a->id, now_timeline(), &srv->out);
+                        update_status(srv);
+                }
+                wire_free(&e);
+                after_run_event(srv);
+                return;
+        }
+        a = registry_find(srv->reg, m->peer);
+        if (!a || a->state == AGENT_LOST) {
+                log_debug("message %s from unregistered agent %s: asking it to say hello",
+                          wire_body_name(e), m->peer);
+                send_error(srv->agents_sock, m->peer, NULL,
+                           IOFLEET__ERROR_CODE__ERROR_NOT_REGISTERED, NULL,
+                           "not registered: send hello");
+                wire_free(&e);
+                return;
+        }
+        a->last_seen_ns = now_timeline();
+        if (e->seq != a->seq_in + 1)
+                log_debug("agent %s: sequence %llu after %llu", a->name,
+                          (unsigned long long)e->seq, (unsigned long long)a->seq_in);
+        a->seq_in = e->seq;
+
+        switch (e->body_case) {
+        case IOFLEET__ENVELOPE__BODY_HEARTBEAT: {
+                envelope_t rep = IOFLEET__ENVELOPE__INIT;
+                Iofleet__Heartbeat hb = IOFLEET__HEARTBEAT__INIT;
+                if (e->heartbeat->rtt_ns) {
+                        a->offset_ns = e->heartbeat->offset_ns;
+                        a->rtt_ns = e->heartbeat->rtt_ns;
+                        a->have_offset = true;
+                }
+                hb.run_id = srv->run ? srv->run->id : "";
+                rep.seq = ++a->seq_out;
+                rep.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
+                rep.heartbeat = &hb;
+                sock_send_env(srv->agents_sock, a->id, &rep);
+                break;
+        }
+        case IOFLEET__ENVELOPE__BODY_TIME_PROBE: {
+                envelope_t rep = IOFLEET__ENVELOPE__INIT;
+                Iofleet__TimeReply tr = IOFLEET__TIME_REPLY__INIT;
+                tr.t1 = e->time_probe->t1;
+                tr.t2 = t_recv;
+                rep.seq = ++a->seq_out;
+                rep.body_case = IOFLEET__ENVELOPE__BODY_TIME_REPLY;
+                rep.time_reply = &tr;
+                tr.t3 = now_timeline();
+                sock_send_env(srv->agents_sock, a->id, &rep);
+                break;
+        }
+        case IOFLEET__ENVELOPE__BODY_ERROR:
+                if (!srv->run || run_on_message(srv->run, a->id, &e, now_timeline(), &srv->out) < 0)
+                        log_warning("agent %s reports: %s", a->name, e->error->message);
+                break;
+        case IOFLEET__ENVELOPE__BODY_PREPARED:
+        case IOFLEET__ENVELOPE__BODY_STARTED:
+        case IOFLEET__ENVELOPE__BODY_INTERVAL:
+        case IOFLEET__ENVELOPE__BODY_FINISHED:
+                if (!srv->run || run_on_message(srv->run, a->id, &e, now_timeline(), &srv->out) < 0)
+                        log_debug("agent %s: %s for a run that is not current, ignored", a->name,
+                                  wire_body_name(e));
+                break;
+        default:
+                log_warning("agent %s sent %s, which agents may not send", a->name,
+                            wire_body_name(e));
+                send_error(srv->agents_sock, m->peer, &a->seq_out,
+                           IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE, NULL,
+                           "message type not allowed from an agent");
+        }
+        wire_free(&e);
+        after_run_event(srv);
+}
+
+/* AgentInfo for the CLI; points into a (no copies) except for the label array, freed below. */
+static void agent_info(const agent_t *a, Iofleet__AgentInfo *info, Iofleet__Label *labels,
+                       Iofleet__Label **lp)
+{
+        iofleet__agent_info__init(info);
+        info->agent_id = (char *)a->id;
+        info->name = (char *)a->name;
+        info->hostname = (char *)a->hostname;
+        info->roles = a->roles.v;
+        info->n_roles = a->roles.n;
+        info->version = (char *)a->version;
+        info->offset_ns = a->offset_ns;
+        info->rtt_ns = a->have_offset ? a->rtt_ns : 0;
+        info->state = (char *)agent_state_to_string(a->state);
+        info->joined_ns = a->joined_ns;
+        info->last_seen_ns = a->last_seen_ns;
+        for (size_t i = 0; i < a->labels.n; i++) {
+                char *kv = a->labels.v[i], *eq = strchr(kv, '=');
+                iofleet__label__init(&labels[i]);
+                /* The label is split in place only in the copy we hand out. */
+                labels[i].key = strndup(kv, eq ? (size_t)(eq - kv) : strlen(kv));
+                labels[i].value = eq ? eq + 1 : "";
+                lp[i] = &labels[i];
+        }
+        info->labels = lp;
+        info->n_labels = a->labels.n;
+}
+
+static void agent_info_done(Iofleet__AgentInfo *info)
+{
+        for (size_t i = 0; i < info->n_labels; i++)
+                free(info->labels[i]->key);
+}
+
+/* Sends a list of agents (an AgentList or a RunAccepted) built from an array. */
+static void send_agents(server_t *srv, const char *peer, agent_t **agents, size_t n,
+                        const char *accepted_run)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__AgentList list = IOFLEET__AGENT_LIST__INIT;
+        Iofleet__RunAccepted acc = IOFLEET__RUN_ACCEPTED__INIT;
+        Iofleet__AgentInfo *infos = calloc(n ? n : 1, sizeof(*infos));
+        Iofleet__AgentInfo **ip = calloc(n ? n : 1, sizeof(*ip));
+        Iofleet__Label *labels = NULL;
+        Iofleet__Label **lp = NULL;
+        size_t nl = 0;
+
+        for (size_t i = 0; i < n; i++)
+                nl += agents[i]->labels.n;
+        labels = calloc(nl ? nl : 1, sizeof(*labels));
+        lp = calloc(nl ? nl : 1, sizeof(*lp));
+        if (!infos || !ip || !labels || !lp) {
+                send_error(srv->control_sock, peer, &srv->control_seq,
+                           IOFLEET__ERROR_CODE__ERROR_INTERNAL, NULL, "out of memory");
+                goto done;
+        }
+        nl = 0;
+        for (size_t i = 0; i < n; i++) {
+                agent_info(agents[i], &infos[i], labels + nl, lp + nl);
+                nl += agents[i]->labels.n;
+                ip[i] = &infos[i];
+        }
+        e.seq = ++srv->control_seq;
+        if (accepted_run) {
+                acc.run_id = (char *)accepted_run;
+                acc.agents = ip;
+                acc.n_agents = n;
+                e.body_case = IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED;
+                e.run_accepted = &acc;
+        } else {
+                list.agents = ip;
+                list.n_agents = n;
+                e.body_case = IOFLEET__ENVELOPE__BODY_AGENT_LIST;
+                e.agent_list = &list;
+        }
+        sock_send_env(srv->control_sock, peer, &e);
+        for (size_t i = 0; i < n; i++)
+                agent_info_done(&infos[i]);
+done:
+        free(infos);
+        free(ip);
+        free(labels);
+        free(lp);
+}
+
+static void new_run_id(char *buf, size_t len)
+{
+        uuid_t u;
+        char s[37];
+        time_t t = time(NULL);
+        struct tm tm;
+        char when[32];
+        uuid_generate_random(u);
+        uuid_unparse_lower(u, s);
+        localtime_r(&t, &tm);
+        strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
+        /* Sortable by time, unique by the random tail. */
+        snprintf(buf, len, "%s-%.6s", when, s);
+}
+
+static void on_submit(server_t *srv, const char *peer, envelope_t **msg)
+{
+        Iofleet__SubmitRun *s = (*msg)->submit_run;
+        agent_t **sel = NULL;
+        size_t n = 0;
+        char err[1024], id[64];
+        int r;
+
+        if (srv->run) {
+                snprintf(err, sizeof(err), "busy: run %s is in progress", srv->run->id);
+                send_error(srv->control_sock, peer, &srv->control_seq,
+                           IOFLEET__ERROR_CODE__ERROR_BUSY, NULL, err);
+                return;
+        }
+        if (selector_validate(s->selector, err, sizeof(err)) < 0) {
+                send_error(srv->control_sock, peer, &srv->control_seq,
+                           IOFLEET__ERROR_CODE__ERROR_BAD_JOB, NULL, err);
+                return;
+        }
+        if (registry_select(srv->reg, s->selector, &sel, &n) < 0)
+                return;
+        if (n == 0) {
+                snprintf(err, sizeof(err),
+                         "no agent matches '%s' (%zu agents known; see 'iofleet agents')",
+                         strempty(s->selector) ? "all" : s->selector, registry_count(srv->reg));
+                send_error(srv->control_sock, peer, &srv->control_seq,
+                           IOFLEET__ERROR_CODE__ERROR_NO_AGENTS, NULL, err);
+                free(sel);
+                return;
+        }
+        new_run_id(id, sizeof(id));
+        if (s->lead_ns == 0)
+                s->lead_ns = srv->cfg->lead_ns;
+        r = run_new(id, peer, msg, sel, n, now_timeline(), &srv->out, &srv->run, err, sizeof(err));
+        if (r < 0) {
+                send_error(srv->control_sock, peer, &srv->control_seq,
+                           r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
+                                        : IOFLEET__ERROR_CODE__ERROR_INTERNAL,
+                           NULL, err);
+                free(sel);
+                return;
+        }
+        srv->run->seq = &srv->control_seq;
+        for (size_t i = 0; i < n; i++)
+                sel[i]->state = AGENT_BUSY;
+        log_info("run %s submitted: %zu jobs on %zu agents", id, srv->run->n_specs, n);
+        send_agents(srv, peer, sel, n, id);
+        free(sel);
+        update_status(srv);
+        after_run_event(srv);
+}
+
+static void on_control_message(server_t *srv, sock_msg_t *m)
+{
+        envelope_t *e = NULL;
+        char err[512];
+        int r = wire_decode(m->data, m->len, WIRE_MAX_CONTROL_MSG, &e, err, sizeof(err));
+
+        if (r < 0) {
+                log_warning("bad control message from %s: %s", m->peer, err);
+                send_error(srv->control_sock, m->peer, &srv->control_seq,
+                           r == -EPROTO ? IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION
+                                        : IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE,
+                           NULL, err);
+                wire_free(&e);
+                return;
+        }
+        switch (e->body_case) {
+        case IOFLEET__ENVELOPE__BODY_LIST_AGENTS: {
+                size_t n = registry_count(srv->reg);
+                agent_t **all = calloc(n ? n : 1, sizeof(*all));
+                if (!all)
+                        break;
+                for (size_t i = 0; i < n; i++)
+                        all[i] = registry_at(srv->reg, i);
+                send_agents(srv, m->peer, all, n, NULL);
+                free(all);
+                break;
+        }
+        case IOFLEET__ENVELOPE__BODY_SUBMIT_RUN:
+                on_submit(srv, m->peer, &e);
+                break;
+        case IOFLEET__ENVELOPE__BODY_CANCEL_RUN:
+                if (!srv->run || (!strempty(e->cancel_run->run_id) &&
+                                  !streq(e->cancel_run->run_id, srv->run->id))) {
+                        send_error(srv->control_sock, m->peer, &srv->control_seq,
+                                   IOFLEET__ERROR_CODE__ERROR_NO_AGENTS, e->cancel_run->run_id,
+                                   "no such run in progress");
+                        break;
+                }
+                run_cancel(srv->run, IOFLEET__ERROR_CODE__ERROR_CANCELLED, "cancelled by the user",
+                           now_timeline(), &srv->out);
+                after_run_event(srv);
+                break;
+        default:
+                send_error(srv->control_sock, m->peer, &srv->control_seq,
+                           IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE, NULL,
+                           "message type not allowed on the control socket");
+        }
+        wire_free(&e);
+}
+
+static int bind_socket(server_t *srv, void *s, const char *ep, const char *domain,
+                       const keypair_t *kp, char *bound, size_t bound_len)
+{
+        size_t len = bound_len;
+        int64_t maxmsg = streq(domain, ZAP_DOMAIN_AGENTS) ? WIRE_MAX_AGENT_MSG : WIRE_MAX_CONTROL_MSG;
+        int one = 1, linger = 0, hwm = 100000, r;
+
+        zmq_setsockopt(s, ZMQ_ROUTER_HANDOVER, &one, sizeof(one));
+        zmq_setsockopt(s, ZMQ_ROUTER_MANDATORY, &one, sizeof(one));
+        zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
+        zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
+        zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof(hwm));
+        zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
+        if (strncmp(ep, "tcp://", 6) == 0) {
+                if (srv->cfg->insecure) {
+                        if (!sock_endpoint_is_local(ep))
+                                return log_error_errno(-EPERM,
+                                                       "insecure=true is only allowed on loopback and "
+                                                       "ipc:// endpoints, not %s: make keys with "
+                                                       "'iofleet keygen' instead",
+                                                       ep);
+                } else if ((r = sock_curve_server(s, kp, domain)) < 0)
+                        return log_error_errno(r, "%s: CURVE setup failed: %m", ep);
+        } else if (strncmp(ep, "ipc://", 6) == 0) {
+                char dir[4096], *slash;
+                snprintf(dir, sizeof(dir), "%s", ep + 6);
+                slash = strrchr(dir, '/');
+                if (slash && slash != dir) {
+                        *slash = 0;
+                        mkdir(dir, 0755);
+                }
+        }
+        if (zmq_bind(s, ep) < 0)
+                return log_error_errno(-errno, "cannot listen on %s: %m", ep);
+        zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, bound, &len);
+        if (strncmp(bound, "ipc://", 6) == 0)
+                /* The control socket is the CLI's door: owner and group only. */
+                chmod(bound + 6, 0660);
+        return 0;
+}
+
+static int setup(server_t *srv)
+{
+        keypair_t kp = {};
+        char err[1024];
+        sigset_t mask;
+        int r;
+
+        if (srv->cfg->insecure)
+                log_warning("insecure=true: CURVE is off, any process that can reach the "
+                            "endpoints can control this coordinator and its agents");
+        else {
+                if ((r = keys_load(srv->cfg->key, true, &kp, err, sizeof(err))) < 0)
+                        return log_error_errno(r, "coordinator key: %s (make one with 'iofleet "
+                                                  "keygen coordinator')",
+                                               err);
+                if ((r = keyring_load_dir(srv->cfg->agent_keys_dir, &srv->agent_keys, err,
+                                          sizeof(err))) < 0)
+                        return log_error_errno(r, "agent allow-list: %s", err);
+                if ((r = keyring_load_dir(srv->cfg->control_keys_dir, &srv->control_keys, err,
+                                          sizeof(err))) < 0)
+                        return log_error_errno(r, "control allow-list: %s", err);
+                log_info("allow-lists: %zu agent keys from %s, %zu control keys from %s",
+                         keyring_size(srv->agent_keys), srv->cfg->agent_keys_dir,
+                         keyring_size(srv->control_keys), srv->cfg->control_keys_dir);
+                if (keyring_size(srv->agent_keys) == 0)
+                        log_warning("no agent keys in %s: no agent can join until one is added "
+                                    "(then send SIGHUP)",
+                                    srv->cfg->agent_keys_dir);
+        }
+        if ((r = registry_new(&srv->reg)) < 0)
+                return r;
+        srv->ctx = zmq_ctx_new();
+        if (!srv->ctx)
+                return -errno;
+        if (!srv->cfg->insecure && (r = zap_open(srv->ctx, &srv->zap)) < 0)
+                return log_error_errno(r, "ZAP handler: %m");
+        srv->agents_sock = zmq_socket(srv->ctx, ZMQ_ROUTER);
+        srv->control_sock = zmq_socket(srv->ctx, ZMQ_ROUTER);
+        if (!srv->agents_sock || !srv->control_sock)
+                return -errno;
+        if ((r = bind_socket(srv, srv->agents_sock, srv->cfg->agent_endpoint, ZAP_DOMAIN_AGENTS,
+                             &kp, srv->agent_ep, sizeof(srv->agent_ep))) < 0 ||
+            (r = bind_socket(srv, srv->control_sock, srv->cfg->control_endpoint,
+                             ZAP_DOMAIN_CONTROL, &kp, srv->control_ep, sizeof(srv->control_ep))) < 0)
+                return r;
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        srv->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (srv->sigfd < 0)
+                return -errno;
+        signal(SIGPIPE, SIG_IGN);
+        return 0;
+}
+
+static void reload_keys(server_t *srv)
+{
+        keyring_t *a = NULL, *c = NULL;
+        char err[1024];
+        if (srv->cfg->insecure)
+                return;
+        if (keyring_load_dir(srv->cfg->agent_keys_dir, &a, err, sizeof(err)) < 0 ||
+            keyring_load_dir(srv->cfg->control_keys_dir, &c, err, sizeof(err)) < 0) {
+                log_error("SIGHUP: allow-lists not reloaded, keeping the old ones: %s", err);
+                keyring_free(&a);
+                return;
+        }
+        keyring_free(&srv->agent_keys);
+        keyring_free(&srv->control_keys);
+        srv->agent_keys = a;
+        srv->control_keys = c;
+        log_info("SIGHUP: allow-lists reloaded: %zu agent keys, %zu control keys",
+                 keyring_size(a), keyring_size(c));
+}
+
+static void on_signal(server_t *srv)
+{
+        struct signalfd_siginfo si;
+        while (read(srv->sigfd, &si, sizeof(si)) == sizeof(si)) {
+                if (si.ssi_signo == SIGHUP)
+                        reload_keys(srv);
+                else {
+                        log_info("signal %d: stopping", (int)si.ssi_signo);
+                        srv->quit = true;
+                }
+        }
+}
+
+static void teardown(server_t *srv)
+{
+        if (srv->run) {
+                run_cancel(srv->run, IOFLEET__ERROR_CODE__ERROR_CANCELLED,
+                           "the coordinator is stopping", now_timeline(), &srv->out);
+                flush(srv);
+                finish_run(srv);
+        }
+        outbox_done(&srv->out.agents);
+        outbox_done(&srv->out.control);
+        if (srv->agents_sock)
+                zmq_close(srv->agents_sock);
+        if (srv->control_sock)
+                zmq_close(srv->control_sock);
+        if (srv->zap)
+                zmq_close(srv->zap);
+        if (srv->ctx)
+                zmq_ctx_term(srv->ctx);
+        if (strncmp(srv->control_ep, "ipc://", 6) == 0)
+                unlink(srv->control_ep + 6);
+        registry_free(&srv->reg);
+        keyring_free(&srv->agent_keys);
+        keyring_free(&srv->control_keys);
+        if (srv->sigfd >= 0)
+                close(srv->sigfd);
+}
+
+int server_run(const coord_config_t *cfg)
+{
+        server_t srv = {.cfg = cfg, .sigfd = -1};
+        uint64_t watchdog_usec = 0;
+        int64_t next_watchdog = 0, next_expire = 0;
+        int r;
+
+        r = setup(&srv);
+        if (r < 0) {
+                teardown(&srv);
+                return r;
+        }
+        sd_watchdog_enabled(0, &watchdog_usec);
+        log_info("coordinator %s ready: agents on %s, control on %s%s", IOFLEET_VERSION,
+                 srv.agent_ep, srv.control_ep, cfg->insecure ? " (INSECURE)" : "");
+        sd_notifyf(0, "READY=1\nSTATUS=0 agents; idle\nIOFLEET_AGENT_ENDPOINT=%s\n"
+                      "IOFLEET_CONTROL_ENDPOINT=%s",
+                   srv.agent_ep, srv.control_ep);
+
+        while (!srv.quit) {
+                zmq_pollitem_t items[4] = {
+                        {srv.agents_sock, 0, ZMQ_POLLIN, 0},
+                        {srv.control_sock, 0, ZMQ_POLLIN, 0},
+                        {NULL, srv.sigfd, ZMQ_POLLIN, 0},
+                        {srv.zap, 0, ZMQ_POLLIN, 0},
+                };
+                int nitems = srv.zap ? 4 : 3;
+                int64_t now = clock_mono_ns(), timeout_ms = 100;
+                if (srv.run) {
+                        int64_t d = run_next_deadline(srv.run) - now_timeline();
+                        if (d < timeout_ms * (int64_t)NSEC_PER_MSEC)
+                                timeout_ms = d > 0 ? d / (int64_t)NSEC_PER_MSEC + 1 : 0;
+                }
+                if (zmq_poll(items, nitems, timeout_ms) < 0 && errno != EINTR) {
+                        r = log_error_errno(-errno, "poll: %m");
+                        break;
+                }
+                if (items[3].revents & ZMQ_POLLIN)
+                        zap_handle(srv.zap, srv.agent_keys, srv.control_keys);
+                if (items[2].revents & ZMQ_POLLIN)
+                        on_signal(&srv);
+                /* Bounded batches so one busy socket cannot starve the other. */
+                for (int i = 0; i < 1000 && (items[0].revents & ZMQ_POLLIN); i++) {
+                        sock_msg_t m;
+                        if (sock_recv(srv.agents_sock, true, &m) < 0)
+                                break;
+                        on_agent_message(&srv, &m, now_timeline());
+                        sock_msg_done(&m);
+                }
+                for (int i = 0; i < 100 && (items[1].revents & ZMQ_POLLIN); i++) {
+                        sock_msg_t m;
+                        if (sock_recv(srv.control_sock, true, &m) < 0)
+                                break;
+                        on_control_message(&srv, &m);
+                        sock_msg_done(&m);
+                }
+                now = clock_mono_ns();
+                if (now >= next_expire) {
+                        registry_expire(srv.reg, now_timeline(),
+                                        (int64_t)(cfg->heartbeat_ns * cfg->lost_after), on_lost,
+                                        &srv);
+                        next_expire = now + (int64_t)cfg->heartbeat_ns / 2;
+                }
+                if (srv.run) {
+                        run_tick(srv.run, now_timeline(), &srv.out);
+                        after_run_event(&srv);
+                }
+                if (watchdog_usec && now >= next_watchdog) {
+                        sd_notify(0, "WATCHDOG=1");
+                        next_watchdog = now + (int64_t)watchdog_usec * 1000 / 2;
+                }
+        }
+        sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+        teardown(&srv);
+        log_info("coordinator stopped");
+        return r < 0 ? r : 0;
+}
