@@ -363,6 +363,11 @@ static void on_monitor(agent_t *ag)
                 break;
         case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
                 log_debug("connected to %s", ag->cfg->coordinator);
+                /* A new connection: say hello now rather than at the end of the backoff. */
+                if (ag->state != SESSION_REGISTERED) {
+                        ag->backoff_ns = BACKOFF_MIN_NS;
+                        send_hello(ag);
+                }
                 break;
         case ZMQ_EVENT_DISCONNECTED:
                 log_info("disconnected from %s", ag->cfg->coordinator);

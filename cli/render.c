@@ -101,15 +101,16 @@ static double num(json_t *o, const char *key)
 /* fio picks the latency unit by magnitude; so do we. */
 static void lat_line(FILE *f, const char *label, json_t *lat)
 {
-        double max = num(lat, "max"), div = 1;
+        double max = num(lat, "max"), mean = num(lat, "mean"), div = 1;
         const char *unit = "nsec";
         json_t *pct = json_object_get(lat, "percentile");
         if (num(lat, "N") == 0)
                 return;
-        if (max >= 10e6) {
+        /* The typical value picks the unit, so that percentiles keep their digits. */
+        if (mean >= 10e6) {
                 div = 1e6;
                 unit = "msec";
-        } else if (max >= 10e3) {
+        } else if (mean >= 10e3) {
                 div = 1e3;
                 unit = "usec";
         }

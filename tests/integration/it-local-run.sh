@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# iofleet run --local=3: a private coordinator and 3 agents run a short synchronized job; the
+# JSON shows every agent's bytes, "All clients" as their sum, one interval per second and the
+# start skew.
+. "$(dirname "$0")/lib.sh"
+scratch
+cd "$T"
+
+"$IOFLEET" run --local=3 --results-dir="$T/runs" --name=seqread --rw=read --bs=64k --size=8m \
+	--time_based --runtime=3s --directory="$T/data" --output-format=json --output="$T/out.json" \
+	--per-host >"$T/live.log" 2>&1
+rc=$?
+check "iofleet run --local=3 exits 0" [ "$rc" -eq 0 ]
+cat "$T/live.log"
+
+J=$T/out.json
+jqcheck "3 per-agent entries plus All clients" "$J" '(.client_stats | length) == 4 and .client_stats[-1].jobname == "All clients"'
+jqcheck "every agent read bytes" "$J" '[.client_stats[:-1][] | .read.io_bytes > 0] | all'
+jqcheck "each entry names its host" "$J" '[.client_stats[:-1][] | (.hostname | length) > 0] | all'
+jqcheck "All clients bytes = sum over agents" "$J" '.client_stats[-1].read.io_bytes == ([.client_stats[:-1][].read.io_bytes] | add)'
+jqcheck "All clients ios = sum over agents" "$J" '.client_stats[-1].read.total_ios == ([.client_stats[:-1][].read.total_ios] | add)'
+jqcheck "fio percentile keys" "$J" '.client_stats[-1].read.clat_ns.percentile | has("99.000000") and has("50.000000")'
+jqcheck "interval count = runtime / interval" "$J" '(.iofleet.intervals | length) == 3'
+jqcheck "every interval has all 3 agents" "$J" '[.iofleet.intervals[] | (.agents | length) == 3] | all'
+jqcheck "interval bytes add up to the total" "$J" '([.iofleet.intervals[].read_bytes] | add) == .client_stats[-1].read.io_bytes'
+jqcheck "start_skew_ns present" "$J" '.iofleet.start_skew_ns | type == "number"'
+jqcheck "agents carry hostname, id, start_ns" "$J" '[.iofleet.agents[] | (.hostname and .id and .start_ns)] | all'
+jqcheck "run status ok" "$J" '.iofleet.status == "ok"'
+check "a live line per interval" [ "$(grep -c '^\[ *[0-9]*/3\]' "$T/live.log")" -eq 3 ]
+check "per-host lines" grep -q 'local-2 .*read' "$T/live.log"
+check "the run directory holds result.json" test -f "$T/runs/$(jq -r .iofleet.run_id "$J")/result.json"
+check "files are per agent" test -f "$T/data/seqread.local-0.0.0" -a -f "$T/data/seqread.local-2.0.0"
+check "the scratch fleet is gone" bash -c "! ls -d ${TMPDIR:-/tmp}/iofleet-local-* 2>/dev/null | grep -q ."
+
+# The normal output, and a size-bound write job with the null engine in the same fleet shape.
+"$IOFLEET" run --local=2 --results-dir="$T/runs" --name=w --rw=randwrite --bs=4k --size=4m \
+	--directory="$T/data" >"$T/normal.log" 2>&1
+check "size-bound randwrite exits 0" [ $? -eq 0 ]
+check "normal output has fio's summary lines" grep -q 'write: IOPS=.*BW=' "$T/normal.log"
+check "normal output states the start skew" grep -q 'start skew' "$T/normal.log"
+check "normal output says where the JSON went" grep -q 'result.json' "$T/normal.log"
+J2=$(ls -t "$T"/runs/*/result.json | head -n1)
+jqcheck "size-bound: exactly size bytes per agent" "$J2" '[.client_stats[:-1][] | .write.io_bytes == 4194304] | all'
+jqcheck "size-bound: last interval is marked by first/last done" "$J2" '.iofleet.jobs[0].last_done_ns >= .iofleet.jobs[0].first_done_ns'
+finish

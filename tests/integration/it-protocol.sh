@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Protocol versions: an agent speaking another version gets a clear refusal, logged on both sides,
+# and never registers; wire messages that are garbage are refused without harm.
+. "$(dirname "$0")/lib.sh"
+scratch
+keys coordinator a0 a1
+allow a0
+allow a1
+start_coordinator
+start_agent a0
+start_agent a1 --test-protocol-version=7
+wait_agents 1
+sleep 1
+listed=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[].name] | join(",")')
+check "the agent of another version did not register (got '$listed')" [ "$listed" = "a0" ]
+check "coordinator logs the refusal" grep -q "refused agent .*protocol version 7, this side speaks 1" "$T/coordinator.log"
+check "agent logs the refusal" grep -q "coordinator refused this agent: peer speaks protocol version 7" "$T/a1.log"
+check "the coordinator is still serving" "$IOFLEET" agents --coordinator="$CTL" >/dev/null
+finish

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# CURVE from the first day: an agent whose key is not on the allow-list cannot register, an agent
+# pinning the wrong coordinator key does not talk to it, both are logged; --insecure refuses
+# non-loopback endpoints; SIGHUP admits a key added to the allow-list.
+. "$(dirname "$0")/lib.sh"
+scratch
+keys coordinator impostor a0 a1 a2
+allow a0
+allow a1
+start_coordinator
+start_agent a0
+start_agent a2                               # key not on the allow-list (yet)
+AGENT_COORD=$COORD_EP start_agent a1 --coordinator-key="$T/impostor.pub"   # pins a wrong key
+wait_agents 1
+sleep 1
+listed=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[].name] | sort | join(",")')
+check "only the allowed agent registered (got '$listed')" [ "$listed" = "a0" ]
+check "coordinator logs the refused key" grep -q "refused agents connection.*not in the allow-list" "$T/coordinator.log"
+check "the refused agent logs why" grep -q "refused this agent's key" "$T/a2.log"
+check "an agent pinning a wrong key logs a failed handshake" grep -q "CURVE handshake .* failed" "$T/a1.log"
+
+# An operator adds the key and reloads: the agent gets in without a restart.
+allow a2
+kill -HUP "$COORD_PID"
+wait_agents 2 && ok "SIGHUP reloads the allow-list and a2 joins"
+check "reload is logged" grep -q "allow-lists reloaded" "$T/coordinator.log"
+
+# A run over CURVE on loopback works end to end.
+"$IOFLEET" run --coordinator="$CTL" --agents=name=a0 --name=n --ioengine=null --rw=read --bs=4k \
+	--size=1m --output-format=json --output="$T/out.json" >"$T/run.log" 2>&1
+check "a run over CURVE succeeds" [ $? -eq 0 ]
+jqcheck "only the selected agent ran" "$T/out.json" '(.client_stats | length) == 2 and .client_stats[0].agent == "a0"'
+
+# --insecure is for loopback only.
+out=$("$COORD" --insecure --agent-endpoint=tcp://10.255.255.1:7460 --control-endpoint="ipc://$T/x.sock" 2>&1)
+check "insecure coordinator refuses a non-loopback endpoint" grep -q "only allowed on loopback" <<<"$out"
+out=$("$AGENT" --insecure --coordinator=tcp://10.255.255.1:7460 --state-dir="$T/s" 2>&1)
+check "insecure agent refuses a non-loopback coordinator" grep -q "only allowed with a loopback" <<<"$out"
+check "insecure refusals are one line" [ "$(wc -l <<<"$out")" -eq 1 ]
+finish

@@ -1,0 +1,138 @@
+# Shared helpers for the integration tests: scratch space, keys, real daemons, JSON checks.
+# Sourced by tests/integration/it-*.sh; ctest sets IOFLEET_BIN, IOFLEET_SRC and NOTIFY_LISTEN.
+set -euo pipefail
+
+: "${IOFLEET_BIN:?IOFLEET_BIN must name the build directory}"
+IOFLEET=$IOFLEET_BIN/iofleet
+AGENT=$IOFLEET_BIN/iofleet-agent
+COORD=$IOFLEET_BIN/iofleet-coordinator
+NOTIFY_LISTEN=${NOTIFY_LISTEN:-$IOFLEET_BIN/tests/notify-listen}
+
+failures=0
+PIDS=()
+NETNS=()
+
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+ok() {
+	echo "ok: $*"
+}
+
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
+check() {
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else fail "$what"; fi
+}
+
+# jqcheck DESCRIPTION FILE FILTER: passes when the jq filter yields true.
+jqcheck() {
+	local what=$1 file=$2 filter=$3 got
+	got=$(jq -r "$filter" "$file" 2>&1) || true
+	if [ "$got" = "true" ]; then ok "$what"; else fail "$what (jq '$filter' gave '$got')"; fi
+}
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	for n in "${NETNS[@]}"; do
+		ip netns del "$n" 2>/dev/null || true
+	done
+	if [ "$failures" -ne 0 ] && [ -n "${T:-}" ]; then
+		echo "--- logs kept in $T" >&2
+		for f in "$T"/*.log; do
+			[ -f "$f" ] || continue
+			echo "--- $f" >&2
+			tail -n 30 "$f" >&2
+		done
+	elif [ -n "${T:-}" ]; then
+		rm -rf "$T"
+	fi
+}
+
+# scratch: a private directory for this test, removed at exit unless the test failed.
+scratch() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/iofleet-it.XXXXXX")
+	trap cleanup EXIT
+	mkdir -p "$T/agents.d" "$T/admins.d" "$T/runs" "$T/data"
+}
+
+# keys NAME...: key pairs in $T; agents' public keys go to the allow-list when named a*.
+keys() {
+	"$IOFLEET" keygen --dir="$T" "$@" >/dev/null
+}
+
+allow() {
+	cp "$T/$1.pub" "$T/agents.d/$1.pub"
+}
+
+# start_coordinator [EXTRA ARGS...]: starts it with a free loopback port; sets COORD_EP (agents)
+# and CTL (control) from what it announces through sd_notify.
+start_coordinator() {
+	local prefix=${NS:+ip netns exec $NS}
+	"$NOTIFY_LISTEN" "$T/coord.notify" "$T/coord.notify.log" &
+	PIDS+=($!)
+	for _ in $(seq 100); do [ -S "$T/coord.notify" ] && break; sleep 0.05; done
+	NOTIFY_SOCKET=$T/coord.notify $prefix "$COORD" --agent-endpoint="${AGENT_EP:-tcp://127.0.0.1:*}" \
+		--control-endpoint="ipc://$T/control.sock" --key="$T/coordinator.key" \
+		--agent-keys-dir="$T/agents.d" --control-keys-dir="$T/admins.d" \
+		--results-dir="$T/runs" --heartbeat=200ms --lost-after=5 "$@" \
+		>"$T/coordinator.log" 2>&1 &
+	COORD_PID=$!
+	PIDS+=($COORD_PID)
+	for _ in $(seq 200); do
+		grep -q READY=1 "$T/coord.notify.log" 2>/dev/null && break
+		kill -0 "$COORD_PID" 2>/dev/null || { cat "$T/coordinator.log" >&2; fail "coordinator died at start"; exit 1; }
+		sleep 0.05
+	done
+	COORD_EP=$(grep -o 'IOFLEET_AGENT_ENDPOINT=[^ ]*' "$T/coord.notify.log" | head -n1 | cut -d= -f2)
+	CTL=ipc://$T/control.sock
+	[ -n "$COORD_EP" ] || { fail "coordinator announced no endpoint"; exit 1; }
+}
+
+# start_agent NAME [EXTRA ARGS...]: an agent with key $T/NAME.key; log in $T/NAME.log.
+# Set NS to run it in a network namespace and AGENT_COORD to override the endpoint.
+start_agent() {
+	local name=$1
+	shift
+	local prefix=${NS:+ip netns exec $NS}
+	$prefix "$AGENT" --name="$name" --coordinator="${AGENT_COORD:-$COORD_EP}" \
+		--coordinator-key="$T/coordinator.pub" --key="$T/$name.key" --state-dir="$T/state-$name" \
+		--work-dir="$T/data" --roles=client "$@" >"$T/$name.log" 2>&1 &
+	PIDS+=($!)
+	LAST_PID=$!
+}
+
+# wait_agents N: until the coordinator lists N idle agents (10 s at most).
+wait_agents() {
+	local n=$1 got=0
+	for _ in $(seq 200); do
+		got=$("$IOFLEET" agents --coordinator="$CTL" --json 2>/dev/null | jq '[.[] | select(.state == "idle")] | length' 2>/dev/null || echo 0)
+		[ "$got" -ge "$n" ] && return 0
+		sleep 0.05
+	done
+	fail "only $got of $n agents registered"
+	return 1
+}
+
+finish() {
+	if [ "$failures" -eq 0 ]; then
+		echo "all checks passed"
+		exit 0
+	fi
+	echo "$failures checks failed" >&2
+	exit 1
+}
