@@ -232,7 +232,7 @@ int config_parse_ini(const char *path, ini_line_handler_t handler, void *user, c
                 return -ECANCELED;
         if (line > 0)
                 return fail(err, errlen, -EINVAL,
-                            "%s:%d: not a config line (expected [section] or key = value)", path,
+                            "%s:%d: not an INI line (expected [section] or key = value)", path,
                             line);
         if (line < 0)
                 return fail(err, errlen, -EIO, "%s: cannot be read", path);

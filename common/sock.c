@@ -73,14 +73,16 @@ int sock_recv(void *s, bool router, sock_msg_t *m)
                 zmq_getsockopt(s, ZMQ_RCVMORE, &more, &more_len);
                 if (router && nparts == 1) {
                         size_t n = zmq_msg_size(&part);
-                        const char *user = zmq_msg_gets(&part, "User-Id");
                         if (n == 0 || n > SOCK_MAX_PEER || !printable(zmq_msg_data(&part), n))
                                 r = -EBADMSG;
                         else
                                 memcpy(m->peer, zmq_msg_data(&part), n);
+                } else if (nparts == (router ? 2 : 1)) {
+                        /* Metadata rides on frames that came over the wire, not on the
+                         * routing id the ROUTER made up. */
+                        const char *user = zmq_msg_gets(&part, "User-Id");
                         if (user)
                                 snprintf(m->user, sizeof(m->user), "%s", user);
-                } else if (nparts == (router ? 2 : 1)) {
                         m->len = zmq_msg_size(&part);
                         m->data = malloc(m->len ? m->len : 1);
                         if (!m->data)

@@ -1,6 +1,7 @@
 # Shared helpers for the integration tests: scratch space, keys, real daemons, JSON checks.
 # Sourced by tests/integration/it-*.sh; ctest sets IOFLEET_BIN, IOFLEET_SRC and NOTIFY_LISTEN.
-set -euo pipefail
+# No -e: every test asserts with check/jqcheck and reports all failures, not just the first.
+set -uo pipefail
 
 : "${IOFLEET_BIN:?IOFLEET_BIN must name the build directory}"
 IOFLEET=$IOFLEET_BIN/iofleet

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Failures during a run: an agent killed mid-run is marked lost and the others finish, with what
+# it sent kept; a ^C cancels a run cleanly; a job that cannot be prepared fails the run with the
+# agent's reason and touches nothing else.
+. "$(dirname "$0")/lib.sh"
+scratch
+keys coordinator a0 a1 a2
+for a in a0 a1 a2; do allow $a; done
+start_coordinator
+start_agent a0
+start_agent a1
+start_agent a2
+A2=$LAST_PID
+wait_agents 3
+
+"$IOFLEET" run --coordinator="$CTL" --name=n --ioengine=null --rw=read --bs=4k --time_based \
+	--runtime=4s --output-format=json --output="$T/lost.json" >"$T/lost.log" 2>&1 &
+RUN=$!
+sleep 3.5   # 2 s lead, then about 1.5 s of running
+kill -KILL "$A2"
+wait "$RUN"
+check "the run completes without the lost agent" [ $? -eq 0 ]
+J=$T/lost.json
+jqcheck "the lost agent is marked lost" "$J" '[.iofleet.agents[] | select(.name == "a2") | .lost] == [true]'
+jqcheck "what it sent before is kept" "$J" '[.iofleet.agents[] | select(.name == "a2") | .interval_read_bytes > 0] == [true]'
+jqcheck "the others have full results" "$J" '([.client_stats[:-1][] | .read.io_bytes > 0] | all) and (.client_stats | length) == 3'
+jqcheck "all 4 intervals are there" "$J" '(.iofleet.intervals | length) == 4'
+check "the live display said so" grep -q "agent a2 lost" "$T/lost.log"
+
+# ^C cancels: agents stop, the result says cancelled, the CLI exits non-zero.
+"$IOFLEET" run --coordinator="$CTL" --agents=name=a0 --name=n --ioengine=null --rw=read --bs=4k \
+	--time_based --runtime=60s --output-format=json --output="$T/cancel.json" >"$T/cancel.log" 2>&1 &
+RUN=$!
+sleep 3
+kill -INT "$RUN"
+wait "$RUN"
+check "a cancelled run exits non-zero" [ $? -ne 0 ]
+jqcheck "its result says cancelled" "$T/cancel.json" '.iofleet.status == "cancelled"'
+jqcheck "and keeps what ran" "$T/cancel.json" '.client_stats[0].read.io_bytes > 0'
+wait_agents 2 && ok "the agents are idle again"
+
+# A job that cannot be prepared: the agent's reason reaches the user.
+out=$("$IOFLEET" run --coordinator="$CTL" --name=r --rw=read --bs=4k --size=1m --directory=/nonexistent/dir 2>&1)
+check "a missing directory fails the run" [ $? -ne 0 ]
+check "with the agent and option named" grep -q "agent a[01]: job r: directory=/nonexistent/dir does not exist" <<<"$out"
+wait_agents 2 && ok "the agents are idle after a failed prepare"
+finish

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Agents as separate hosts: the coordinator in one network namespace, two agents each in its own,
+# joined by veth links the test makes; CURVE over real (virtual) network; a synchronized run.
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
+suffix=$$
+C=iofc$suffix A1=iofa1$suffix A2=iofa2$suffix
+ip netns add "$C" 2>/dev/null || skip "ip netns add is not permitted here"
+NETNS+=("$C")
+ip netns add "$A1" && NETNS+=("$A1")
+ip netns add "$A2" && NETNS+=("$A2")
+scratch
+setup_link() { # NS IF_C IF_A SUBNET
+	ip link add "$2" type veth peer name "$3"
+	ip link set "$2" netns "$C"
+	ip link set "$3" netns "$1"
+	ip -n "$C" addr add "10.201.$4.1/24" dev "$2"
+	ip -n "$1" addr add "10.201.$4.2/24" dev "$3"
+	ip -n "$C" link set "$2" up
+	ip -n "$1" link set "$3" up
+	ip -n "$1" link set lo up
+}
+ip -n "$C" link set lo up
+setup_link "$A1" vc1$suffix va1$suffix 1 || skip "veth links cannot be made here"
+setup_link "$A2" vc2$suffix va2$suffix 2
+
+keys coordinator h1 h2
+allow h1
+allow h2
+NS=$C AGENT_EP=tcp://*:17460 start_coordinator
+NS=$A1 AGENT_COORD=tcp://10.201.1.1:17460 start_agent h1 --label=rack=r1
+NS=$A2 AGENT_COORD=tcp://10.201.2.1:17460 start_agent h2 --label=rack=r2
+wait_agents 2
+"$IOFLEET" agents --coordinator="$CTL"
+for _ in $(seq 50); do
+	"$IOFLEET" agents --coordinator="$CTL" --json >"$T/agents.json"
+	[ "$(jq '[.[] | .rtt_ns > 0] | all' "$T/agents.json")" = true ] && break
+	sleep 0.1
+done
+jqcheck "both agents report a clock offset and round trip" "$T/agents.json" '[.[] | .rtt_ns > 0 and .rtt_ns < 100000000] | all'
+check "the coordinator logs which key each agent used" grep -q "agent h1 joined: .* key h1," "$T/coordinator.log"
+
+"$IOFLEET" run --coordinator="$CTL" --name=w --rw=write --bs=64k --size=16m --time_based \
+	--runtime=2s --directory="$T/data" --output-format=json --output="$T/out.json" --per-host >"$T/run.log" 2>&1
+check "a run across namespaces exits 0" [ $? -eq 0 ]
+cat "$T/run.log"
+J=$T/out.json
+jqcheck "both hosts wrote" "$J" '([.client_stats[:-1][] | .write.io_bytes > 0] | all) and (.client_stats | length) == 3'
+jqcheck "All clients = sum" "$J" '.client_stats[-1].write.io_bytes == ([.client_stats[:-1][].write.io_bytes] | add)'
+jqcheck "2 intervals, both agents in each" "$J" '(.iofleet.intervals | length) == 2 and ([.iofleet.intervals[] | (.agents | length) == 2] | all)'
+jqcheck "start skew below 1 ms" "$J" '.iofleet.start_skew_ns < 1000000'
+check "agents kept their own files in the shared directory" test -f "$T/data/w.h1.0.0" -a -f "$T/data/w.h2.0.0"
+
+# Selecting by label picks one host.
+"$IOFLEET" run --coordinator="$CTL" --agents=rack=r2 --name=n --ioengine=null --rw=read --bs=4k \
+	--size=1m --output-format=json --output="$T/sel.json" >/dev/null 2>&1
+jqcheck "--agents=rack=r2 runs on h2 only" "$T/sel.json" '(.client_stats | length) == 2 and .client_stats[0].agent == "h2"'
+
+# Cut h2's link: the coordinator marks it lost, h1 carries on.
+ip -n "$A2" link set va2$suffix down
+for _ in $(seq 60); do
+	state=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '.[] | select(.name == "h2") | .state')
+	[ "$state" = lost ] && break
+	sleep 0.1
+done
+check "an agent behind a cut link is marked lost (state '$state')" [ "$state" = lost ]
+ip -n "$A2" link set va2$suffix up
+for _ in $(seq 100); do
+	state=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '.[] | select(.name == "h2") | .state')
+	[ "$state" = idle ] && break
+	sleep 0.1
+done
+check "it comes back by itself when the link returns (state '$state')" [ "$state" = idle ]
+finish
