@@ -161,8 +161,17 @@ static int wait_ready(local_fleet_t *f, child_t *c, const char *var, char *val, 
                                 snprintf(val, vlen, "%.*s", (int)strcspn(v, "\n"), v);
                         }
                 }
-                if (strstr(buf, "READY=1"))
+                if (strstr(buf, "READY=1")) {
+                        /* Nobody reads this socket from now on: close it, so that the daemon's
+                         * later STATUS= messages fail at once instead of blocking on a full
+                         * queue. */
+                        char path[PATH_MAX + 16];
+                        snprintf(path, sizeof(path), "%s/%s.notify", f->dir, c->name);
+                        close(c->notify_fd);
+                        c->notify_fd = -1;
+                        unlink(path);
                         return 0;
+                }
         }
 }
 

@@ -223,13 +223,20 @@ static bool interval_complete(const run_t *run, size_t k)
         return true;
 }
 
-/* Shows intervals in order: each as soon as every agent that owes it has sent it, or once its
- * deadline has passed (force), so that one slow agent cannot freeze the live display. */
-static void emit_ready(run_t *run, int64_t now, bool all, run_out_t *out)
+/* How long after its end an interval waits for late agents; run_next_deadline() must agree. */
+static int64_t emit_slack(const run_t *run)
 {
         int64_t slack = (int64_t)run->interval_ns / 2;
         if (slack < 100 * (int64_t)NSEC_PER_MSEC)
                 slack = 100 * NSEC_PER_MSEC;
+        return slack;
+}
+
+/* Shows intervals in order: each as soon as every agent that owes it has sent it, or once its
+ * deadline has passed (force), so that one slow agent cannot freeze the live display. */
+static void emit_ready(run_t *run, int64_t now, bool all, run_out_t *out)
+{
+        int64_t slack = emit_slack(run);
         while (run->next_emit < run->n_civ) {
                 size_t k = run->next_emit;
                 if (!all && !interval_complete(run, k) && now < run_interval_end(run, k) + slack)
@@ -270,9 +277,16 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
         cluster_interval_t *c;
         run_interval_t *iv;
 
-        if (run->max_intervals && k >= run->max_intervals + 1) {
-                log_warning("run %s: agent %s sent interval %zu beyond the run's %llu", run->id,
-                            a->name, k, (unsigned long long)run->max_intervals);
+        /* Interval k cannot have ended before start + (k+1)*interval: an index far beyond the
+         * clock (allow two intervals of clock error) or beyond a timed run's end is refused
+         * rather than allocated for. */
+        int64_t elapsed = run->start_ns && now > run->start_ns ? now - run->start_ns : 0;
+        uint64_t limit = (uint64_t)elapsed / run->interval_ns + 2;
+        if (run->max_intervals && limit > run->max_intervals)
+                limit = run->max_intervals;
+        if (k >= limit) {
+                log_warning("run %s: agent %s sent interval %zu; only 0..%llu can exist now",
+                            run->id, a->name, k, (unsigned long long)limit - 1);
                 return;
         }
         if (grow_intervals(run, a, k) < 0)
@@ -362,6 +376,32 @@ static void compute_skew(run_t *run)
         run->start_skew_ns = hi >= lo ? (uint64_t)(hi - lo) : 0;
 }
 
+/* Once every agent still in the run has started (and at least one has): running. */
+static void check_all_started(run_t *run, run_out_t *out)
+{
+        Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
+        bool any = false;
+
+        if (run->phase != RUN_STARTING)
+                return;
+        for (size_t i = 0; i < run->n_agents; i++) {
+                if (!run->agents[i].started && !run->agents[i].lost)
+                        return;
+                any |= run->agents[i].started;
+        }
+        if (!any)
+                return;
+        compute_skew(run);
+        run->phase = RUN_RUNNING;
+        u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_STARTED;
+        u.start_ns = run->start_ns;
+        u.start_skew_ns = run->start_skew_ns;
+        u.agents = run->n_agents;
+        u.interval_ns = run->interval_ns;
+        u.message = run->skew_shared_clock ? "shared clock" : "timeline";
+        push_control(run, out, &u);
+}
+
 static void fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const char *msg,
                        int64_t now, run_out_t *out)
 {
@@ -372,7 +412,10 @@ static void fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, cons
                 run_cancel(run, code, why, now, out);
                 return;
         }
+        /* Its Finished will not come: the run completes without waiting for its lease. */
         event(run, out, "agent %s failed: %s", a->name, msg);
+        a->done = true;
+        check_all_finished(run, now, out);
 }
 
 int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now,
@@ -397,30 +440,15 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
                         start_all(run, now, out);
                 }
                 return 0;
-        case IOFLEET__ENVELOPE__BODY_STARTED: {
-                Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
+        case IOFLEET__ENVELOPE__BODY_STARTED:
                 if (!streq(m->started->run_id, run->id))
                         return -ESRCH;
                 a->started = true;
                 a->start_ns = m->started->start_ns;
                 a->host_mono_ns = m->started->host_mono_ns;
                 a->workers_lag_ns = m->started->workers_lag_ns;
-                for (size_t i = 0; i < run->n_agents; i++)
-                        if (!run->agents[i].started && !run->agents[i].lost)
-                                return 0;
-                if (run->phase != RUN_STARTING)
-                        return 0;
-                compute_skew(run);
-                run->phase = RUN_RUNNING;
-                u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_STARTED;
-                u.start_ns = run->start_ns;
-                u.start_skew_ns = run->start_skew_ns;
-                u.agents = run->n_agents;
-                u.interval_ns = run->interval_ns;
-                u.message = run->skew_shared_clock ? "shared clock" : "timeline";
-                push_control(run, out, &u);
+                check_all_started(run, out);
                 return 0;
-        }
         case IOFLEET__ENVELOPE__BODY_INTERVAL:
                 if (!streq(m->interval->run_id, run->id))
                         return -ESRCH;
@@ -467,6 +495,8 @@ void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *ou
                 if (all)
                         start_all(run, now, out);
         }
+        /* The others may all have started already. */
+        check_all_started(run, out);
         check_all_finished(run, now, out);
 }
 
@@ -476,7 +506,9 @@ void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t no
         if (run->phase == RUN_DONE)
                 return;
         if (run->code == IOFLEET__ERROR_CODE__ERROR_NONE) {
-                run->code = code;
+                /* A cancelled run must never read as a good one, whatever code came with it. */
+                run->code = code != IOFLEET__ERROR_CODE__ERROR_NONE ? code
+                                                                    : IOFLEET__ERROR_CODE__ERROR_INTERNAL;
                 snprintf(run->message, sizeof(run->message), "%s", why);
         }
         event(run, out, "stopping: %s", why);
@@ -523,7 +555,7 @@ int64_t run_next_deadline(const run_t *run)
         int64_t t = INT64_MAX;
         if (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING) {
                 if (run->next_emit < run->n_civ)
-                        t = run_interval_end(run, run->next_emit) + (int64_t)run->interval_ns / 2;
+                        t = run_interval_end(run, run->next_emit) + emit_slack(run);
                 if (run->phase == RUN_RUNNING && run->stop_deadline_ns < t)
                         t = run->stop_deadline_ns;
                 if (run->phase == RUN_STOPPING && run->finish_deadline_ns < t)

@@ -6,7 +6,8 @@
 scratch
 cd "$T"
 
-"$IOFLEET" run --local=3 --results-dir="$T/runs" --name=seqread --rw=read --bs=64k --size=8m \
+# The fleet's scratch directory goes under TMPDIR: here, so the test can see it is removed.
+TMPDIR=$T "$IOFLEET" run --local=3 --results-dir="$T/runs" --name=seqread --rw=read --bs=64k --size=8m \
 	--time_based --runtime=3s --directory="$T/data" --output-format=json --output="$T/out.json" \
 	--per-host >"$T/live.log" 2>&1
 rc=$?
@@ -30,7 +31,8 @@ check "a live line per interval" [ "$(grep -c '^\[ *[0-9]*/3\]' "$T/live.log")" 
 check "per-host lines" grep -q 'local-2 .*read' "$T/live.log"
 check "the run directory holds result.json" test -f "$T/runs/$(jq -r .iofleet.run_id "$J")/result.json"
 check "files are per agent" test -f "$T/data/seqread.local-0.0.0" -a -f "$T/data/seqread.local-2.0.0"
-check "the scratch fleet is gone" bash -c "! ls -d ${TMPDIR:-/tmp}/iofleet-local-* 2>/dev/null | grep -q ."
+check "the scratch fleet is gone" bash -c "! ls -d $T/iofleet-local-* 2>/dev/null | grep -q ."
+check "no daemon of it is left" bash -c "! pgrep -f 'iofleet-agent .*$T/iofleet-local' >/dev/null"
 
 # The normal output, and a size-bound write job with the null engine in the same fleet shape.
 "$IOFLEET" run --local=2 --results-dir="$T/runs" --name=w --rw=randwrite --bs=4k --size=4m \

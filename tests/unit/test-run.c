@@ -1,0 +1,1352 @@
+/* Unit tests for coordinator/run.c: the run state machine driven by fake agents and a fake clock,
+ * no sockets. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "log.h"
+#include "run.h"
+#include "util.h"
+#include "wire.h"
+
+#define MAX_AGENTS 4
+#define SEC ((int64_t)NSEC_PER_SEC)
+#define MSEC ((int64_t)NSEC_PER_MSEC)
+#define USEC ((int64_t)NSEC_PER_USEC)
+#define MIB (1024ULL * 1024ULL)
+/* The coordinator timeline is CLOCK_REALTIME: a fixed instant of late 2023. */
+#define T0 ((int64_t)1700000000 * SEC)
+#define RUN_ID "run-0001"
+#define CONTROL "cli-peer-7"
+
+#define BODY(x) IOFLEET__ENVELOPE__BODY_##x
+#define KIND(x) IOFLEET__RUN_UPDATE__KIND__KIND_##x
+
+static const char *const names[MAX_AGENTS] = {"alpha", "beta", "gamma", "delta"};
+
+/* A job as it would come from the CLI: a name and key, value pairs ending with NULL. */
+typedef struct job_def {
+        const char *name;
+        const char *opts[17];
+} job_def_t;
+
+#define JOB_SEQREAD                                                                                \
+        {                                                                                          \
+                "seqread",                                                                         \
+                {                                                                                  \
+                        "rw", "read", "bs", "128k", "size", "64m", NULL                            \
+                }                                                                                  \
+        }
+#define JOB_TIMED10                                                                                \
+        {                                                                                          \
+                "timed",                                                                           \
+                {                                                                                  \
+                        "rw", "write", "bs", "4k", "size", "1m", "time_based", "1", "runtime",     \
+                            "10s", NULL                                                            \
+                }                                                                                  \
+        }
+static const job_def_t job_seqread = JOB_SEQREAD;
+static const job_def_t job_timed10 = JOB_TIMED10;
+
+typedef struct fx {
+        agent_t agents[MAX_AGENTS];
+        agent_t *ap[MAX_AGENTS];
+        size_t n;
+        run_out_t out;
+        run_t *run;
+        uint64_t control_seq;
+} fx_t;
+
+/* --- wire helpers ------------------------------------------------------------------------ */
+
+/* Packs a stack-built envelope and decodes it back: what run_* receives is what the wire gives. */
+static envelope_t *roundtrip(envelope_t *e)
+{
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        envelope_t *d = NULL;
+        char err[256] = "";
+        int r;
+
+        assert_int_equal(wire_encode(e, &buf, &len), 0);
+        r = wire_decode(buf, len, WIRE_MAX_CONTROL_MSG, &d, err, sizeof(err));
+        free(buf);
+        if (r < 0)
+                fail_msg("wire_decode of a %s: %s", wire_body_name(e), err);
+        return d;
+}
+
+static envelope_t *make_submit(const job_def_t *jobs, size_t n_jobs, uint64_t interval_ns,
+                               uint64_t lead_ns)
+{
+        Iofleet__Job job[4], *jp[4];
+        Iofleet__JobOption opt[4][8], *op[4][8];
+        Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+
+        assert_true(n_jobs <= 4);
+        for (size_t i = 0; i < n_jobs; i++) {
+                size_t m = 0;
+                iofleet__job__init(&job[i]);
+                job[i].name = (char *)jobs[i].name;
+                for (; jobs[i].opts[2 * m]; m++) {
+                        assert_true(m < 8);
+                        iofleet__job_option__init(&opt[i][m]);
+                        opt[i][m].key = (char *)jobs[i].opts[2 * m];
+                        opt[i][m].value = (char *)jobs[i].opts[2 * m + 1];
+                        op[i][m] = &opt[i][m];
+                }
+                job[i].options = op[i];
+                job[i].n_options = m;
+                jp[i] = &job[i];
+        }
+        s.jobs = jp;
+        s.n_jobs = n_jobs;
+        s.interval_ns = interval_ns;
+        s.lead_ns = lead_ns;
+        s.selector = "role=client";
+        s.command_line = "iofleet run --name=seqread --rw=read";
+        e.body_case = BODY(SUBMIT_RUN);
+        e.submit_run = &s;
+        return roundtrip(&e);
+}
+
+/* Decodes item i of an outbox; the caller frees it with wire_free(). */
+static envelope_t *item(const outbox_t *ob, size_t i)
+{
+        envelope_t *e = NULL;
+        char err[256] = "";
+        assert_true(i < ob->n);
+        if (wire_decode(ob->items[i].buf, ob->items[i].len, WIRE_MAX_CONTROL_MSG, &e, err,
+                        sizeof(err)) < 0)
+                fail_msg("outbox item %zu does not decode: %s", i, err);
+        return e;
+}
+
+/* How many items of ob have body type body and go to peer (any peer when NULL). */
+static size_t count_to(const outbox_t *ob, Iofleet__Envelope__BodyCase body, const char *peer)
+{
+        size_t c = 0;
+        for (size_t i = 0; i < ob->n; i++) {
+                envelope_t *e = item(ob, i);
+                if (e->body_case == body && (!peer || streq(ob->items[i].peer, peer)))
+                        c++;
+                wire_free(&e);
+        }
+        return c;
+}
+
+/* Decodes the control box's RunUpdates of one kind, in order, into ret (caller frees each);
+ * checks that every control message goes to the peer that submitted the run. */
+static size_t updates(const outbox_t *ob, Iofleet__RunUpdate__Kind kind, envelope_t **ret,
+                      size_t max)
+{
+        size_t c = 0;
+        for (size_t i = 0; i < ob->n; i++) {
+                envelope_t *e = item(ob, i);
+                assert_string_equal(ob->items[i].peer, CONTROL);
+                assert_int_equal(e->body_case, BODY(RUN_UPDATE));
+                assert_string_equal(e->run_update->run_id, RUN_ID);
+                if (e->run_update->kind == kind && c < max) {
+                        ret[c++] = e;
+                        continue;
+                }
+                if (e->run_update->kind == kind)
+                        c++;
+                wire_free(&e);
+        }
+        return c;
+}
+
+static size_t count_updates(const outbox_t *ob, Iofleet__RunUpdate__Kind kind)
+{
+        return updates(ob, kind, NULL, 0);
+}
+
+static void free_all(envelope_t **e, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                wire_free(&e[i]);
+}
+
+/* True when some EVENT update's message holds every one of the given words. */
+static bool event_says(const outbox_t *ob, const char *w1, const char *w2)
+{
+        envelope_t *ev[32];
+        size_t n = updates(ob, KIND(EVENT), ev, 32);
+        bool found = false;
+        for (size_t i = 0; i < n && i < 32; i++)
+                if (strstr(ev[i]->run_update->message, w1) &&
+                    (!w2 || strstr(ev[i]->run_update->message, w2)))
+                        found = true;
+        free_all(ev, n < 32 ? n : 32);
+        return found;
+}
+
+/* --- fixture ----------------------------------------------------------------------------- */
+
+static void fx_agents(fx_t *fx, size_t n, const char *const *boot_ids)
+{
+        memset(fx, 0, sizeof(*fx));
+        fx->n = n;
+        for (size_t i = 0; i < n; i++) {
+                agent_t *a = &fx->agents[i];
+                snprintf(a->id, sizeof(a->id), "0b5e%04zx-6f1c-4a6e-9d0e-3c1f2a4b5c6d", i);
+                snprintf(a->name, sizeof(a->name), "%s", names[i]);
+                snprintf(a->hostname, sizeof(a->hostname), "host-%s.example", names[i]);
+                snprintf(a->boot_id, sizeof(a->boot_id), "%s", boot_ids ? boot_ids[i] : "");
+                a->state = AGENT_BUSY;
+                a->have_offset = true;
+                fx->ap[i] = a;
+        }
+}
+
+static void fx_clear(fx_t *fx)
+{
+        outbox_clear(&fx->out.agents);
+        outbox_clear(&fx->out.control);
+}
+
+static void fx_done(fx_t *fx)
+{
+        run_free(&fx->run);
+        outbox_done(&fx->out.agents);
+        outbox_done(&fx->out.control);
+}
+
+static void fx_start(fx_t *fx, const job_def_t *jobs, size_t n_jobs, uint64_t interval_ns,
+                     uint64_t lead_ns)
+{
+        envelope_t *submit = make_submit(jobs, n_jobs, interval_ns, lead_ns);
+        char err[512] = "";
+        int r = run_new(RUN_ID, CONTROL, &submit, fx->ap, fx->n, T0, &fx->out, &fx->run, err,
+                        sizeof(err));
+        if (r < 0)
+                fail_msg("run_new: %d %s", r, err);
+        assert_null(submit);
+        assert_non_null(fx->run);
+        fx->run->seq = &fx->control_seq;
+}
+
+/* --- fake agents ------------------------------------------------------------------------- */
+
+/* Hands e (stack-built) to the run as agent i would send it. */
+static int deliver_id(fx_t *fx, const char *id, envelope_t *e, int64_t now)
+{
+        envelope_t *m = roundtrip(e);
+        int r = run_on_message(fx->run, id, &m, now, &fx->out);
+        wire_free(&m);
+        return r;
+}
+
+static int deliver(fx_t *fx, size_t i, envelope_t *e, int64_t now)
+{
+        return deliver_id(fx, fx->agents[i].id, e, now);
+}
+
+static int send_prepared_as(fx_t *fx, size_t i, const char *run_id, int64_t now)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
+        p.run_id = (char *)run_id;
+        p.offset_ns = 1000 * (int64_t)(i + 1);
+        p.rtt_ns = 50000 + i;
+        p.workers = 1;
+        e.body_case = BODY(PREPARED);
+        e.prepared = &p;
+        return deliver(fx, i, &e, now);
+}
+
+static int send_prepared(fx_t *fx, size_t i, int64_t now)
+{
+        return send_prepared_as(fx, i, RUN_ID, now);
+}
+
+static int send_started(fx_t *fx, size_t i, int64_t start_ns, int64_t mono_ns, int64_t now)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Started s = IOFLEET__STARTED__INIT;
+        s.run_id = RUN_ID;
+        s.start_ns = start_ns;
+        s.host_mono_ns = mono_ns;
+        s.workers_lag_ns = 1000;
+        e.body_case = BODY(STARTED);
+        e.started = &s;
+        return deliver(fx, i, &e, now);
+}
+
+/* Agent i's figures for interval k, distinct per agent and interval so sums are telling. */
+static uint64_t fig_read(size_t i, size_t k)
+{
+        return (i + 1) * MIB + k * 4096;
+}
+
+static uint64_t fig_write(size_t i, size_t k)
+{
+        return (i + 1) * 1000 * 512 + k * 512;
+}
+
+/* Latency agent i reports in every interval: its values are all near lat_of(i). */
+static uint64_t lat_of(size_t i)
+{
+        static const uint64_t base[MAX_AGENTS] = {50000, 1050000, 4050000, 9000000};
+        return base[i];
+}
+
+static void record_lat(hist_t *h, size_t i)
+{
+        for (uint64_t v = 0; v < 10; v++)
+                hist_record(h, lat_of(i) + v * 7);
+}
+
+static int send_interval_ex(fx_t *fx, size_t i, size_t k, bool last, int64_t now,
+                            const char *run_id)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Interval iv = IOFLEET__INTERVAL__INIT;
+        Iofleet__DirStats rd = IOFLEET__DIR_STATS__INIT, wr = IOFLEET__DIR_STATS__INIT;
+        Iofleet__Hist rh;
+        hist_t h;
+        int r;
+
+        hist_init(&h);
+        record_lat(&h, i);
+        assert_int_equal(wire_hist_from(&rh, &h), 0);
+        rd.bytes = fig_read(i, k);
+        rd.ios = rd.bytes / 4096;
+        rd.errors = i == 2 ? 1 : 0;
+        rd.clat = &rh;
+        wr.bytes = fig_write(i, k);
+        wr.ios = wr.bytes / 512;
+        iv.run_id = (char *)run_id;
+        iv.index = (uint32_t)k;
+        iv.read = &rd;
+        iv.write = &wr;
+        iv.last = last;
+        e.body_case = BODY(INTERVAL);
+        e.interval = &iv;
+        r = deliver(fx, i, &e, now);
+        wire_hist_done(&rh);
+        return r;
+}
+
+static int send_interval(fx_t *fx, size_t i, size_t k, bool last, int64_t now)
+{
+        return send_interval_ex(fx, i, k, last, now, RUN_ID);
+}
+
+static int send_finished_ex(fx_t *fx, size_t i, const char *error, int64_t now, bool *taken)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT, *m;
+        Iofleet__Finished f = IOFLEET__FINISHED__INIT;
+        Iofleet__JobResult jr = IOFLEET__JOB_RESULT__INIT, *jp = &jr;
+        int r;
+
+        jr.name = "seqread";
+        jr.numjobs = 1;
+        jr.runtime_ns = 10 * NSEC_PER_SEC;
+        jr.first_done_ns = jr.last_done_ns = 10 * NSEC_PER_SEC;
+        f.run_id = RUN_ID;
+        f.jobs = &jp;
+        f.n_jobs = 1;
+        f.error = (char *)(error ? error : "");
+        e.body_case = BODY(FINISHED);
+        e.finished = &f;
+        m = roundtrip(&e);
+        r = run_on_message(fx->run, fx->agents[i].id, &m, now, &fx->out);
+        if (taken)
+                *taken = m == NULL;
+        wire_free(&m);
+        return r;
+}
+
+static int send_finished(fx_t *fx, size_t i, int64_t now)
+{
+        return send_finished_ex(fx, i, NULL, now, NULL);
+}
+
+static int send_error(fx_t *fx, size_t i, Iofleet__ErrorCode code, const char *msg,
+                      const char *run_id, int64_t now)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Error er = IOFLEET__ERROR__INIT;
+        er.code = code;
+        er.message = (char *)msg;
+        er.run_id = (char *)run_id;
+        e.body_case = BODY(ERROR);
+        e.error = &er;
+        return deliver(fx, i, &e, now);
+}
+
+/* Prepared and Started from every agent; returns the run's start instant. Boxes are emptied. */
+static int64_t fx_running(fx_t *fx)
+{
+        int64_t s;
+        for (size_t i = 0; i < fx->n; i++)
+                assert_int_equal(send_prepared(fx, i, T0 + 10 * MSEC), 0);
+        assert_int_equal(fx->run->phase, RUN_STARTING);
+        s = fx->run->start_ns;
+        for (size_t i = 0; i < fx->n; i++)
+                assert_int_equal(send_started(fx, i, s + (int64_t)i * USEC,
+                                              5 * SEC + (int64_t)i * USEC, s + 2 * MSEC),
+                                 0);
+        assert_int_equal(fx->run->phase, RUN_RUNNING);
+        fx_clear(fx);
+        return s;
+}
+
+/* Checks one KIND_INTERVAL update against the figures of the agents in mask (bit i = agent i). */
+static void check_interval_update(const fx_t *fx, const envelope_t *e, size_t k, unsigned mask,
+                                  uint32_t expected_agents)
+{
+        const Iofleet__RunUpdate *u = e->run_update;
+        uint64_t rb = 0, wb = 0, ri = 0, wi = 0, errs = 0;
+        uint32_t reported = 0;
+        hist_t merged;
+
+        hist_init(&merged);
+        for (size_t i = 0; i < fx->n; i++) {
+                if (!(mask & (1u << i)))
+                        continue;
+                rb += fig_read(i, k);
+                ri += fig_read(i, k) / 4096;
+                wb += fig_write(i, k);
+                wi += fig_write(i, k) / 512;
+                errs += i == 2 ? 1 : 0;
+                record_lat(&merged, i);
+                reported++;
+        }
+        assert_int_equal(u->kind, KIND(INTERVAL));
+        assert_int_equal(u->index, k);
+        assert_int_equal(u->interval_ns, fx->run->interval_ns);
+        assert_int_equal(u->start_ns, fx->run->start_ns);
+        assert_int_equal(u->reported, reported);
+        assert_int_equal(u->agents, expected_agents);
+        assert_int_equal(u->read_bytes, rb);
+        assert_int_equal(u->read_ios, ri);
+        assert_int_equal(u->write_bytes, wb);
+        assert_int_equal(u->write_ios, wi);
+        assert_int_equal(u->errors, errs);
+        /* p99 of the interval comes from the merged histogram of the agents that reported. */
+        assert_int_equal(u->clat_p99_ns, hist_percentile(&merged, 99.0));
+        assert_int_equal(u->n_per_agent, reported);
+        for (size_t j = 0, i = 0; i < fx->n; i++) {
+                if (!(mask & (1u << i)))
+                        continue;
+                assert_string_equal(u->per_agent[j]->name, names[i]);
+                assert_int_equal(u->per_agent[j]->read_bytes, fig_read(i, k));
+                assert_int_equal(u->per_agent[j]->write_bytes, fig_write(i, k));
+                assert_int_equal(u->per_agent[j]->read_ios, fig_read(i, k) / 4096);
+                assert_int_equal(u->per_agent[j]->write_ios, fig_write(i, k) / 512);
+                j++;
+        }
+}
+
+/* --- prepare ------------------------------------------------------------------------------ */
+
+static void test_prepare_to_every_agent(void **state)
+{
+        static const job_def_t jobs[2] = {
+            {"seqread", {"rw", "read", "bs", "128k", "size", "64m", NULL}},
+            {"randwrite", {"rw", "randwrite", "bs", "4k", "size", "16m", "numjobs", "2", NULL}},
+        };
+        fx_t fx;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, jobs, 2, 500 * NSEC_PER_MSEC, 3 * NSEC_PER_SEC);
+        assert_int_equal(fx.run->phase, RUN_PREPARING);
+        assert_false(run_done(fx.run));
+        assert_int_equal(fx.run->n_agents, 3);
+        assert_int_equal(fx.run->interval_ns, 500 * NSEC_PER_MSEC);
+        assert_int_equal(fx.run->lead_ns, 3 * NSEC_PER_SEC);
+        assert_int_equal(fx.run->submitted_ns, T0);
+        assert_int_equal(fx.run->n_specs, 2);
+        assert_int_equal(fx.run->specs[1].rw, RW_RANDWRITE);
+        assert_int_equal(fx.run->specs[1].numjobs, 2);
+        assert_int_equal(fx.run->max_intervals, 0); /* size-bound */
+        assert_string_equal(fx.run->control_peer, CONTROL);
+
+        assert_int_equal(fx.out.agents.n, 3);
+        assert_int_equal(fx.out.control.n, 0);
+        for (size_t i = 0; i < 3; i++) {
+                envelope_t *e = item(&fx.out.agents, i);
+                const Iofleet__Prepare *p;
+                assert_string_equal(fx.out.agents.items[i].peer, fx.agents[i].id);
+                assert_int_equal(e->body_case, BODY(PREPARE));
+                assert_int_equal(e->version, PROTOCOL_VERSION);
+                /* Each agent's own sequence goes on. */
+                assert_int_equal(e->seq, 1);
+                assert_int_equal(fx.agents[i].seq_out, 1);
+                p = e->prepare;
+                assert_string_equal(p->run_id, RUN_ID);
+                assert_int_equal(p->rank, i);
+                assert_int_equal(p->nagents, 3);
+                assert_int_equal(p->interval_ns, 500 * NSEC_PER_MSEC);
+                assert_int_equal(p->n_jobs, 2);
+                for (size_t j = 0; j < 2; j++) {
+                        size_t m = 0;
+                        assert_string_equal(p->jobs[j]->name, jobs[j].name);
+                        for (; jobs[j].opts[2 * m]; m++) {
+                                assert_string_equal(p->jobs[j]->options[m]->key,
+                                                    jobs[j].opts[2 * m]);
+                                assert_string_equal(p->jobs[j]->options[m]->value,
+                                                    jobs[j].opts[2 * m + 1]);
+                        }
+                        assert_int_equal(p->jobs[j]->n_options, m);
+                }
+                assert_int_equal(fx.run->agents[i].rank, i);
+                assert_string_equal(fx.run->agents[i].name, names[i]);
+                assert_string_equal(fx.run->agents[i].id, fx.agents[i].id);
+                assert_string_equal(fx.run->agents[i].hostname, fx.agents[i].hostname);
+                assert_int_equal(fx.run->agents[i].last_index, -1);
+                wire_free(&e);
+        }
+        /* Nothing to do until agents answer. */
+        assert_int_equal(run_next_deadline(fx.run), INT64_MAX);
+        run_tick(fx.run, T0 + 3600 * SEC, &fx.out);
+        assert_int_equal(fx.out.agents.n, 3);
+        assert_int_equal(fx.run->phase, RUN_PREPARING);
+        fx_done(&fx);
+}
+
+static void test_prepare_defaults(void **state)
+{
+        fx_t fx;
+        fx_agents(&fx, 1, NULL);
+        fx_start(&fx, &job_seqread, 1, 0, 0);
+        assert_int_equal(fx.run->interval_ns, NSEC_PER_SEC);
+        assert_int_equal(fx.run->lead_ns, 2 * NSEC_PER_SEC);
+        assert_int_equal(count_to(&fx.out.agents, BODY(PREPARE), fx.agents[0].id), 1);
+        {
+                envelope_t *e = item(&fx.out.agents, 0);
+                assert_int_equal(e->prepare->interval_ns, NSEC_PER_SEC);
+                assert_int_equal(e->prepare->nagents, 1);
+                wire_free(&e);
+        }
+        fx_done(&fx);
+}
+
+/* A run nobody watches queues no control messages. */
+static void test_no_control_peer(void **state)
+{
+        fx_t fx;
+        envelope_t *submit;
+        char err[256];
+
+        fx_agents(&fx, 2, NULL);
+        submit = make_submit(&job_seqread, 1, 0, 0);
+        assert_int_equal(
+            run_new(RUN_ID, NULL, &submit, fx.ap, 2, T0, &fx.out, &fx.run, err, sizeof(err)), 0);
+        for (size_t i = 0; i < 2; i++)
+                assert_int_equal(send_prepared(&fx, i, T0), 0);
+        for (size_t i = 0; i < 2; i++)
+                assert_int_equal(send_started(&fx, i, fx.run->start_ns, 0, T0 + 2 * SEC), 0);
+        run_cancel(fx.run, IOFLEET__ERROR_CODE__ERROR_CANCELLED, "bye", T0 + 3 * SEC, &fx.out);
+        assert_int_equal(fx.run->phase, RUN_STOPPING);
+        assert_int_equal(fx.out.control.n, 0);
+        fx_done(&fx);
+}
+
+static void check_refused(const job_def_t *jobs, size_t n_jobs, const char *w1, const char *w2)
+{
+        fx_t fx;
+        envelope_t *submit;
+        run_t *run = NULL;
+        char err[512] = "";
+        int r;
+
+        fx_agents(&fx, 3, NULL);
+        submit = make_submit(jobs, n_jobs, 0, 0);
+        r = run_new(RUN_ID, CONTROL, &submit, fx.ap, 3, T0, &fx.out, &run, err, sizeof(err));
+        assert_int_equal(r, -EINVAL);
+        assert_null(run);
+        /* The submit stays the caller's on failure. */
+        assert_non_null(submit);
+        if (!strstr(err, w1) || (w2 && !strstr(err, w2)))
+                fail_msg("error '%s' does not name '%s'%s%s", err, w1, w2 ? " and " : "",
+                         w2 ? w2 : "");
+        assert_int_equal(fx.out.agents.n, 0);
+        assert_int_equal(fx.out.control.n, 0);
+        for (size_t i = 0; i < 3; i++)
+                assert_int_equal(fx.agents[i].seq_out, 0);
+        wire_free(&submit);
+        fx_done(&fx);
+}
+
+static void test_bad_job_refused(void **state)
+{
+        static const job_def_t sideways[1] = {{"bad", {"rw", "sideways", "size", "1m", NULL}}};
+        static const job_def_t big_bs[1] = {{"big", {"bs", "1m", "size", "4k", NULL}}};
+        static const job_def_t second_bad[2] = {
+            {"first", {"rw", "read", "size", "1m", NULL}},
+            {"second", {"rw", "write", "size", "1m", "frobnicate", "1", NULL}},
+        };
+        static const job_def_t untimed[1] = {{"tb", {"size", "1m", "time_based", "1", NULL}}};
+
+        check_refused(sideways, 1, "rw", "sideways");
+        check_refused(big_bs, 1, "bs", "size");
+        /* A bad job after a good one: still nothing queued, and the job is named. */
+        check_refused(second_bad, 2, "frobnicate", "second");
+        check_refused(untimed, 1, "time_based", "runtime");
+}
+
+/* --- start -------------------------------------------------------------------------------- */
+
+static void test_start_after_every_prepared(void **state)
+{
+        fx_t fx;
+        int64_t t = T0 + 750 * MSEC;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx_clear(&fx);
+
+        assert_int_equal(send_prepared(&fx, 0, T0 + 100 * MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 2, T0 + 200 * MSEC), 0);
+        assert_int_equal(fx.out.agents.n, 0);
+        assert_int_equal(fx.run->phase, RUN_PREPARING);
+        /* Another run's Prepared, or one from an agent outside the run, changes nothing. */
+        assert_int_equal(send_prepared_as(&fx, 1, "run-other", T0 + 300 * MSEC), -ESRCH);
+        assert_false(fx.run->agents[1].prepared);
+        {
+                envelope_t e = IOFLEET__ENVELOPE__INIT;
+                Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
+                p.run_id = RUN_ID;
+                e.body_case = BODY(PREPARED);
+                e.prepared = &p;
+                assert_int_equal(deliver_id(&fx, "not-in-this-run", &e, T0), -ESRCH);
+        }
+        assert_int_equal(fx.out.agents.n, 0);
+
+        assert_int_equal(send_prepared(&fx, 1, t), 0);
+        assert_int_equal(fx.run->phase, RUN_STARTING);
+        assert_int_equal(fx.run->start_ns, t + 2 * SEC);
+        assert_int_equal(fx.out.agents.n, 3);
+        for (size_t i = 0; i < 3; i++) {
+                envelope_t *e = item(&fx.out.agents, i);
+                assert_int_equal(e->body_case, BODY(START));
+                assert_string_equal(fx.out.agents.items[i].peer, fx.agents[i].id);
+                assert_string_equal(e->start->run_id, RUN_ID);
+                assert_int_equal(e->start->start_ns, t + 2 * SEC);
+                assert_true(fx.run->agents[i].prepared);
+                assert_int_equal(fx.run->agents[i].offset_ns, 1000 * (int64_t)(i + 1));
+                assert_int_equal(fx.run->agents[i].rtt_ns, 50000 + i);
+                wire_free(&e);
+        }
+        /* A repeated Prepared does not start the run twice. */
+        assert_int_equal(send_prepared(&fx, 1, t + MSEC), 0);
+        assert_int_equal(fx.out.agents.n, 3);
+        assert_int_equal(fx.run->start_ns, t + 2 * SEC);
+        fx_done(&fx);
+}
+
+static void check_skew(const char *const *boot_ids, bool shared, uint64_t expected)
+{
+        /* Timeline instants carry offset estimate errors; the shared kernel clock does not. */
+        static const int64_t tl[3] = {300 * USEC, -200 * USEC, 1000 * USEC};
+        static const int64_t mono[3] = {10 * USEC, 40 * USEC, 25 * USEC};
+        fx_t fx;
+        envelope_t *u[4];
+        int64_t s;
+
+        fx_agents(&fx, 3, boot_ids);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        for (size_t i = 0; i < 3; i++)
+                assert_int_equal(send_prepared(&fx, i, T0 + MSEC), 0);
+        s = fx.run->start_ns;
+        fx_clear(&fx);
+        for (size_t i = 0; i < 2; i++)
+                assert_int_equal(send_started(&fx, i, s + tl[i], 77 * SEC + mono[i], s + 5 * MSEC),
+                                 0);
+        assert_int_equal(count_updates(&fx.out.control, KIND(STARTED)), 0);
+        assert_int_equal(fx.run->phase, RUN_STARTING);
+        assert_int_equal(send_started(&fx, 2, s + tl[2], 77 * SEC + mono[2], s + 6 * MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        assert_int_equal(fx.run->skew_shared_clock, shared);
+        assert_int_equal(fx.run->start_skew_ns, expected);
+        assert_int_equal(updates(&fx.out.control, KIND(STARTED), u, 4), 1);
+        assert_int_equal(u[0]->run_update->start_ns, s);
+        assert_int_equal(u[0]->run_update->start_skew_ns, expected);
+        assert_int_equal(u[0]->run_update->agents, 3);
+        assert_int_equal(u[0]->run_update->interval_ns, NSEC_PER_SEC);
+        assert_string_equal(u[0]->run_update->message, shared ? "shared clock" : "timeline");
+        /* Control messages carry the shell's sequence. */
+        assert_int_equal(u[0]->seq, fx.control_seq);
+        for (size_t i = 0; i < 3; i++) {
+                assert_true(fx.run->agents[i].started);
+                assert_int_equal(fx.run->agents[i].start_ns, s + tl[i]);
+                assert_int_equal(fx.run->agents[i].host_mono_ns, 77 * SEC + mono[i]);
+                assert_int_equal(fx.run->agents[i].workers_lag_ns, 1000);
+        }
+        /* A repeated Started does not announce the start again. */
+        assert_int_equal(send_started(&fx, 0, s + tl[0], 77 * SEC + mono[0], s + 7 * MSEC), 0);
+        assert_int_equal(count_updates(&fx.out.control, KIND(STARTED)), 1);
+        free_all(u, 1);
+        fx_done(&fx);
+}
+
+static void test_started_skew_shared_clock(void **state)
+{
+        static const char *const same[3] = {"boot-1", "boot-1", "boot-1"};
+        check_skew(same, true, 30 * USEC); /* 40us - 10us on the shared CLOCK_MONOTONIC */
+}
+
+static void test_started_skew_timeline(void **state)
+{
+        static const char *const differ[3] = {"boot-1", "boot-2", "boot-1"};
+        static const char *const unknown[3] = {"", "", ""};
+        static const char *const partly[3] = {"boot-1", "", "boot-1"};
+        check_skew(differ, false, 1200 * USEC); /* 1000us - (-200us) on the timeline */
+        check_skew(unknown, false, 1200 * USEC);
+        check_skew(partly, false, 1200 * USEC);
+}
+
+/* --- intervals ---------------------------------------------------------------------------- */
+
+static void test_interval_sums_in_order(void **state)
+{
+        fx_t fx;
+        envelope_t *u[8];
+        int64_t s;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+
+        /* Interval 0: shown as soon as the third agent reported it. */
+        assert_int_equal(send_interval(&fx, 0, 0, false, s + SEC + 5 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 1, 0, false, s + SEC + 8 * MSEC), 0);
+        assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 0);
+        assert_int_equal(send_interval(&fx, 2, 0, false, s + SEC + 9 * MSEC), 0);
+        assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 8), 1);
+        check_interval_update(&fx, u[0], 0, 7, 3);
+        free_all(u, 1);
+        fx_clear(&fx);
+
+        /* Interval 2 complete before interval 1: both wait, then come out in order. */
+        assert_int_equal(send_interval(&fx, 0, 1, false, s + 2 * SEC + 10 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 0, 2, false, s + 2 * SEC + 20 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 1, 2, false, s + 2 * SEC + 30 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 2, 2, false, s + 2 * SEC + 40 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 1, 1, false, s + 2 * SEC + 50 * MSEC), 0);
+        assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 0);
+        assert_int_equal(fx.run->next_emit, 1);
+        assert_int_equal(send_interval(&fx, 2, 1, false, s + 2 * SEC + 60 * MSEC), 0);
+        assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 8), 2);
+        check_interval_update(&fx, u[0], 1, 7, 3);
+        check_interval_update(&fx, u[1], 2, 7, 3);
+        free_all(u, 2);
+        assert_int_equal(fx.run->next_emit, 3);
+        assert_int_equal(fx.run->n_civ, 3);
+
+        /* The stored cluster series holds the same sums. */
+        for (size_t k = 0; k < 3; k++) {
+                uint64_t rb = 0, wb = 0;
+                for (size_t i = 0; i < 3; i++) {
+                        rb += fig_read(i, k);
+                        wb += fig_write(i, k);
+                        assert_true(fx.run->agents[i].iv[k].received);
+                        assert_int_equal(fx.run->agents[i].iv[k].read_bytes, fig_read(i, k));
+                }
+                assert_int_equal(fx.run->civ[k].read_bytes, rb);
+                assert_int_equal(fx.run->civ[k].write_bytes, wb);
+                assert_int_equal(fx.run->civ[k].reported, 3);
+                assert_true(fx.run->civ[k].emitted);
+                assert_null(fx.run->civ[k].clat); /* freed once shown */
+        }
+
+        /* A repeated interval is not counted twice. */
+        fx_clear(&fx);
+        assert_int_equal(send_interval(&fx, 1, 1, false, s + 2 * SEC + 70 * MSEC), 0);
+        assert_int_equal(fx.run->civ[1].reported, 3);
+        assert_int_equal(fx.run->civ[1].read_bytes,
+                         fig_read(0, 1) + fig_read(1, 1) + fig_read(2, 1));
+        assert_int_equal(fx.out.control.n, 0);
+        /* Another run's interval is ignored. */
+        assert_int_equal(send_interval_ex(&fx, 0, 3, false, s + 4 * SEC, "run-other"), -ESRCH);
+        assert_int_equal(fx.run->n_civ, 3);
+        fx_done(&fx);
+}
+
+static void test_interval_late_agent(void **state)
+{
+        fx_t fx;
+        envelope_t *u[8];
+        int64_t s, d;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+
+        assert_int_equal(send_interval(&fx, 0, 0, false, s + SEC + 10 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 2, 0, false, s + SEC + 20 * MSEC), 0);
+        assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 0);
+
+        /* Half an interval of grace after the interval's end, then it is shown without beta. */
+        d = run_next_deadline(fx.run);
+        assert_int_equal(d, s + SEC + 500 * MSEC);
+        run_tick(fx.run, d - 1, &fx.out);
+        assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 0);
+        run_tick(fx.run, d, &fx.out);
+        assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 8), 1);
+        check_interval_update(&fx, u[0], 0, 1 | 4, 3);
+        free_all(u, 1);
+        assert_int_equal(run_next_deadline(fx.run), INT64_MAX);
+        fx_clear(&fx);
+
+        /* beta's interval 0 arrives late: it counts in the stored totals, but is not shown again.
+         */
+        assert_int_equal(send_interval(&fx, 1, 0, false, s + SEC + 700 * MSEC), 0);
+        assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 0);
+        assert_int_equal(fx.run->civ[0].reported, 3);
+        assert_int_equal(fx.run->civ[0].read_bytes,
+                         fig_read(0, 0) + fig_read(1, 0) + fig_read(2, 0));
+        assert_int_equal(fx.run->civ[0].write_bytes,
+                         fig_write(0, 0) + fig_write(1, 0) + fig_write(2, 0));
+        assert_null(fx.run->civ[0].clat);
+        assert_true(fx.run->agents[1].iv[0].received);
+
+        /* Interval 1 from all: exactly one update, for interval 1. */
+        for (size_t i = 0; i < 3; i++)
+                assert_int_equal(send_interval(&fx, i, 1, false, s + 2 * SEC + 10 * MSEC), 0);
+        assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 8), 1);
+        check_interval_update(&fx, u[0], 1, 7, 3);
+        free_all(u, 1);
+        run_tick(fx.run, s + 60 * SEC, &fx.out);
+        assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 1);
+        fx_done(&fx);
+}
+
+/* run_next_deadline() names the instant run_tick() shows a late interval, for short intervals
+ * too (the grace is never less than 100ms): a shell that polls until that deadline must not
+ * find run_tick() with nothing to do and the same deadline still in the past. */
+static void test_late_interval_deadline_short_interval(void **state)
+{
+        fx_t fx;
+        envelope_t *u[4];
+        int64_t s, d;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, 50 * NSEC_PER_MSEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+        assert_int_equal(send_interval(&fx, 0, 0, false, s + 51 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 1, 0, false, s + 52 * MSEC), 0);
+        d = run_next_deadline(fx.run);
+        assert_true(d > s + 50 * MSEC && d < INT64_MAX);
+        run_tick(fx.run, d, &fx.out);
+        assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 4), 1);
+        check_interval_update(&fx, u[0], 0, 1 | 2, 3);
+        free_all(u, 1);
+        assert_true(run_next_deadline(fx.run) > d);
+        fx_done(&fx);
+}
+
+static void test_last_interval_not_awaited(void **state)
+{
+        fx_t fx;
+        envelope_t *u[8];
+        int64_t s;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+
+        assert_int_equal(send_interval(&fx, 0, 0, true, s + SEC + 10 * MSEC), 0);
+        assert_int_equal(fx.run->agents[0].last_index, 0);
+        assert_int_equal(send_interval(&fx, 1, 0, false, s + SEC + 10 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 2, 0, false, s + SEC + 10 * MSEC), 0);
+        assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 8), 1);
+        check_interval_update(&fx, u[0], 0, 7, 3);
+        free_all(u, 1);
+        fx_clear(&fx);
+
+        /* alpha is done after interval 0: interval 1 is complete with the other two. */
+        assert_int_equal(send_interval(&fx, 1, 1, false, s + 2 * SEC + 10 * MSEC), 0);
+        assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 0);
+        assert_int_equal(send_interval(&fx, 2, 1, false, s + 2 * SEC + 20 * MSEC), 0);
+        assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 8), 1);
+        check_interval_update(&fx, u[0], 1, 2 | 4, 2);
+        free_all(u, 1);
+        fx_done(&fx);
+}
+
+/* --- finish, failure, cancel -------------------------------------------------------------- */
+
+static void test_finished_from_all(void **state)
+{
+        fx_t fx;
+        envelope_t *u[8];
+        bool taken = false;
+        int64_t s;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+        for (size_t i = 0; i < 3; i++)
+                assert_int_equal(send_interval(&fx, i, 0, false, s + SEC + 10 * MSEC), 0);
+        /* Interval 1: alpha and beta end with it; gamma has not sent it yet. */
+        assert_int_equal(send_interval(&fx, 0, 1, true, s + 2 * SEC + 10 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 1, 1, true, s + 2 * SEC + 10 * MSEC), 0);
+        fx_clear(&fx);
+
+        assert_int_equal(send_finished_ex(&fx, 0, NULL, s + 2 * SEC + 20 * MSEC, &taken), 0);
+        assert_true(taken); /* kept for the result */
+        assert_non_null(fx.run->agents[0].finished);
+        assert_true(fx.run->agents[0].done);
+        assert_false(run_done(fx.run));
+        assert_int_equal(send_finished_ex(&fx, 0, NULL, s + 2 * SEC + 21 * MSEC, &taken), -ESRCH);
+        assert_false(taken);
+        assert_int_equal(
+            send_finished_ex(&fx, 1, "job seqread: EIO on file 0", s + 2 * SEC + 30 * MSEC, NULL),
+            0);
+        assert_string_equal(fx.run->agents[1].error, "job seqread: EIO on file 0");
+        assert_true(event_says(&fx.out.control, "beta", "EIO"));
+        assert_false(run_done(fx.run));
+        assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 0);
+
+        assert_int_equal(send_finished(&fx, 2, s + 2 * SEC + 40 * MSEC), 0);
+        assert_true(run_done(fx.run));
+        assert_int_equal(fx.run->phase, RUN_DONE);
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
+        /* What was still waiting is shown at the end. */
+        assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 8), 1);
+        check_interval_update(&fx, u[0], 1, 1 | 2, 2);
+        free_all(u, 1);
+        for (size_t i = 0; i < 3; i++) {
+                assert_true(fx.run->agents[i].done);
+                assert_non_null(fx.run->agents[i].finished);
+                assert_string_equal(fx.run->agents[i].finished->finished->jobs[0]->name, "seqread");
+        }
+        /* No Stop is needed when every agent finished on its own. */
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 0);
+        assert_int_equal(run_next_deadline(fx.run), INT64_MAX);
+        fx_done(&fx);
+}
+
+static void test_error_while_preparing_cancels(void **state)
+{
+        fx_t fx;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx_clear(&fx);
+        assert_int_equal(send_prepared(&fx, 0, T0 + 10 * MSEC), 0);
+        /* Another run's Error is not this run's business. */
+        assert_int_equal(send_error(&fx, 1, IOFLEET__ERROR_CODE__ERROR_PREPARE, "nope", "run-other",
+                                    T0 + 15 * MSEC),
+                         -ESRCH);
+        assert_false(run_done(fx.run));
+
+        assert_int_equal(send_error(&fx, 1, IOFLEET__ERROR_CODE__ERROR_PREPARE,
+                                    "mount failed: permission denied", RUN_ID, T0 + 20 * MSEC),
+                         0);
+        assert_true(run_done(fx.run));
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_PREPARE);
+        if (!strstr(fx.run->message, "beta") || !strstr(fx.run->message, "mount failed"))
+                fail_msg("run message '%s' does not name the agent and its error", fx.run->message);
+        assert_string_equal(fx.run->agents[1].error, "mount failed: permission denied");
+        /* The others are told to stop; nobody is started. */
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 1);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[2].id), 1);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START), NULL), 0);
+        for (size_t i = 0; i < fx.out.agents.n; i++) {
+                envelope_t *e = item(&fx.out.agents, i);
+                assert_string_equal(e->stop->run_id, RUN_ID);
+                assert_non_null(strstr(e->stop->reason, "beta"));
+                wire_free(&e);
+        }
+        assert_true(event_says(&fx.out.control, "beta", "mount failed"));
+        /* Late Prepared from the last agent starts nothing. */
+        fx_clear(&fx);
+        assert_int_equal(send_prepared(&fx, 2, T0 + 30 * MSEC), 0);
+        assert_int_equal(fx.out.agents.n, 0);
+        assert_true(run_done(fx.run));
+        fx_done(&fx);
+}
+
+static void test_error_while_running_is_an_event(void **state)
+{
+        fx_t fx;
+        envelope_t *u[4];
+        int64_t s;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+        assert_int_equal(send_error(&fx, 2, IOFLEET__ERROR_CODE__ERROR_IO, "EIO on /mnt/x", RUN_ID,
+                                    s + 500 * MSEC),
+                         0);
+        assert_false(run_done(fx.run));
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 0);
+        assert_true(event_says(&fx.out.control, "gamma", "EIO"));
+        fx_clear(&fx);
+        /* The failed agent is not waited for. */
+        assert_int_equal(send_interval(&fx, 0, 0, false, s + SEC + 10 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 1, 0, false, s + SEC + 10 * MSEC), 0);
+        assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 4), 1);
+        check_interval_update(&fx, u[0], 0, 1 | 2, 2);
+        free_all(u, 1);
+        fx_done(&fx);
+}
+
+static void test_agent_lost_while_running(void **state)
+{
+        fx_t fx;
+        envelope_t *u[4];
+        int64_t s;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+        for (size_t i = 0; i < 3; i++)
+                assert_int_equal(send_interval(&fx, i, 0, false, s + SEC + 10 * MSEC), 0);
+        fx_clear(&fx);
+
+        run_agent_lost(fx.run, fx.agents[2].id, s + SEC + 500 * MSEC, &fx.out);
+        assert_true(fx.run->agents[2].lost);
+        assert_false(run_done(fx.run));
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        assert_true(event_says(&fx.out.control, "gamma", "lost"));
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 0);
+        fx_clear(&fx);
+        /* Losing it again, or an agent outside the run, changes nothing. */
+        run_agent_lost(fx.run, fx.agents[2].id, s + SEC + 600 * MSEC, &fx.out);
+        run_agent_lost(fx.run, "not-in-this-run", s + SEC + 600 * MSEC, &fx.out);
+        assert_int_equal(fx.out.control.n, 0);
+
+        /* Interval 1 is complete with the two that remain; the lost one's words are refused. */
+        assert_int_equal(send_interval(&fx, 0, 1, false, s + 2 * SEC + 10 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 2, 1, false, s + 2 * SEC + 10 * MSEC), -ESRCH);
+        assert_int_equal(send_interval(&fx, 1, 1, false, s + 2 * SEC + 10 * MSEC), 0);
+        assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 4), 1);
+        check_interval_update(&fx, u[0], 1, 1 | 2, 2);
+        free_all(u, 1);
+        /* What it sent before is kept. */
+        assert_true(fx.run->agents[2].iv[0].received);
+        assert_int_equal(fx.run->civ[0].reported, 3);
+
+        assert_int_equal(send_finished(&fx, 0, s + 3 * SEC), 0);
+        assert_false(run_done(fx.run));
+        assert_int_equal(send_finished(&fx, 2, s + 3 * SEC), -ESRCH);
+        assert_int_equal(send_finished(&fx, 1, s + 3 * SEC), 0);
+        assert_true(run_done(fx.run));
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
+        assert_null(fx.run->agents[2].finished);
+        fx_done(&fx);
+}
+
+static void test_agent_lost_while_preparing(void **state)
+{
+        fx_t fx;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx_clear(&fx);
+        assert_int_equal(send_prepared(&fx, 0, T0 + 10 * MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 1, T0 + 20 * MSEC), 0);
+        assert_int_equal(fx.out.agents.n, 0);
+        /* The last one goes away: the two prepared ones start without it. */
+        run_agent_lost(fx.run, fx.agents[2].id, T0 + 30 * MSEC, &fx.out);
+        assert_int_equal(fx.run->phase, RUN_STARTING);
+        assert_int_equal(fx.run->start_ns, T0 + 30 * MSEC + 2 * SEC);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[0].id), 1);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[1].id), 1);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[2].id), 0);
+        fx_clear(&fx);
+        assert_int_equal(send_started(&fx, 0, fx.run->start_ns, 0, T0 + 3 * SEC), 0);
+        assert_int_equal(send_started(&fx, 1, fx.run->start_ns + 5 * USEC, 0, T0 + 3 * SEC), 0);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        assert_int_equal(count_updates(&fx.out.control, KIND(STARTED)), 1);
+        assert_int_equal(fx.run->start_skew_ns, 5 * USEC);
+        fx_done(&fx);
+}
+
+/* An agent lost between Start and its Started: the others' Started start the run all the same. */
+static void test_agent_lost_while_starting(void **state)
+{
+        fx_t fx;
+        int64_t s;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_timed10, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        for (size_t i = 0; i < 3; i++)
+                assert_int_equal(send_prepared(&fx, i, T0 + 10 * MSEC), 0);
+        s = fx.run->start_ns;
+        fx_clear(&fx);
+
+        /* Lost before the others answered. */
+        run_agent_lost(fx.run, fx.agents[2].id, s - SEC, &fx.out);
+        assert_int_equal(fx.run->phase, RUN_STARTING);
+        assert_int_equal(send_started(&fx, 0, s, 0, s + MSEC), 0);
+        assert_int_equal(send_started(&fx, 1, s + 3 * USEC, 0, s + MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        assert_int_equal(count_updates(&fx.out.control, KIND(STARTED)), 1);
+        fx_done(&fx);
+
+        /* Lost after the others answered. */
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_timed10, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        for (size_t i = 0; i < 3; i++)
+                assert_int_equal(send_prepared(&fx, i, T0 + 10 * MSEC), 0);
+        s = fx.run->start_ns;
+        fx_clear(&fx);
+        assert_int_equal(send_started(&fx, 0, s, 0, s + MSEC), 0);
+        assert_int_equal(send_started(&fx, 1, s + 3 * USEC, 0, s + MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_STARTING);
+        run_agent_lost(fx.run, fx.agents[2].id, s + SEC, &fx.out);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        assert_int_equal(fx.run->start_skew_ns, 3 * USEC);
+        assert_int_equal(count_updates(&fx.out.control, KIND(STARTED)), 1);
+        /* ... so that the runtime is enforced. */
+        assert_int_equal(run_next_deadline(fx.run), s + 15 * SEC);
+        run_tick(fx.run, s + 15 * SEC, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 2);
+        fx_done(&fx);
+}
+
+static void test_max_intervals(void **state)
+{
+        static const struct {
+                job_def_t jobs[2];
+                size_t n_jobs;
+                uint64_t interval_ns;
+                uint64_t expected;
+        } cases[] = {
+            {{JOB_TIMED10}, 1, NSEC_PER_SEC, 10},
+            {{{"t", {"ioengine", "null", "time_based", "1", "runtime", "10s", NULL}}},
+             1,
+             NSEC_PER_SEC,
+             10},
+            {{{"t", {"size", "1m", "runtime", "2500ms", NULL}}}, 1, NSEC_PER_SEC, 3},
+            {{JOB_TIMED10}, 1, 3 * NSEC_PER_SEC, 4},
+            {{JOB_TIMED10}, 1, 250 * NSEC_PER_MSEC, 40},
+            {{JOB_SEQREAD}, 1, NSEC_PER_SEC, 0},
+            /* One size-bound job makes the run open-ended. */
+            {{JOB_TIMED10, JOB_SEQREAD}, 2, NSEC_PER_SEC, 0},
+            {{{"a", {"size", "1m", "runtime", "5s", NULL}},
+              {"b", {"size", "1m", "runtime", "8s", NULL}}},
+             2,
+             NSEC_PER_SEC,
+             8},
+        };
+        for (size_t c = 0; c < ELEMENTSOF(cases); c++) {
+                fx_t fx;
+                fx_agents(&fx, 2, NULL);
+                fx_start(&fx, cases[c].jobs, cases[c].n_jobs, cases[c].interval_ns, NSEC_PER_SEC);
+                if (fx.run->max_intervals != cases[c].expected)
+                        fail_msg("case %zu: max_intervals %llu, expected %llu", c,
+                                 (unsigned long long)fx.run->max_intervals,
+                                 (unsigned long long)cases[c].expected);
+                fx_done(&fx);
+        }
+}
+
+static void test_stop_deadline(void **state)
+{
+        fx_t fx;
+        int64_t s, stop;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_timed10, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        assert_int_equal(fx.run->max_intervals, 10);
+        s = fx_running(&fx);
+        stop = s + 10 * SEC + 5 * SEC; /* runtime, then 5s of grace */
+        assert_int_equal(fx.run->stop_deadline_ns, stop);
+        assert_int_equal(run_next_deadline(fx.run), stop);
+
+        /* Intervals 0..9 exist in a 10 s run of 1 s intervals (agents fold work done past
+         * the end into 9); 10 and beyond are refused, not allocated. */
+        assert_int_equal(send_interval(&fx, 1, 9, false, s + 10 * SEC), 0);
+        assert_int_equal(fx.run->n_civ, 10);
+        assert_int_equal(send_interval(&fx, 1, 10, false, s + 10 * SEC), 0);
+        assert_int_equal(send_interval(&fx, 1, 500, false, s + 10 * SEC), 0);
+        assert_int_equal(fx.run->n_civ, 10);
+        assert_true(fx.run->agents[1].n_iv <= 10);
+        /* Nor can an interval lie in the future of the coordinator's clock. */
+        assert_int_equal(send_interval(&fx, 2, 5, false, s + 2 * SEC), 0);
+        assert_true(fx.run->agents[2].n_iv == 0 || !fx.run->agents[2].iv[5].received);
+
+        assert_int_equal(send_finished(&fx, 0, s + 10 * SEC + 200 * MSEC), 0);
+        /* The tick only shows intervals whose grace is over; intervals 0..9 were never sent. */
+        run_tick(fx.run, stop - 1, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 0);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        fx_clear(&fx);
+
+        run_tick(fx.run, stop, &fx.out);
+        assert_int_equal(fx.run->phase, RUN_STOPPING);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0); /* finished */
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[1].id), 1);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[2].id), 1);
+        for (size_t i = 0; i < fx.out.agents.n; i++) {
+                envelope_t *e = item(&fx.out.agents, i);
+                assert_string_equal(e->stop->run_id, RUN_ID);
+                assert_string_equal(e->stop->reason, "runtime over");
+                wire_free(&e);
+        }
+        assert_true(event_says(&fx.out.control, "runtime", NULL));
+        assert_false(run_done(fx.run));
+        assert_int_equal(fx.run->finish_deadline_ns, stop + 30 * SEC);
+        assert_int_equal(run_next_deadline(fx.run), stop + 30 * SEC);
+        fx_clear(&fx);
+        /* Stop is sent once. */
+        run_tick(fx.run, stop + SEC, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 0);
+
+        assert_int_equal(send_finished(&fx, 1, stop + 2 * SEC), 0);
+        assert_false(run_done(fx.run));
+        run_tick(fx.run, stop + 30 * SEC - 1, &fx.out);
+        assert_false(run_done(fx.run));
+        /* gamma never finishes: given up on, the run ends with what there is. */
+        run_tick(fx.run, stop + 30 * SEC, &fx.out);
+        assert_true(run_done(fx.run));
+        assert_true(fx.run->agents[2].lost);
+        assert_non_null(strstr(fx.run->agents[2].error, "did not finish"));
+        assert_false(fx.run->agents[1].lost);
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
+        fx_done(&fx);
+}
+
+static void test_stop_deadline_finished_in_time(void **state)
+{
+        fx_t fx;
+        int64_t s;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_timed10, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+        assert_int_equal(send_finished(&fx, 0, s + 10 * SEC + MSEC), 0);
+        assert_int_equal(send_finished(&fx, 1, s + 10 * SEC + 2 * MSEC), 0);
+        assert_true(run_done(fx.run));
+        run_tick(fx.run, s + 20 * SEC, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 0);
+        fx_done(&fx);
+}
+
+static void test_cancel_while_running(void **state)
+{
+        fx_t fx;
+        int64_t s;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+        assert_int_equal(send_finished(&fx, 1, s + 2 * SEC), 0);
+        fx_clear(&fx);
+
+        run_cancel(fx.run, IOFLEET__ERROR_CODE__ERROR_CANCELLED, "cancelled by the user",
+                   s + 3 * SEC, &fx.out);
+        assert_int_equal(fx.run->phase, RUN_STOPPING);
+        assert_false(run_done(fx.run));
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_CANCELLED);
+        assert_string_equal(fx.run->message, "cancelled by the user");
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 1);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[1].id), 0); /* finished */
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[2].id), 1);
+        {
+                envelope_t *e = item(&fx.out.agents, 0);
+                assert_string_equal(e->stop->reason, "cancelled by the user");
+                assert_string_equal(e->stop->run_id, RUN_ID);
+                wire_free(&e);
+        }
+        assert_true(event_says(&fx.out.control, "stopping", "cancelled by the user"));
+        assert_int_equal(run_next_deadline(fx.run), s + 3 * SEC + 30 * SEC);
+
+        /* A second reason does not replace the first. */
+        run_cancel(fx.run, IOFLEET__ERROR_CODE__ERROR_INTERNAL, "shutting down", s + 4 * SEC,
+                   &fx.out);
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_CANCELLED);
+        assert_string_equal(fx.run->message, "cancelled by the user");
+
+        /* Agents answer Stop with Finished: the run is done. */
+        assert_int_equal(send_finished(&fx, 0, s + 4 * SEC), 0);
+        assert_false(run_done(fx.run));
+        assert_int_equal(send_finished(&fx, 2, s + 4 * SEC), 0);
+        assert_true(run_done(fx.run));
+        fx_clear(&fx);
+        run_cancel(fx.run, IOFLEET__ERROR_CODE__ERROR_CANCELLED, "again", s + 5 * SEC, &fx.out);
+        assert_int_equal(fx.out.agents.n, 0);
+        assert_int_equal(fx.out.control.n, 0);
+        fx_done(&fx);
+}
+
+static void test_cancel_while_preparing(void **state)
+{
+        fx_t fx;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx_clear(&fx);
+        run_cancel(fx.run, IOFLEET__ERROR_CODE__ERROR_CANCELLED, "cancelled by the user", T0 + SEC,
+                   &fx.out);
+        /* Nothing ran, nothing to wait for. */
+        assert_true(run_done(fx.run));
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 2);
+        fx_done(&fx);
+}
+
+static void test_foreign_messages_ignored(void **state)
+{
+        fx_t fx;
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Heartbeat hb = IOFLEET__HEARTBEAT__INIT;
+        Iofleet__Started st = IOFLEET__STARTED__INIT;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx_clear(&fx);
+        hb.run_id = RUN_ID;
+        e.body_case = BODY(HEARTBEAT);
+        e.heartbeat = &hb;
+        assert_int_equal(deliver(&fx, 0, &e, T0), -ESRCH);
+        st.run_id = "run-other";
+        e.body_case = BODY(STARTED);
+        e.started = &st;
+        assert_int_equal(deliver(&fx, 0, &e, T0), -ESRCH);
+        assert_false(fx.run->agents[0].started);
+        assert_int_equal(fx.out.agents.n, 0);
+        assert_int_equal(fx.out.control.n, 0);
+        fx_done(&fx);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_prepare_to_every_agent),
+            cmocka_unit_test(test_prepare_defaults),
+            cmocka_unit_test(test_no_control_peer),
+            cmocka_unit_test(test_bad_job_refused),
+            cmocka_unit_test(test_start_after_every_prepared),
+            cmocka_unit_test(test_started_skew_shared_clock),
+            cmocka_unit_test(test_started_skew_timeline),
+            cmocka_unit_test(test_interval_sums_in_order),
+            cmocka_unit_test(test_interval_late_agent),
+            cmocka_unit_test(test_late_interval_deadline_short_interval),
+            cmocka_unit_test(test_last_interval_not_awaited),
+            cmocka_unit_test(test_finished_from_all),
+            cmocka_unit_test(test_error_while_preparing_cancels),
+            cmocka_unit_test(test_error_while_running_is_an_event),
+            cmocka_unit_test(test_agent_lost_while_running),
+            cmocka_unit_test(test_agent_lost_while_preparing),
+            cmocka_unit_test(test_agent_lost_while_starting),
+            cmocka_unit_test(test_max_intervals),
+            cmocka_unit_test(test_stop_deadline),
+            cmocka_unit_test(test_stop_deadline_finished_in_time),
+            cmocka_unit_test(test_cancel_while_running),
+            cmocka_unit_test(test_cancel_while_preparing),
+            cmocka_unit_test(test_foreign_messages_ignored),
+        };
+
+        log_setup("test-run", LOG_ERR); /* the run logs every event; keep the output readable */
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
