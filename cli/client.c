@@ -26,6 +26,14 @@ int client_connect(const char *endpoint, const keypair_t *kp, const char *server
 
         if (!c)
                 return -ENOMEM;
+        /* ZeroMQ connects lazily: without this, a missing coordinator shows as a timeout. */
+        if (strncmp(endpoint, "ipc://", 6) == 0 && access(endpoint + 6, F_OK) < 0) {
+                r = -errno;
+                snprintf(err, errlen, "no coordinator at %s: %s (is iofleet-coordinator running?)",
+                         endpoint, strerror(errno));
+                free(c);
+                return r;
+        }
         c->ctx = zmq_ctx_new();
         c->sock = c->ctx ? zmq_socket(c->ctx, ZMQ_DEALER) : NULL;
         if (!c->sock) {

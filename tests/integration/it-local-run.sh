@@ -32,7 +32,7 @@ check "per-host lines" grep -q 'local-2 .*read' "$T/live.log"
 check "the run directory holds result.json" test -f "$T/runs/$(jq -r .iofleet.run_id "$J")/result.json"
 check "files are per agent" test -f "$T/data/seqread.local-0.0.0" -a -f "$T/data/seqread.local-2.0.0"
 check "the scratch fleet is gone" bash -c "! ls -d $T/iofleet-local-* 2>/dev/null | grep -q ."
-check "no daemon of it is left" bash -c "! pgrep -f 'iofleet-agent .*$T/iofleet-local' >/dev/null"
+check "no daemon of it is left" bash -c "! pgrep -f '[i]ofleet-agent .*$T/iofleet-local' >/dev/null"
 
 # The normal output, and a size-bound write job with the null engine in the same fleet shape.
 "$IOFLEET" run --local=2 --results-dir="$T/runs" --name=w --rw=randwrite --bs=4k --size=4m \
