@@ -26,6 +26,7 @@ check "agent id is persisted in its state directory" grep -qx "$id1" "$T/state-a
 check "iofleet agents lists name, roles, labels, version, state" grep -q "a0 .* client .* zone=z1 .* 0.1.0 .* idle" "$T/agents.txt"
 
 # The coordinator goes away and comes back: the agent registers again by itself.
+forget "$COORD_PID"
 kill -TERM "$COORD_PID"
 wait "$COORD_PID"
 check "coordinator exits 0 on SIGTERM" [ $? -eq 0 ]
@@ -36,6 +37,7 @@ wait_agents 1 && ok "agent re-registered after the coordinator restarted"
 id2=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '.[0].id')
 check "same agent id after reconnecting" [ "$id1" = "$id2" ]
 
+forget "$A0"
 kill -INT "$A0"
 wait "$A0"
 check "agent exits 0 on SIGINT" [ $? -eq 0 ]

@@ -17,6 +17,7 @@ wait_agents 3
 	--runtime=4s --output-format=json --output="$T/lost.json" >"$T/lost.log" 2>&1 &
 RUN=$!
 sleep 3.5   # 2 s lead, then about 1.5 s of running
+forget "$A2"
 kill -KILL "$A2"
 wait "$RUN"
 check "the run completes without the lost agent" [ $? -eq 0 ]

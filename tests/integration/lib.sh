@@ -10,7 +10,8 @@ COORD=$IOFLEET_BIN/iofleet-coordinator
 NOTIFY_LISTEN=${NOTIFY_LISTEN:-$IOFLEET_BIN/tests/notify-listen}
 
 failures=0
-PIDS=()
+PIDS=()    # helpers (notify listeners): stopped at exit
+DAEMONS=() # "pid:name" of coordinators and agents: must exit 0 on SIGTERM (ASan leaks count)
 NETNS=()
 
 skip() {
@@ -94,6 +95,7 @@ start_coordinator() {
 		>"$T/coordinator.log" 2>&1 &
 	COORD_PID=$!
 	PIDS+=($COORD_PID)
+	DAEMONS+=("$COORD_PID:coordinator")
 	for _ in $(seq 200); do
 		grep -q READY=1 "$T/coord.notify.log" 2>/dev/null && break
 		kill -0 "$COORD_PID" 2>/dev/null || { cat "$T/coordinator.log" >&2; fail "coordinator died at start"; exit 1; }
@@ -115,6 +117,7 @@ start_agent() {
 		--work-dir="$T/data" --roles=client "$@" >"$T/$name.log" 2>&1 &
 	PIDS+=($!)
 	LAST_PID=$!
+	DAEMONS+=("$LAST_PID:$name")
 }
 
 # wait_agents N: until the coordinator lists N idle agents (10 s at most).
@@ -129,7 +132,34 @@ wait_agents() {
 	return 1
 }
 
+# stop_daemons: SIGTERM to every daemon still listed; each must exit 0. Under AddressSanitizer a
+# leak or an error makes the exit status non-zero, so this is where the daemons' own health shows.
+stop_daemons() {
+	local e pid name rc
+	for e in "${DAEMONS[@]}"; do
+		pid=${e%%:*}
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for e in "${DAEMONS[@]}"; do
+		pid=${e%%:*} name=${e#*:}
+		wait "$pid"
+		rc=$?
+		[ "$rc" -eq 0 ] || fail "$name exited with status $rc on SIGTERM (log: $T/$name.log)"
+	done
+	DAEMONS=()
+}
+
+# forget PID: the test waits for (or kills) this daemon itself.
+forget() {
+	local e keep=()
+	for e in "${DAEMONS[@]}"; do
+		[ "${e%%:*}" = "$1" ] || keep+=("$e")
+	done
+	DAEMONS=("${keep[@]}")
+}
+
 finish() {
+	stop_daemons
 	if [ "$failures" -eq 0 ]; then
 		echo "all checks passed"
 		exit 0
