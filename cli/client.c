@@ -14,6 +14,7 @@
 struct client {
         void *ctx, *sock;
         uint64_t seq;
+        char endpoint[256];
 };
 
 int client_connect(const char *endpoint, const keypair_t *kp, const char *server_public,
@@ -53,6 +54,7 @@ int client_connect(const char *endpoint, const keypair_t *kp, const char *server
                         return r;
                 }
         }
+        snprintf(c->endpoint, sizeof(c->endpoint), "%s", endpoint);
         if (zmq_connect(c->sock, endpoint) < 0) {
                 r = -errno;
                 snprintf(err, errlen, "cannot connect to %s: %s", endpoint, zmq_strerror(errno));
@@ -93,6 +95,39 @@ int client_recv(client_t *c, int timeout_ms, envelope_t **ret, char *err, size_t
         if (r == -EPROTO)
                 wire_free(ret);
         return r;
+}
+
+int client_call(client_t *c, envelope_t *req, int timeout_ms, Iofleet__Envelope__BodyCase expect,
+                envelope_t **ret, char *err, size_t errlen)
+{
+        envelope_t *rep = NULL;
+        int r = client_send(c, req);
+
+        if (r < 0) {
+                snprintf(err, errlen, "cannot send to %s: %s", c->endpoint, strerror(-r));
+                return r;
+        }
+        err[0] = 0;
+        r = client_recv(c, timeout_ms, &rep, err, errlen);
+        if (r == -ETIMEDOUT)
+                snprintf(err, errlen, "no answer from the coordinator at %s within %ds",
+                         c->endpoint, timeout_ms / 1000);
+        else if (r < 0 && !err[0])
+                snprintf(err, errlen, "%s", strerror(-r));
+        else if (r == 0 && rep->body_case == IOFLEET__ENVELOPE__BODY_ERROR) {
+                snprintf(err, errlen, "%s", rep->error->message);
+                r = -EREMOTEIO;
+        } else if (r == 0 && rep->body_case != expect) {
+                snprintf(err, errlen, "unexpected answer '%s' from the coordinator",
+                         wire_body_name(rep));
+                r = -EBADMSG;
+        }
+        if (r < 0) {
+                wire_free(&rep);
+                return r;
+        }
+        *ret = rep;
+        return 0;
 }
 
 void client_free(client_t **cp)

@@ -107,23 +107,9 @@ int cmd_agents(int argc, char **argv)
         }
         req.body_case = IOFLEET__ENVELOPE__BODY_LIST_AGENTS;
         req.list_agents = &la;
-        client_send(c, &req);
-        r = client_recv(c, 5000, &rep, err, sizeof(err));
-        if (r == -ETIMEDOUT) {
-                fprintf(stderr, "iofleet: no answer from the coordinator at %s within 5s\n",
-                        cfg.coordinator);
-                goto out;
-        }
-        if (r < 0) {
+        if (client_call(c, &req, 5000, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep, err,
+                        sizeof(err)) < 0) {
                 fprintf(stderr, "iofleet: %s\n", err);
-                goto out;
-        }
-        if (rep->body_case == IOFLEET__ENVELOPE__BODY_ERROR) {
-                fprintf(stderr, "iofleet: %s\n", rep->error->message);
-                goto out;
-        }
-        if (rep->body_case != IOFLEET__ENVELOPE__BODY_AGENT_LIST) {
-                fprintf(stderr, "iofleet: unexpected answer %s\n", wire_body_name(rep));
                 goto out;
         }
         if (json)

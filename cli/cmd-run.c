@@ -330,29 +330,16 @@ int cmd_run(int argc, char **argv)
                 s.command_line = cmdline ? cmdline : "";
                 req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
                 req.submit_run = &s;
-                client_send(c, &req);
-                r = client_recv(c, 10000, &rep, err, sizeof(err));
-                if (r == -ETIMEDOUT) {
-                        fprintf(stderr, "iofleet: no answer from the coordinator at %s within 10s\n",
-                                cfg.coordinator);
+                if (client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &rep, err,
+                                sizeof(err)) < 0) {
+                        fprintf(stderr, "iofleet: %s\n", err);
                         goto out;
                 }
-                if (r < 0) {
-                        fprintf(stderr, "iofleet: %s\n", err[0] ? err : strerror(-r));
-                        goto out;
-                }
-                if (rep->body_case == IOFLEET__ENVELOPE__BODY_ERROR) {
-                        fprintf(stderr, "iofleet: %s\n", rep->error->message);
-                        wire_free(&rep);
-                        goto out;
-                }
-                if (rep->body_case == IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED) {
-                        fprintf(live, "iofleet: run %s accepted on %zu agents:", rep->run_accepted->run_id,
-                                rep->run_accepted->n_agents);
-                        for (size_t i = 0; i < rep->run_accepted->n_agents; i++)
-                                fprintf(live, " %s", rep->run_accepted->agents[i]->name);
-                        fprintf(live, "\n");
-                }
+                fprintf(live, "iofleet: run %s accepted on %zu agents:", rep->run_accepted->run_id,
+                        rep->run_accepted->n_agents);
+                for (size_t i = 0; i < rep->run_accepted->n_agents; i++)
+                        fprintf(live, " %s", rep->run_accepted->agents[i]->name);
+                fprintf(live, "\n");
                 wire_free(&rep);
         }
         {

@@ -212,9 +212,8 @@ static int wait_agents(const char *control_ep, unsigned n, char *err, size_t err
                 size_t live = 0;
                 req.body_case = IOFLEET__ENVELOPE__BODY_LIST_AGENTS;
                 req.list_agents = &la;
-                client_send(c, &req);
-                if (client_recv(c, 1000, &rep, err, errlen) == 0 &&
-                    rep->body_case == IOFLEET__ENVELOPE__BODY_AGENT_LIST) {
+                if (client_call(c, &req, 1000, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep, err,
+                                errlen) == 0) {
                         for (size_t i = 0; i < rep->agent_list->n_agents; i++)
                                 live += streq(rep->agent_list->agents[i]->state, "idle");
                 }
