@@ -342,9 +342,45 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
         }
 }
 
+/* protobuf-c keeps a field numbered 0 as an unknown field when its tag is spelt with a redundant
+ * varint byte, then packs it back in the one-byte form its own decoder refuses: a message holding
+ * one would not survive being passed on (the coordinator forwards jobs to agents). Returns the
+ * name of the message type holding one, or NULL. */
+static const char *find_field_zero(const ProtobufCMessage *m)
+{
+        const char *base = (const char *)m, *r;
+
+        for (unsigned i = 0; i < m->n_unknown_fields; i++)
+                if (m->unknown_fields[i].tag == 0)
+                        return m->descriptor->name;
+        for (unsigned i = 0; i < m->descriptor->n_fields; i++) {
+                const ProtobufCFieldDescriptor *f = &m->descriptor->fields[i];
+                if (f->type != PROTOBUF_C_TYPE_MESSAGE)
+                        continue;
+                if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+                        size_t n = *(const size_t *)(base + f->quantifier_offset);
+                        ProtobufCMessage *const *v =
+                                *(ProtobufCMessage *const *const *)(base + f->offset);
+                        for (size_t k = 0; k < n; k++)
+                                if ((r = find_field_zero(v[k])))
+                                        return r;
+                        continue;
+                }
+                /* members of a oneof share their storage: only the set one is a message */
+                if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) &&
+                    *(const uint32_t *)(base + f->quantifier_offset) != f->id)
+                        continue;
+                const ProtobufCMessage *sub = *(ProtobufCMessage *const *)(base + f->offset);
+                if (sub && (r = find_field_zero(sub)))
+                        return r;
+        }
+        return NULL;
+}
+
 int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char *err,
                 size_t errlen)
 {
+        const char *zero;
         envelope_t *e;
         int r;
 
@@ -361,7 +397,9 @@ int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char 
                             "peer speaks protocol version %u, this side speaks %u", e->version,
                             PROTOCOL_VERSION);
         }
-        r = check_body(e, err, errlen);
+        zero = find_field_zero(&e->base);
+        r = zero ? fail(err, errlen, -EBADMSG, "%s: field number 0 not allowed", zero)
+                 : check_body(e, err, errlen);
         if (r < 0) {
                 iofleet__envelope__free_unpacked(e, NULL);
                 return r;
@@ -406,21 +444,34 @@ const char *wire_body_name(const envelope_t *e)
 int wire_hist_from(Iofleet__Hist *pb, const hist_t *h)
 {
         size_t n = hist_to_sparse(h, NULL, NULL, 0);
+        uint64_t total = 0;
+
         iofleet__hist__init(pb);
-        pb->n = h->n;
-        pb->min = h->n ? h->min : 0;
+        pb->min = h->min;
         pb->max = h->max;
         pb->sum = h->sum;
         pb->sumsq = h->sumsq;
-        if (n == 0)
-                return 0;
-        pb->index = malloc(n * sizeof(*pb->index));
-        pb->count = malloc(n * sizeof(*pb->count));
-        if (!pb->index || !pb->count) {
-                wire_hist_done(pb);
-                return -ENOMEM;
+        if (n > 0) {
+                pb->index = malloc(n * sizeof(*pb->index));
+                pb->count = malloc(n * sizeof(*pb->count));
+                if (!pb->index || !pb->count) {
+                        wire_hist_done(pb);
+                        return -ENOMEM;
+                }
+                pb->n_index = pb->n_count = hist_to_sparse(h, pb->index, pb->count, n);
         }
-        pb->n_index = pb->n_count = hist_to_sparse(h, pb->index, pb->count, n);
+        /* n is the sum of the buckets sent, not h->n: a snapshot taken while a worker records
+         * can hold a count whose bucket it has not caught yet, and the receiver checks that the
+         * two agree. */
+        for (size_t i = 0; i < pb->n_index; i++)
+                total += pb->count[i];
+        pb->n = total;
+        if (total == 0)
+                pb->min = pb->max = 0;
+        else if (pb->min > pb->max) {
+                pb->min = hist_bucket_low(pb->index[0]);
+                pb->max = hist_bucket_high(pb->index[pb->n_index - 1]);
+        }
         return 0;
 }
 

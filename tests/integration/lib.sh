@@ -160,6 +160,10 @@ forget() {
 
 finish() {
 	stop_daemons
+	# Whatever a test did, daemons must never have sent each other a message the peer refused.
+	if grep -l "bad message from" "$T"/*.log 2>/dev/null; then
+		fail "a daemon refused a message from its peer (see the logs above)"
+	fi
 	if [ "$failures" -eq 0 ]; then
 		echo "all checks passed"
 		exit 0
