@@ -43,12 +43,17 @@ int64_t clock_local_to_mono(int64_t local_ns)
 
 int clock_sample(int64_t t1, int64_t t2, int64_t t3, int64_t t4, time_sample_t *ret)
 {
-        int64_t rtt = (t4 - t1) - (t3 - t2);
-        if (t4 < t1 || t3 < t2 || rtt < 0)
+        int64_t out, hold, a, b;
+        /* t1..t3 come from the peer: a difference that does not fit in 64 bits is refused,
+         * never computed. out and hold are then >= 0, so out - hold cannot overflow. */
+        if (t4 < t1 || t3 < t2 || __builtin_sub_overflow(t4, t1, &out) ||
+            __builtin_sub_overflow(t3, t2, &hold) || out < hold ||
+            __builtin_sub_overflow(t2, t1, &a) || __builtin_sub_overflow(t3, t4, &b))
                 return -EINVAL;
-        /* Halves separately so that the sum of two large differences cannot overflow. */
-        ret->offset_ns = (t2 - t1) / 2 + (t3 - t4) / 2;
-        ret->rtt_ns = rtt;
+        /* ((t2 - t1) + (t3 - t4)) / 2 without the sum overflowing: halves separately, then adds
+         * back the two halves the divisions dropped. */
+        ret->offset_ns = a / 2 + b / 2 + (a % 2 + b % 2) / 2;
+        ret->rtt_ns = out - hold;
         ret->at_ns = t4;
         return 0;
 }
@@ -99,7 +104,8 @@ int64_t clock_sleep_until_mono(int64_t target_ns, int64_t spin_ns)
 
 const char *clock_format_duration(int64_t ns, char *buf, size_t len)
 {
-        int64_t a = llabs(ns);
+        /* llabs(INT64_MIN) is undefined; durations may come off the wire. */
+        uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
         if (a < 1000)
                 snprintf(buf, len, "%lldns", (long long)ns);
         else if (a < 1000000)

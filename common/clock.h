@@ -23,7 +23,8 @@ typedef struct time_sample {
         int64_t at_ns;     /* agent clock when taken (t4) */
 } time_sample_t;
 
-/* Computes a sample; -EINVAL when the timestamps are inconsistent (negative round trip). */
+/* Computes a sample; -EINVAL when the timestamps are inconsistent (negative round trip) or
+ * so far apart that their differences do not fit in 64 bits. */
 int clock_sample(int64_t t1, int64_t t2, int64_t t3, int64_t t4, time_sample_t *ret);
 
 /* The agent keeps its recent samples and trusts the one with the smallest round trip: its

@@ -196,20 +196,45 @@ struct line_reader {
         ini_line_handler_t handler;
         void *user;
         int stopped;
+        int bad_line; /* a line the reader refused, 0 if none */
+        bool bad_nul;
+        int max_line;
 };
 
+/* Reads one line for libinih, counting lines for the messages. A line longer than libinih's
+ * buffer would be split, its tail parsed as a line of its own; a NUL byte would cut it short:
+ * both stop the parse instead, for config_parse_ini() to report. */
 static char *read_line(char *str, int num, void *stream)
 {
         struct line_reader *lr = stream;
-        char *r = fgets(str, num, lr->f);
-        if (r)
-                lr->line++;
-        return r;
+        int c, n = 0;
+
+        for (;;) {
+                c = getc(lr->f);
+                if (c == EOF || c == '\n')
+                        break;
+                if (c == 0 || n >= num - 1) {
+                        lr->bad_line = lr->line + 1;
+                        lr->bad_nul = c == 0;
+                        lr->max_line = num - 1;
+                        return NULL;
+                }
+                str[n++] = (char)c;
+        }
+        if (c == EOF && n == 0)
+                return NULL;
+        str[n] = 0;
+        lr->line++;
+        return str;
 }
 
 static int line_handler(void *user, const char *section, const char *name, const char *value)
 {
         struct line_reader *lr = user;
+        /* libinih goes on calling after a 0 (it only records the line): the first failure must
+         * stay the result, and later lines must not be applied. */
+        if (lr->stopped)
+                return 0;
         if (!lr->handler(lr->user, section, name, value, lr->line)) {
                 lr->stopped = 1;
                 return 0;
@@ -227,9 +252,20 @@ int config_parse_ini(const char *path, ini_line_handler_t handler, void *user, c
         if (!lr.f)
                 return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
         line = ini_parse_stream(read_line, &lr, line_handler, &lr);
+        if (ferror(lr.f)) {
+                int e = errno ? errno : EIO;
+                fclose(lr.f);
+                return fail(err, errlen, -e, "%s: %s", path, strerror(e));
+        }
         fclose(lr.f);
         if (lr.stopped)
                 return -ECANCELED;
+        if (lr.bad_line && line == 0 && lr.bad_nul)
+                return fail(err, errlen, -EINVAL, "%s:%d: NUL byte not allowed", path,
+                            lr.bad_line);
+        if (lr.bad_line && line == 0)
+                return fail(err, errlen, -EINVAL, "%s:%d: line longer than %d characters", path,
+                            lr.bad_line, lr.max_line);
         if (line > 0)
                 return fail(err, errlen, -EINVAL,
                             "%s:%d: not an INI line (expected [section] or key = value)", path,

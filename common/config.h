@@ -18,7 +18,8 @@ bool strv_contains(const strv_t *l, const char *s);
 
 /* Parses an INI file with libinih, handing each key to handler with its line number (libinih's
  * own handler has none). Returns 0, the handler's first failure (handler returns 0 to stop),
- * or -EINVAL with err naming the first line that is not INI. */
+ * or -EINVAL with err naming the first line that is not INI, is longer than libinih's buffer
+ * (199 characters) or holds a NUL byte. */
 typedef int (*ini_line_handler_t)(void *user, const char *section, const char *name,
                                   const char *value, int lineno);
 int config_parse_ini(const char *path, ini_line_handler_t handler, void *user, char *err,
