@@ -25,22 +25,6 @@ static int read_line(const char *path, char *buf, size_t len)
         return 0;
 }
 
-static int mkdir_parents(const char *dir)
-{
-        char buf[4096];
-        snprintf(buf, sizeof(buf), "%s", dir);
-        for (char *p = buf + 1; *p; p++)
-                if (*p == '/') {
-                        *p = 0;
-                        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-                                return -errno;
-                        *p = '/';
-                }
-        if (mkdir(buf, 0750) < 0 && errno != EEXIST)
-                return -errno;
-        return 0;
-}
-
 int identity_load(const char *state_dir, identity_t *id, char *err, size_t errlen)
 {
         char path[4096], tmp[4200], line[128];
@@ -69,7 +53,7 @@ int identity_load(const char *state_dir, identity_t *id, char *err, size_t errle
                 snprintf(err, errlen, "%s: %s", path, strerror(-r));
                 return r;
         }
-        if ((r = mkdir_parents(state_dir)) < 0) {
+        if ((r = mkdir_p(state_dir, 0750)) < 0) {
                 snprintf(err, errlen, "state directory %s: %s", state_dir, strerror(-r));
                 return r;
         }

@@ -42,16 +42,6 @@ struct local_fleet {
         bool verbose;
 };
 
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
 /* The daemons live next to this binary in a build tree or an install; else on PATH. */
 static void find_binary(const char *name, char *buf, size_t len)
 {
@@ -98,11 +88,11 @@ static int spawn(local_fleet_t *f, child_t *c, char *const argv[], char *err, si
         snprintf(sock, sizeof(sock), "%s/%s.notify", f->dir, c->name);
         snprintf(log, sizeof(log), "%s/%s.log", f->dir, c->name);
         if ((r = notify_socket(sock)) < 0)
-                return fail(err, errlen, r, "notify socket %s: %s", sock, strerror(-r));
+                return errorf(err, errlen, r, "notify socket %s: %s", sock, strerror(-r));
         c->notify_fd = r;
         c->pid = fork();
         if (c->pid < 0)
-                return fail(err, errlen, -errno, "fork: %s", strerror(errno));
+                return errorf(err, errlen, -errno, "fork: %s", strerror(errno));
         if (c->pid == 0) {
                 /* The daemons must not outlive this CLI, whatever happens to it. */
                 prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -140,12 +130,12 @@ static int wait_ready(local_fleet_t *f, child_t *c, const char *var, char *val, 
                 ssize_t n;
                 int st;
                 if (left <= 0)
-                        return fail(err, errlen, -ETIMEDOUT, "%s did not get ready within %ds",
+                        return errorf(err, errlen, -ETIMEDOUT, "%s did not get ready within %ds",
                                     c->name, LOCAL_START_TIMEOUT_MS / 1000);
                 if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
                         c->exited = true;
                         c->status = st;
-                        return fail(err, errlen, -ECHILD, "%s exited during start-up (status %d)",
+                        return errorf(err, errlen, -ECHILD, "%s exited during start-up (status %d)",
                                     c->name, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
                 }
                 if (poll(&p, 1, left < 100 ? (int)left : 100) <= 0)
@@ -225,7 +215,7 @@ static int wait_agents(const char *control_ep, unsigned n, char *err, size_t err
                 usleep(20000);
         }
         client_free(&c);
-        return fail(err, errlen, -ETIMEDOUT, "agents did not all register within %ds",
+        return errorf(err, errlen, -ETIMEDOUT, "agents did not all register within %ds",
                     LOCAL_START_TIMEOUT_MS / 1000);
 }
 
@@ -240,7 +230,7 @@ static int write_keys(local_fleet_t *f, const local_options_t *opt, char *err, s
         snprintf(path, sizeof(path), "%s/admins.d", f->dir);
         mkdir(path, 0700);
         if ((r = keys_generate(&kp)) < 0 || (r = keys_write(f->dir, "coordinator", &kp, false, err, errlen)) < 0)
-                return r < 0 && !err[0] ? fail(err, errlen, r, "keygen: %s", strerror(-r)) : r;
+                return r < 0 && !err[0] ? errorf(err, errlen, r, "keygen: %s", strerror(-r)) : r;
         for (unsigned i = 0; i < opt->agents; i++) {
                 char name[32], dst[PATH_MAX + 64], src[PATH_MAX + 64];
                 snprintf(name, sizeof(name), "local-%u", i);
@@ -250,7 +240,7 @@ static int write_keys(local_fleet_t *f, const local_options_t *opt, char *err, s
                 snprintf(src, sizeof(src), "%s/%s.pub", f->dir, name);
                 snprintf(dst, sizeof(dst), "%s/agents.d/%s.pub", f->dir, name);
                 if (rename(src, dst) < 0)
-                        return fail(err, errlen, -errno, "%s: %s", dst, strerror(errno));
+                        return errorf(err, errlen, -errno, "%s: %s", dst, strerror(errno));
         }
         return 0;
 }
@@ -273,7 +263,7 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
         }
         snprintf(f->dir, sizeof(f->dir), "%s/iofleet-local-XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(f->dir)) {
-                r = fail(err, errlen, -errno, "scratch directory: %s", strerror(errno));
+                r = errorf(err, errlen, -errno, "scratch directory: %s", strerror(errno));
                 free(f->children);
                 free(f);
                 return r;

@@ -9,16 +9,6 @@
 #include "options.h"
 #include "util.h"
 
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
 int strv_push(strv_t *l, const char *s)
 {
         char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
@@ -90,7 +80,7 @@ static int set_list(const cfg_item_t *it, strv_t *l, const char *value, const ch
                         break;
                 if (len >= sizeof(word) || (it->choices && !word_in(it->choices, p, len))) {
                         strv_clear(&n);
-                        return fail(err, errlen, -EINVAL, "%s: '%.*s' is not one of %s", where,
+                        return errorf(err, errlen, -EINVAL, "%s: '%.*s' is not one of %s", where,
                                     (int)len, p, it->choices ? it->choices : "short words");
                 }
                 snprintf(word, sizeof(word), "%.*s", (int)len, p);
@@ -116,7 +106,7 @@ int config_set(const cfg_schema_t *s, void *target, const char *name, const char
 
         if (!it) {
                 known_keys(s, known, sizeof(known));
-                return fail(err, errlen, -ENOENT, "%s: unknown key '%s' (known: %s)", where, name,
+                return errorf(err, errlen, -ENOENT, "%s: unknown key '%s' (known: %s)", where, name,
                             known);
         }
         field = (char *)target + it->offset;
@@ -125,23 +115,23 @@ int config_set(const cfg_schema_t *s, void *target, const char *name, const char
                 return strdup_to(field, value);
         case CFG_CHOICE:
                 if (!word_in(it->choices, value, strlen(value)))
-                        return fail(err, errlen, -EINVAL, "%s: '%s' is not one of %s", where,
+                        return errorf(err, errlen, -EINVAL, "%s: '%s' is not one of %s", where,
                                     value, it->choices);
                 return strdup_to(field, value);
         case CFG_BOOL:
                 if (parse_bool(value, field) < 0)
-                        return fail(err, errlen, -EINVAL,
+                        return errorf(err, errlen, -EINVAL,
                                     "%s: '%s' is not a boolean (true/false, yes/no, 1/0)", where,
                                     value);
                 return 0;
         case CFG_DURATION:
                 r = parse_duration(value, NSEC_PER_SEC, &u);
                 if (r < 0)
-                        return fail(err, errlen, -EINVAL,
+                        return errorf(err, errlen, -EINVAL,
                                     "%s: '%s' is not a duration (e.g. 500ms, 2s, 1m)", where,
                                     value);
                 if ((it->min || it->max) && (u < it->min || u > it->max))
-                        return fail(err, errlen, -ERANGE,
+                        return errorf(err, errlen, -ERANGE,
                                     "%s: %s is out of range %llums..%llums", where, value,
                                     (unsigned long long)(it->min / NSEC_PER_MSEC),
                                     (unsigned long long)(it->max / NSEC_PER_MSEC));
@@ -152,10 +142,10 @@ int config_set(const cfg_schema_t *s, void *target, const char *name, const char
                 errno = 0;
                 u = strtoull(value, &end, 10);
                 if (errno || end == value || *end || value[0] == '-')
-                        return fail(err, errlen, -EINVAL, "%s: '%s' is not a whole number", where,
+                        return errorf(err, errlen, -EINVAL, "%s: '%s' is not a whole number", where,
                                     value);
                 if ((it->min || it->max) && (u < it->min || u > it->max))
-                        return fail(err, errlen, -ERANGE, "%s: %llu is out of range %llu..%llu",
+                        return errorf(err, errlen, -ERANGE, "%s: %llu is out of range %llu..%llu",
                                     where, (unsigned long long)u, (unsigned long long)it->min,
                                     (unsigned long long)it->max);
                 *(uint64_t *)field = u;
@@ -175,7 +165,7 @@ static int set_label(const cfg_schema_t *s, void *target, const char *key, const
         size_t klen = strlen(key);
 
         if (klen == 0 || klen > 64 || strpbrk(key, "=,\" \t") || strlen(value) > 256)
-                return fail(err, errlen, -EINVAL,
+                return errorf(err, errlen, -EINVAL,
                             "%s: label '%s': keys are 1-64 characters without = , quotes or "
                             "spaces, values at most 256",
                             where, key);
@@ -250,28 +240,28 @@ int config_parse_ini(const char *path, ini_line_handler_t handler, void *user, c
 
         lr.f = fopen(path, "re");
         if (!lr.f)
-                return fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+                return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
         line = ini_parse_stream(read_line, &lr, line_handler, &lr);
         if (ferror(lr.f)) {
                 int e = errno ? errno : EIO;
                 fclose(lr.f);
-                return fail(err, errlen, -e, "%s: %s", path, strerror(e));
+                return errorf(err, errlen, -e, "%s: %s", path, strerror(e));
         }
         fclose(lr.f);
         if (lr.stopped)
                 return -ECANCELED;
         if (lr.bad_line && line == 0 && lr.bad_nul)
-                return fail(err, errlen, -EINVAL, "%s:%d: NUL byte not allowed", path,
+                return errorf(err, errlen, -EINVAL, "%s:%d: NUL byte not allowed", path,
                             lr.bad_line);
         if (lr.bad_line && line == 0)
-                return fail(err, errlen, -EINVAL, "%s:%d: line longer than %d characters", path,
+                return errorf(err, errlen, -EINVAL, "%s:%d: line longer than %d characters", path,
                             lr.bad_line, lr.max_line);
         if (line > 0)
-                return fail(err, errlen, -EINVAL,
+                return errorf(err, errlen, -EINVAL,
                             "%s:%d: not an INI line (expected [section] or key = value)", path,
                             line);
         if (line < 0)
-                return fail(err, errlen, -EIO, "%s: cannot be read", path);
+                return errorf(err, errlen, -EIO, "%s: cannot be read", path);
         return 0;
 }
 
@@ -296,7 +286,7 @@ static int load_handler(void *user, const char *section, const char *name, const
         else if (streq(section, "labels") && c->s->labels_offset != SIZE_MAX)
                 c->r = set_label(c->s, c->target, name, value, where, c->err, c->errlen);
         else
-                c->r = fail(c->err, c->errlen, -EINVAL, "%s:%d: unknown section [%s], allowed: [%s]%s",
+                c->r = errorf(c->err, c->errlen, -EINVAL, "%s:%d: unknown section [%s], allowed: [%s]%s",
                             c->path, lineno, section, c->s->section,
                             c->s->labels_offset != SIZE_MAX ? " and [labels]" : "");
         return c->r >= 0;
@@ -334,7 +324,7 @@ int config_parse_args(const cfg_schema_t *s, void *target, int argc, char **argv
                                 continue;
                 }
                 if (strncmp(a, "--", 2) != 0)
-                        return fail(err, errlen, -EINVAL, "unexpected argument '%s' (see --help)",
+                        return errorf(err, errlen, -EINVAL, "unexpected argument '%s' (see --help)",
                                     a);
                 eq = strchr(a, '=');
                 snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
@@ -346,7 +336,7 @@ int config_parse_args(const cfg_schema_t *s, void *target, int argc, char **argv
                         const char *kv = eq ? eq + 1 : "", *e2 = strchr(kv, '=');
                         char key[128];
                         if (!e2)
-                                return fail(err, errlen, -EINVAL,
+                                return errorf(err, errlen, -EINVAL,
                                             "--label: '%s' is not KEY=VALUE", kv);
                         snprintf(key, sizeof(key), "%.*s", (int)(e2 - kv), kv);
                         if ((r = set_label(s, target, key, e2 + 1, "--label", err, errlen)) < 0)
@@ -359,7 +349,7 @@ int config_parse_args(const cfg_schema_t *s, void *target, int argc, char **argv
                                 *(bool *)((char *)target + it->offset) = true;
                                 continue;
                         }
-                        return fail(err, errlen, -EINVAL, "%s: needs a value (--%s=VALUE)", a,
+                        return errorf(err, errlen, -EINVAL, "%s: needs a value (--%s=VALUE)", a,
                                     name);
                 }
                 char where[160];

@@ -15,16 +15,6 @@
 #include "config.h"
 #include "util.h"
 
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
 int keys_generate(keypair_t *kp)
 {
         memset(kp, 0, sizeof(*kp));
@@ -52,10 +42,10 @@ static int write_file(const char *path, mode_t mode, const char *text, bool forc
 
         fd = open(path, flags, mode);
         if (fd < 0)
-                return fail(err, errlen, -errno, "%s: %s%s", path, strerror(errno),
+                return errorf(err, errlen, -errno, "%s: %s%s", path, strerror(errno),
                             errno == EEXIST ? " (use --force to replace it)" : "");
         if (fchmod(fd, mode) < 0 || write(fd, text, n) != (ssize_t)n || fsync(fd) < 0)
-                return fail(err, errlen, errno ? -errno : -EIO, "%s: %s", path, strerror(errno));
+                return errorf(err, errlen, errno ? -errno : -EIO, "%s: %s", path, strerror(errno));
         return 0;
 }
 
@@ -76,7 +66,7 @@ int keys_write(const char *dir, const char *name, const keypair_t *kp, bool forc
         int r;
 
         if (!name_ok(name))
-                return fail(err, errlen, -EINVAL,
+                return errorf(err, errlen, -EINVAL,
                             "key name '%s': use 1-64 of A-Z a-z 0-9 . _ - (not starting with .)",
                             name ? name : "");
         snprintf(text, sizeof(text),
@@ -109,7 +99,7 @@ static int load_handler(void *user, const char *section, const char *name, const
         char *dst;
 
         if (!streq(section, "curve")) {
-                c->r = fail(c->err, c->errlen, -EINVAL,
+                c->r = errorf(c->err, c->errlen, -EINVAL,
                             "%s:%d: unexpected section [%s], only [curve] is allowed", c->path,
                             lineno, section);
                 return 0;
@@ -119,13 +109,13 @@ static int load_handler(void *user, const char *section, const char *name, const
         else if (streq(name, "secret-key"))
                 dst = c->kp->secret_z85;
         else {
-                c->r = fail(c->err, c->errlen, -EINVAL,
+                c->r = errorf(c->err, c->errlen, -EINVAL,
                             "%s:%d: unknown key '%s', allowed: public-key, secret-key", c->path,
                             lineno, name);
                 return 0;
         }
         if (!keys_valid_z85(value)) {
-                c->r = fail(c->err, c->errlen, -EINVAL,
+                c->r = errorf(c->err, c->errlen, -EINVAL,
                             "%s:%d: %s is not a %d-character Z85 CURVE key", c->path, lineno, name,
                             KEY_Z85_LEN);
                 return 0;
@@ -145,16 +135,16 @@ int keys_load(const char *path, bool need_secret, keypair_t *kp, char *err, size
         if (r < 0)
                 return r;
         if (!k.public_z85[0])
-                return fail(err, errlen, -EINVAL, "%s: no public-key in [curve]", path);
+                return errorf(err, errlen, -EINVAL, "%s: no public-key in [curve]", path);
         if (need_secret) {
                 char derived[KEY_Z85_LEN + 1];
                 if (!k.secret_z85[0])
-                        return fail(err, errlen, -EINVAL,
+                        return errorf(err, errlen, -EINVAL,
                                     "%s: no secret-key: this must be a .key file, not a .pub file",
                                     path);
                 if (zmq_curve_public(derived, k.secret_z85) < 0 ||
                     !streq(derived, k.public_z85))
-                        return fail(err, errlen, -EINVAL,
+                        return errorf(err, errlen, -EINVAL,
                                     "%s: public-key does not belong to secret-key", path);
         }
         *kp = k;
@@ -206,7 +196,7 @@ int keyring_load_dir(const char *dir, keyring_t **ret, char *err, size_t errlen)
                         *ret = kr;
                         return 0;
                 }
-                r = fail(err, errlen, -errno, "%s: %s", dir, strerror(errno));
+                r = errorf(err, errlen, -errno, "%s: %s", dir, strerror(errno));
                 free(kr);
                 return r;
         }

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "parse.h"
+
 typedef enum rw_mode {
         RW_READ,
         RW_WRITE,
@@ -37,15 +39,6 @@ void job_spec_done(job_spec_t *j);
 int job_option_set(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen);
 /* Checks the job as a whole (bs <= size, a size or a runtime, time_based needs runtime, ...). */
 int job_spec_validate(const job_spec_t *j, char *err, size_t errlen);
-
-/* fio sizes (kb_base=1024): plain bytes or k/m/g/t/p with optional 'b', any case, powers of
- * 1024; "kib"/"mib"/... powers of 1000 as fio's compatibility mode reads them. */
-int parse_size(const char *s, uint64_t *ret);
-/* fio times: a number with us/usec, ms/msec, s/sec, m/min, h/hour, d/day; a bare number is in
- * default_unit_ns. */
-int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ret_ns);
-/* Boolean option value: 1/0, true/false, yes/no, on/off; empty means true (fio's --time_based). */
-int parse_bool(const char *s, bool *ret);
 
 const char *rw_mode_to_string(rw_mode_t m);
 bool rw_mode_is_read(rw_mode_t m);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,6 +17,9 @@
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
 #define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_MIN (60 * NSEC_PER_SEC)
+#define NSEC_PER_HOUR (60 * NSEC_PER_MIN)
+#define NSEC_PER_DAY (24 * NSEC_PER_HOUR)
 
 static inline void freep(void *p)
 {
@@ -51,3 +55,9 @@ static inline int strdup_to(char **dst, const char *s)
         *dst = c;
         return 0;
 }
+
+/* Writes one formatted line into err (when err is not NULL) and returns r, so that callers can
+ * `return errorf(err, errlen, -EINVAL, "...")`. */
+int errorf(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
+/* Creates path and its missing parents (parents 0755, path itself mode); 0 or -errno. */
+int mkdir_p(const char *path, mode_t mode);

@@ -9,18 +9,6 @@
 
 #include "util.h"
 
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
-static int fail(char *err, size_t errlen, int r, const char *fmt, ...)
-{
-        va_list ap;
-        if (err && errlen) {
-                va_start(ap, fmt);
-                vsnprintf(err, errlen, fmt, ap);
-                va_end(ap);
-        }
-        return r;
-}
-
 /* Strings from peers end up in logs, terminals and file names: printable, bounded, non-empty
  * where required. */
 static int check_str(const char *s, size_t max, bool required, const char *what, char *err,
@@ -31,14 +19,14 @@ static int check_str(const char *s, size_t max, bool required, const char *what,
                 s = "";
         n = strlen(s);
         if (required && n == 0)
-                return fail(err, errlen, -EBADMSG, "%s: missing", what);
+                return errorf(err, errlen, -EBADMSG, "%s: missing", what);
         if (n > max)
-                return fail(err, errlen, -EBADMSG, "%s: %zu bytes, at most %zu allowed", what, n,
+                return errorf(err, errlen, -EBADMSG, "%s: %zu bytes, at most %zu allowed", what, n,
                             max);
         for (size_t i = 0; i < n; i++) {
                 unsigned char c = (unsigned char)s[i];
                 if (c < 0x20 || c == 0x7f)
-                        return fail(err, errlen, -EBADMSG,
+                        return errorf(err, errlen, -EBADMSG,
                                     "%s: control character 0x%02x at byte %zu not allowed", what,
                                     c, i);
         }
@@ -50,12 +38,12 @@ static int check_text(const char *s, size_t max, const char *what, char *err, si
 {
         size_t n = s ? strlen(s) : 0;
         if (n > max)
-                return fail(err, errlen, -EBADMSG, "%s: %zu bytes, at most %zu allowed", what, n,
+                return errorf(err, errlen, -EBADMSG, "%s: %zu bytes, at most %zu allowed", what, n,
                             max);
         for (size_t i = 0; i < n; i++) {
                 unsigned char c = (unsigned char)s[i];
                 if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-                        return fail(err, errlen, -EBADMSG,
+                        return errorf(err, errlen, -EBADMSG,
                                     "%s: control character 0x%02x at byte %zu not allowed", what,
                                     c, i);
         }
@@ -68,31 +56,31 @@ static int check_hist(const Iofleet__Hist *h, const char *what, char *err, size_
         if (!h)
                 return 0;
         if (h->n_index != h->n_count)
-                return fail(err, errlen, -EBADMSG, "%s: %zu bucket indexes but %zu counts", what,
+                return errorf(err, errlen, -EBADMSG, "%s: %zu bucket indexes but %zu counts", what,
                             h->n_index, h->n_count);
         if (h->n_index > HIST_BUCKETS)
-                return fail(err, errlen, -EBADMSG, "%s: %zu buckets, at most %u allowed", what,
+                return errorf(err, errlen, -EBADMSG, "%s: %zu buckets, at most %u allowed", what,
                             h->n_index, HIST_BUCKETS);
         for (size_t i = 0; i < h->n_index; i++) {
                 if (h->index[i] >= HIST_BUCKETS)
-                        return fail(err, errlen, -EBADMSG,
+                        return errorf(err, errlen, -EBADMSG,
                                     "%s: bucket index %u out of range 0..%u", what, h->index[i],
                                     HIST_BUCKETS - 1);
                 if (i > 0 && h->index[i] <= h->index[i - 1])
-                        return fail(err, errlen, -EBADMSG,
+                        return errorf(err, errlen, -EBADMSG,
                                     "%s: bucket indexes must ascend strictly (%u after %u)", what,
                                     h->index[i], h->index[i - 1]);
                 if (__builtin_add_overflow(total, h->count[i], &total))
-                        return fail(err, errlen, -EBADMSG, "%s: bucket counts overflow", what);
+                        return errorf(err, errlen, -EBADMSG, "%s: bucket counts overflow", what);
         }
         if (total != h->n)
-                return fail(err, errlen, -EBADMSG, "%s: n=%llu but buckets hold %llu", what,
+                return errorf(err, errlen, -EBADMSG, "%s: n=%llu but buckets hold %llu", what,
                             (unsigned long long)h->n, (unsigned long long)total);
         if (h->n > 0 && h->min > h->max)
-                return fail(err, errlen, -EBADMSG, "%s: min %llu above max %llu", what,
+                return errorf(err, errlen, -EBADMSG, "%s: min %llu above max %llu", what,
                             (unsigned long long)h->min, (unsigned long long)h->max);
         if (!(h->sumsq >= 0))
-                return fail(err, errlen, -EBADMSG, "%s: sumsq must be a number >= 0", what);
+                return errorf(err, errlen, -EBADMSG, "%s: sumsq must be a number >= 0", what);
         return 0;
 }
 
@@ -102,7 +90,7 @@ static int check_dir(const Iofleet__DirStats *d, const char *what, char *err, si
         if (!d)
                 return 0;
         if (d->short_ios > d->ios || d->errors > UINT64_MAX / 2)
-                return fail(err, errlen, -EBADMSG, "%s: short_ios/errors out of range", what);
+                return errorf(err, errlen, -EBADMSG, "%s: short_ios/errors out of range", what);
         snprintf(w, sizeof(w), "%s.clat", what);
         return check_hist(d->clat, w, err, errlen);
 }
@@ -111,7 +99,7 @@ static int check_labels(Iofleet__Label **l, size_t n, char *err, size_t errlen)
 {
         int r;
         if (n > WIRE_MAX_LABELS)
-                return fail(err, errlen, -EBADMSG, "labels: %zu, at most %d allowed", n,
+                return errorf(err, errlen, -EBADMSG, "labels: %zu, at most %d allowed", n,
                             WIRE_MAX_LABELS);
         for (size_t i = 0; i < n; i++) {
                 if ((r = check_str(l[i]->key, WIRE_MAX_NAME, true, "label key", err, errlen)) < 0 ||
@@ -119,7 +107,7 @@ static int check_labels(Iofleet__Label **l, size_t n, char *err, size_t errlen)
                                    errlen)) < 0)
                         return r;
                 if (strchr(l[i]->key, '='))
-                        return fail(err, errlen, -EBADMSG, "label key '%s': '=' not allowed",
+                        return errorf(err, errlen, -EBADMSG, "label key '%s': '=' not allowed",
                                     l[i]->key);
         }
         return 0;
@@ -129,13 +117,13 @@ static int check_jobs(Iofleet__Job **jobs, size_t n, char *err, size_t errlen)
 {
         int r;
         if (n == 0 || n > WIRE_MAX_JOBS)
-                return fail(err, errlen, -EBADMSG, "jobs: %zu, allowed 1..%d", n, WIRE_MAX_JOBS);
+                return errorf(err, errlen, -EBADMSG, "jobs: %zu, allowed 1..%d", n, WIRE_MAX_JOBS);
         for (size_t i = 0; i < n; i++) {
                 if ((r = check_str(jobs[i]->name, WIRE_MAX_NAME, true, "job name", err, errlen)) <
                     0)
                         return r;
                 if (jobs[i]->n_options > WIRE_MAX_JOB_OPTIONS)
-                        return fail(err, errlen, -EBADMSG, "job %s: %zu options, at most %d",
+                        return errorf(err, errlen, -EBADMSG, "job %s: %zu options, at most %d",
                                     jobs[i]->name, jobs[i]->n_options, WIRE_MAX_JOB_OPTIONS);
                 for (size_t k = 0; k < jobs[i]->n_options; k++) {
                         Iofleet__JobOption *o = jobs[i]->options[k];
@@ -159,7 +147,7 @@ static int check_agent_info(Iofleet__AgentInfo *a, char *err, size_t errlen)
             (r = check_str(a->state, WIRE_MAX_NAME, false, "state", err, errlen)) < 0)
                 return r;
         if (a->n_roles > WIRE_MAX_ROLES)
-                return fail(err, errlen, -EBADMSG, "roles: at most %d", WIRE_MAX_ROLES);
+                return errorf(err, errlen, -EBADMSG, "roles: at most %d", WIRE_MAX_ROLES);
         for (size_t i = 0; i < a->n_roles; i++)
                 if ((r = check_str(a->roles[i], WIRE_MAX_NAME, true, "role", err, errlen)) < 0)
                         return r;
@@ -183,7 +171,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                                    errlen)) < 0)
                         return r;
                 if (h->n_roles > WIRE_MAX_ROLES || h->n_engines > 32)
-                        return fail(err, errlen, -EBADMSG,
+                        return errorf(err, errlen, -EBADMSG,
                                     "hello: at most %d roles and 32 engines allowed",
                                     WIRE_MAX_ROLES);
                 for (size_t i = 0; i < h->n_roles; i++)
@@ -200,7 +188,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 if (e->welcome->heartbeat_ns < NSEC_PER_MSEC * 10 ||
                     e->welcome->heartbeat_ns > NSEC_PER_SEC * 3600 ||
                     e->welcome->lost_after < 2 || e->welcome->lost_after > 1000)
-                        return fail(err, errlen, -EBADMSG,
+                        return errorf(err, errlen, -EBADMSG,
                                     "welcome: heartbeat must be 10ms..1h and lost_after 2..1000");
                 return check_str(e->welcome->coordinator_version, WIRE_MAX_NAME, false,
                                  "welcome.coordinator_version", err, errlen);
@@ -217,12 +205,12 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                         return r;
                 if (e->prepare->nagents == 0 || e->prepare->nagents > WIRE_MAX_AGENTS ||
                     e->prepare->rank >= e->prepare->nagents)
-                        return fail(err, errlen, -EBADMSG,
+                        return errorf(err, errlen, -EBADMSG,
                                     "prepare: rank %u / nagents %u out of range", e->prepare->rank,
                                     e->prepare->nagents);
                 if (e->prepare->interval_ns < NSEC_PER_MSEC * 10 ||
                     e->prepare->interval_ns > NSEC_PER_SEC * 3600)
-                        return fail(err, errlen, -EBADMSG, "prepare: interval must be 10ms..1h");
+                        return errorf(err, errlen, -EBADMSG, "prepare: interval must be 10ms..1h");
                 return check_jobs(e->prepare->jobs, e->prepare->n_jobs, err, errlen);
         case IOFLEET__ENVELOPE__BODY_PREPARED:
                 return check_str(e->prepared->run_id, WIRE_MAX_ID, true, "prepared.run_id", err,
@@ -238,7 +226,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                                    err, errlen)) < 0)
                         return r;
                 if (e->interval->index >= WIRE_MAX_INTERVALS)
-                        return fail(err, errlen, -EBADMSG, "interval.index %u out of range 0..%u",
+                        return errorf(err, errlen, -EBADMSG, "interval.index %u out of range 0..%u",
                                     e->interval->index, WIRE_MAX_INTERVALS - 1);
                 if ((r = check_dir(e->interval->read, "interval.read", err, errlen)) < 0)
                         return r;
@@ -256,7 +244,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                     (r = check_text(f->error, WIRE_MAX_TEXT, "finished.error", err, errlen)) < 0)
                         return r;
                 if (f->n_jobs > WIRE_MAX_JOBS)
-                        return fail(err, errlen, -EBADMSG, "finished: %zu jobs, at most %d",
+                        return errorf(err, errlen, -EBADMSG, "finished: %zu jobs, at most %d",
                                     f->n_jobs, WIRE_MAX_JOBS);
                 for (size_t i = 0; i < f->n_jobs; i++) {
                         Iofleet__JobResult *j = f->jobs[i];
@@ -268,7 +256,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                             (r = check_dir(j->write, "finished.job.write", err, errlen)) < 0)
                                 return r;
                         if (j->first_done_ns > j->last_done_ns)
-                                return fail(err, errlen, -EBADMSG,
+                                return errorf(err, errlen, -EBADMSG,
                                             "finished.job: first_done after last_done");
                 }
                 return 0;
@@ -281,7 +269,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                                  errlen);
         case IOFLEET__ENVELOPE__BODY_AGENT_LIST:
                 if (e->agent_list->n_agents > WIRE_MAX_AGENTS)
-                        return fail(err, errlen, -EBADMSG, "agent_list: too many agents");
+                        return errorf(err, errlen, -EBADMSG, "agent_list: too many agents");
                 for (size_t i = 0; i < e->agent_list->n_agents; i++)
                         if ((r = check_agent_info(e->agent_list->agents[i], err, errlen)) < 0)
                                 return r;
@@ -294,10 +282,10 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                                     err, errlen)) < 0)
                         return r;
                 if (s->lead_ns > NSEC_PER_SEC * 3600 || s->interval_ns > NSEC_PER_SEC * 3600)
-                        return fail(err, errlen, -EBADMSG,
+                        return errorf(err, errlen, -EBADMSG,
                                     "submit_run: lead and interval must be at most 1h");
                 if (s->interval_ns != 0 && s->interval_ns < NSEC_PER_MSEC * 10)
-                        return fail(err, errlen, -EBADMSG,
+                        return errorf(err, errlen, -EBADMSG,
                                     "submit_run: interval must be at least 10ms");
                 return check_jobs(s->jobs, s->n_jobs, err, errlen);
         }
@@ -316,7 +304,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                                     err, errlen)) < 0)
                         return r;
                 if (e->run_update->n_per_agent > WIRE_MAX_AGENTS)
-                        return fail(err, errlen, -EBADMSG, "run_update: too many agents");
+                        return errorf(err, errlen, -EBADMSG, "run_update: too many agents");
                 for (size_t i = 0; i < e->run_update->n_per_agent; i++)
                         if ((r = check_str(e->run_update->per_agent[i]->name, WIRE_MAX_NAME,
                                            false, "run_update.per_agent.name", err, errlen)) < 0)
@@ -337,7 +325,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                                  err, errlen);
         case IOFLEET__ENVELOPE__BODY__NOT_SET:
         default:
-                return fail(err, errlen, -EBADMSG, "message has no known body (field %d)",
+                return errorf(err, errlen, -EBADMSG, "message has no known body (field %d)",
                             (int)e->body_case);
         }
 }
@@ -385,20 +373,20 @@ int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char 
         int r;
 
         if (len > cap)
-                return fail(err, errlen, -EMSGSIZE, "message of %zu bytes exceeds the cap of %zu",
+                return errorf(err, errlen, -EMSGSIZE, "message of %zu bytes exceeds the cap of %zu",
                             len, cap);
         e = iofleet__envelope__unpack(NULL, len, buf);
         if (!e)
-                return fail(err, errlen, -EBADMSG, "message of %zu bytes is not a valid Envelope",
+                return errorf(err, errlen, -EBADMSG, "message of %zu bytes is not a valid Envelope",
                             len);
         if (e->version != PROTOCOL_VERSION) {
                 *ret = e;
-                return fail(err, errlen, -EPROTO,
+                return errorf(err, errlen, -EPROTO,
                             "peer speaks protocol version %u, this side speaks %u", e->version,
                             PROTOCOL_VERSION);
         }
         zero = find_field_zero(&e->base);
-        r = zero ? fail(err, errlen, -EBADMSG, "%s: field number 0 not allowed", zero)
+        r = zero ? errorf(err, errlen, -EBADMSG, "%s: field number 0 not allowed", zero)
                  : check_body(e, err, errlen);
         if (r < 0) {
                 iofleet__envelope__free_unpacked(e, NULL);

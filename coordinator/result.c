@@ -428,22 +428,6 @@ static int write_text(const char *path, const char *text)
         return 0;
 }
 
-static int mkdir_p(const char *path)
-{
-        char buf[4096];
-        snprintf(buf, sizeof(buf), "%s", path);
-        for (char *p = buf + 1; *p; p++)
-                if (*p == '/') {
-                        *p = 0;
-                        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-                                return -errno;
-                        *p = '/';
-                }
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-                return -errno;
-        return 0;
-}
-
 int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, char *dir_out,
                      size_t dir_len)
 {
@@ -453,7 +437,7 @@ int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, cha
         int r;
 
         snprintf(dir, sizeof(dir), "%s/%s", results_dir, run->id);
-        if ((r = mkdir_p(dir)) < 0)
+        if ((r = mkdir_p(dir, 0755)) < 0)
                 return log_error_errno(r, "results: cannot create %s: %m", dir);
         text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         if (!text)

@@ -1,0 +1,20 @@
+/* fio's value syntax: sizes with k/m/g suffixes and fractions, times with units, booleans. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* fio sizes (kb_base=1024): plain bytes, 0x hex, or a number (fractions allowed when the result
+ * is whole) with k/m/g/t/p and an optional 'b', any case: powers of 1024; "kib"/"mib"/... are
+ * powers of 1000 as fio's compatibility mode reads them. -EINVAL or -ERANGE. */
+int parse_size(const char *s, uint64_t *ret);
+/* The same, with why set to the reason on failure ("has an unknown suffix (...)"). */
+int parse_size_why(const char *s, uint64_t *ret, const char **why);
+/* fio times: a number with us/usec, ms/msec, s/sec, m/min, h/hour, d/day; a bare number is in
+ * default_unit_ns. -EINVAL or -ERANGE. */
+int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ret_ns);
+int parse_duration_why(const char *s, uint64_t default_unit_ns, uint64_t *ret_ns,
+                       const char **why);
+/* Boolean value: 1/0, true/false, yes/no, on/off, any case; empty means true (fio's
+ * --time_based). */
+int parse_bool(const char *s, bool *ret);
