@@ -1,4 +1,4 @@
-/* The agent daemon: its configuration and its one poll loop (coordinator session, clock probes, the run). */
+/* The agent daemon: its one poll loop, and its part of a run (prepare, start, intervals, finish). */
 #include "daemon.h"
 
 #include <errno.h>
@@ -18,362 +18,10 @@
 #include "keys.h"
 #include "log.h"
 #include "runner.h"
+#include "session.h"
 #include "sock.h"
 #include "util.h"
 #include "wire.h"
-
-#define A(f) offsetof(agent_config_t, f)
-static const cfg_item_t agent_items[] = {
-        {"name", CFG_STRING, A(name), 0, 0, NULL,
-         "unique agent name, part of its file names (default: the hostname)"},
-        {"coordinator", CFG_STRING, A(coordinator), 0, 0, NULL,
-         "coordinator endpoint, e.g. tcp://coord.example:7460"},
-        {"coordinator_key", CFG_STRING, A(coordinator_key), 0, 0, NULL,
-         "the coordinator's public key file, pinned (default /etc/iofleet/coordinator.pub)"},
-        {"key", CFG_STRING, A(key), 0, 0, NULL,
-         "this agent's CURVE key pair file (default /etc/iofleet/agent.key)"},
-        {"state_dir", CFG_STRING, A(state_dir), 0, 0, NULL,
-         "identity and restore records (default /var/lib/iofleet-agent)"},
-        {"work_dir", CFG_STRING, A(work_dir), 0, 0, NULL,
-         "directory for job files when a job names none (default STATE_DIR/work)"},
-        {"roles", CFG_LIST, A(roles), 0, 0, "storage,client", "storage and/or client"},
-        {"insecure", CFG_BOOL, A(insecure), 0, 0, NULL,
-         "no CURVE: only to a loopback coordinator, warns at every start (default false)"},
-        {"log_level", CFG_CHOICE, A(log_level), 0, 0, "debug,info,notice,warning,error",
-         "debug, info, notice, warning or error (default info)"},
-};
-#undef A
-
-const cfg_schema_t agent_config_schema = {"agent", agent_items, ELEMENTSOF(agent_items),
-                                          offsetof(agent_config_t, labels)};
-
-int agent_config_defaults(agent_config_t *c)
-{
-        memset(c, 0, sizeof(*c));
-        if (strdup_to(&c->coordinator, "tcp://127.0.0.1:7460") < 0 ||
-            strdup_to(&c->coordinator_key, "/etc/iofleet/coordinator.pub") < 0 ||
-            strdup_to(&c->key, "/etc/iofleet/agent.key") < 0 ||
-            strdup_to(&c->state_dir, "/var/lib/iofleet-agent") < 0 ||
-            strdup_to(&c->log_level, "info") < 0)
-                return -ENOMEM;
-        return 0;
-}
-
-int agent_config_extra_arg(void *target, const char *arg, char *err, size_t errlen)
-{
-        agent_config_t *c = target;
-        if (strncmp(arg, "--test-clock-offset=", 20) == 0) {
-                const char *v = arg + 20;
-                bool neg = v[0] == '-';
-                uint64_t ns;
-                if (parse_duration(v + neg, NSEC_PER_SEC, &ns) < 0 || ns > 365ULL * 86400 * NSEC_PER_SEC) {
-                        snprintf(err, errlen,
-                                 "--test-clock-offset: '%s' is not a duration (e.g. 2s, -150ms)", v);
-                        return -EINVAL;
-                }
-                c->test_clock_offset_ns = neg ? -(int64_t)ns : (int64_t)ns;
-                return 1;
-        }
-        if (strncmp(arg, "--test-protocol-version=", 24) == 0) {
-                char *end;
-                unsigned long v = strtoul(arg + 24, &end, 10);
-                if (*end || v == 0 || v > 1000) {
-                        snprintf(err, errlen, "--test-protocol-version: 1..1000");
-                        return -EINVAL;
-                }
-                c->test_protocol_version = (uint32_t)v;
-                return 1;
-        }
-        return 0;
-}
-
-int agent_config_check(const agent_config_t *c, char *err, size_t errlen)
-{
-        const char *n = c->name;
-        if (n) {
-                size_t len = strlen(n);
-                bool ok = len > 0 && len <= WIRE_MAX_NAME;
-                for (const char *p = n; ok && *p; p++)
-                        ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                             (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.';
-                if (!ok) {
-                        snprintf(err, errlen,
-                                 "name: '%s' must be 1-%d of A-Z a-z 0-9 . _ - (it becomes part "
-                                 "of file names)",
-                                 n, WIRE_MAX_NAME);
-                        return -EINVAL;
-                }
-        }
-        if (strncmp(c->coordinator, "tcp://", 6) != 0 && strncmp(c->coordinator, "ipc://", 6) != 0) {
-                snprintf(err, errlen, "coordinator: '%s' is not a tcp:// or ipc:// endpoint",
-                         c->coordinator);
-                return -EINVAL;
-        }
-        if (c->insecure && !sock_endpoint_is_local(c->coordinator)) {
-                snprintf(err, errlen,
-                         "insecure: only allowed with a loopback or ipc:// coordinator, not %s; "
-                         "make keys with 'iofleet keygen'",
-                         c->coordinator);
-                return -EPERM;
-        }
-        return 0;
-}
-
-typedef enum session_state {
-        SESSION_DISCONNECTED,
-        SESSION_HELLO_SENT,
-        SESSION_REGISTERED,
-} session_state_t;
-
-/* Probes sent back to back before every start, and how long to wait for their replies. */
-#define PROBE_BURST 8
-#define PROBE_BURST_GAP_NS (2 * (int64_t)NSEC_PER_MSEC)
-#define PROBE_BURST_WAIT_NS (500 * (int64_t)NSEC_PER_MSEC)
-#define BACKOFF_MIN_NS ((int64_t)NSEC_PER_SEC / 2)
-#define BACKOFF_MAX_NS (30 * (int64_t)NSEC_PER_SEC)
-
-typedef struct run_ctx {
-        char id[WIRE_MAX_ID + 1];
-        runner_t *runner;
-        uint64_t interval_ns;
-        uint64_t runtime_ns;    /* longest runtime of its jobs; 0 when any is size-bound only */
-        uint64_t max_intervals; /* from runtime_ns */
-        bool prepared_sent, started_sent;
-        int64_t start_mono;
-        size_t next_interval;   /* index of the next Interval to send */
-        runner_dir_t prev[2];   /* totals when the previous interval was sent */
-        int tfd;                /* interval timer */
-} run_ctx_t;
-
-typedef struct agent {
-        const agent_config_t *cfg;
-        identity_t ident;
-        const char *name;
-        keypair_t kp, server;
-        void *ctx, *sock, *monitor;
-        int monitor_seq;
-        int sigfd;
-        bool quit;
-        session_state_t state;
-        uint64_t seq;
-        int64_t heartbeat_ns;
-        uint32_t lost_after;
-        int64_t last_heard;     /* mono */
-        int64_t next_heartbeat; /* mono */
-        int64_t next_hello;     /* mono */
-        int64_t backoff_ns;
-        clock_sync_t sync;
-        int64_t burst_since;    /* local clock: samples since then belong to the current burst */
-        int burst_left;
-        int64_t next_burst_probe;
-        int64_t burst_deadline;
-        run_ctx_t *run;
-} agent_t;
-
-static int send_env(agent_t *ag, envelope_t *e)
-{
-        int r;
-        if (!ag->sock)
-                return -ENOTCONN;
-        e->seq = ++ag->seq;
-        if (ag->cfg->test_protocol_version)
-                e->version = ag->cfg->test_protocol_version;
-        r = sock_send_env(ag->sock, NULL, e);
-        if (r < 0 && r != -EAGAIN)
-                log_debug("send %s: %s", wire_body_name(e), strerror(-r));
-        return r;
-}
-
-static void send_error(agent_t *ag, Iofleet__ErrorCode code, const char *run_id, const char *msg)
-{
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__Error err = IOFLEET__ERROR__INIT;
-        err.code = code;
-        err.message = (char *)msg;
-        err.run_id = (char *)(run_id ? run_id : "");
-        e.body_case = IOFLEET__ENVELOPE__BODY_ERROR;
-        e.error = &err;
-        send_env(ag, &e);
-}
-
-static void send_hello(agent_t *ag)
-{
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__Hello h = IOFLEET__HELLO__INIT;
-        Iofleet__Label labels[WIRE_MAX_LABELS], *lp[WIRE_MAX_LABELS];
-        char keys[WIRE_MAX_LABELS][WIRE_MAX_NAME + 1];
-        const char *const *engines = engine_names();
-        size_t n = 0;
-
-        while (engines[n])
-                n++;
-        h.agent_id = ag->ident.id;
-        h.name = (char *)ag->name;
-        h.hostname = ag->ident.hostname;
-        h.roles = ag->cfg->roles.v;
-        h.n_roles = ag->cfg->roles.n;
-        h.version = IOFLEET_VERSION;
-        h.engines = (char **)engines;
-        h.n_engines = n;
-        h.boot_id = ag->ident.boot_id;
-        for (size_t i = 0; i < ag->cfg->labels.n && i < WIRE_MAX_LABELS; i++) {
-                const char *kv = ag->cfg->labels.v[i], *eq = strchr(kv, '=');
-                iofleet__label__init(&labels[i]);
-                snprintf(keys[i], sizeof(keys[i]), "%.*s", (int)(eq - kv), kv);
-                labels[i].key = keys[i];
-                labels[i].value = (char *)eq + 1;
-                lp[i] = &labels[i];
-                h.n_labels++;
-        }
-        h.labels = lp;
-        e.body_case = IOFLEET__ENVELOPE__BODY_HELLO;
-        e.hello = &h;
-        send_env(ag, &e);
-        ag->state = SESSION_HELLO_SENT;
-        ag->next_hello = clock_mono_ns() + ag->backoff_ns;
-        ag->backoff_ns = ag->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : ag->backoff_ns * 2;
-}
-
-static void send_probe(agent_t *ag)
-{
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__TimeProbe p = IOFLEET__TIME_PROBE__INIT;
-        e.body_case = IOFLEET__ENVELOPE__BODY_TIME_PROBE;
-        e.time_probe = &p;
-        p.t1 = clock_local_ns();
-        send_env(ag, &e);
-}
-
-static void start_burst(agent_t *ag)
-{
-        ag->burst_since = clock_local_ns();
-        ag->burst_left = PROBE_BURST;
-        ag->next_burst_probe = clock_mono_ns();
-        ag->burst_deadline = clock_mono_ns() + PROBE_BURST_WAIT_NS;
-}
-
-/* Best offset: from the latest burst if it has a sample, else from the recent window. */
-static int best_offset(agent_t *ag, time_sample_t *s)
-{
-        if (clock_sync_best(&ag->sync, ag->burst_since, s) == 0)
-                return 0;
-        return clock_sync_best(&ag->sync, INT64_MIN, s);
-}
-
-static void send_heartbeat(agent_t *ag)
-{
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__Heartbeat hb = IOFLEET__HEARTBEAT__INIT;
-        time_sample_t s;
-        if (best_offset(ag, &s) == 0) {
-                hb.offset_ns = s.offset_ns;
-                hb.rtt_ns = (uint64_t)s.rtt_ns;
-        }
-        hb.run_id = ag->run ? ag->run->id : "";
-        e.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
-        e.heartbeat = &hb;
-        send_env(ag, &e);
-        /* One probe per heartbeat keeps the offset fresh between runs. */
-        send_probe(ag);
-}
-
-static void close_socket(agent_t *ag)
-{
-        if (ag->sock)
-                zmq_close(ag->sock);
-        if (ag->monitor)
-                zmq_close(ag->monitor);
-        ag->sock = ag->monitor = NULL;
-        ag->state = SESSION_DISCONNECTED;
-}
-
-static int open_socket(agent_t *ag)
-{
-        int one = 1, linger = 0, ivl = 100, ivl_max = 5000;
-        int64_t maxmsg = WIRE_MAX_AGENT_MSG;
-        char mon[64];
-        int r;
-
-        ag->sock = zmq_socket(ag->ctx, ZMQ_DEALER);
-        if (!ag->sock)
-                return -errno;
-        zmq_setsockopt(ag->sock, ZMQ_ROUTING_ID, ag->ident.id, strlen(ag->ident.id));
-        /* Queue nothing for a coordinator that is not there: stale heartbeats help nobody. */
-        zmq_setsockopt(ag->sock, ZMQ_IMMEDIATE, &one, sizeof(one));
-        zmq_setsockopt(ag->sock, ZMQ_LINGER, &linger, sizeof(linger));
-        zmq_setsockopt(ag->sock, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl));
-        zmq_setsockopt(ag->sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof(ivl_max));
-        zmq_setsockopt(ag->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
-        if (!ag->cfg->insecure && (r = sock_curve_client(ag->sock, &ag->kp, ag->server.public_z85)) < 0)
-                return log_error_errno(r, "CURVE setup: %m");
-        /* Handshake failures are silent on a DEALER: a monitor tells us the coordinator refused. */
-        snprintf(mon, sizeof(mon), "inproc://agent-monitor-%d", ++ag->monitor_seq);
-        if (zmq_socket_monitor(ag->sock, mon,
-                               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                                       ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                                       ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED) == 0) {
-                ag->monitor = zmq_socket(ag->ctx, ZMQ_PAIR);
-                if (ag->monitor && zmq_connect(ag->monitor, mon) < 0) {
-                        zmq_close(ag->monitor);
-                        ag->monitor = NULL;
-                }
-        }
-        if (zmq_connect(ag->sock, ag->cfg->coordinator) < 0)
-                return log_error_errno(-errno, "connect %s: %m", ag->cfg->coordinator);
-        ag->last_heard = clock_mono_ns();
-        ag->state = SESSION_DISCONNECTED;
-        ag->next_hello = clock_mono_ns();
-        return 0;
-}
-
-static void on_monitor(agent_t *ag)
-{
-        zmq_msg_t m;
-        uint16_t ev;
-        uint32_t val;
-
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, ag->monitor, ZMQ_DONTWAIT) < 0) {
-                zmq_msg_close(&m);
-                return;
-        }
-        if (zmq_msg_size(&m) < 6) {
-                zmq_msg_close(&m);
-                return;
-        }
-        memcpy(&ev, zmq_msg_data(&m), 2);
-        memcpy(&val, (char *)zmq_msg_data(&m) + 2, 4);
-        zmq_msg_close(&m);
-        /* The second frame (the endpoint) is not needed. */
-        zmq_msg_init(&m);
-        zmq_msg_recv(&m, ag->monitor, ZMQ_DONTWAIT);
-        zmq_msg_close(&m);
-
-        switch (ev) {
-        case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
-                log_error("the coordinator at %s refused this agent's key (status %u): add %s's "
-                          "public key %s to the coordinator's agent_keys_dir",
-                          ag->cfg->coordinator, val, ag->name, ag->kp.public_z85);
-                break;
-        case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
-        case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
-                log_error("CURVE handshake with %s failed (is coordinator_key the coordinator's "
-                          "real public key?)",
-                          ag->cfg->coordinator);
-                break;
-        case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
-                log_debug("connected to %s", ag->cfg->coordinator);
-                /* A new connection: say hello now rather than at the end of the backoff. */
-                if (ag->state != SESSION_REGISTERED) {
-                        ag->backoff_ns = BACKOFF_MIN_NS;
-                        send_hello(ag);
-                }
-                break;
-        case ZMQ_EVENT_DISCONNECTED:
-                log_info("disconnected from %s", ag->cfg->coordinator);
-                break;
-        }
-}
 
 static void run_free(agent_t *ag)
 {
@@ -393,7 +41,7 @@ static void run_free(agent_t *ag)
 static int64_t timeline_of_mono(agent_t *ag, int64_t mono)
 {
         time_sample_t s = {};
-        best_offset(ag, &s);
+        session_best_offset(ag, &s);
         /* mono -> the agent's own clock (with any test offset) -> the coordinator timeline */
         return clock_local_ns() - clock_mono_ns() + mono + s.offset_ns;
 }
@@ -440,7 +88,7 @@ static void send_interval(agent_t *ag, bool last)
         iv.last = last;
         e.body_case = IOFLEET__ENVELOPE__BODY_INTERVAL;
         e.interval = &iv;
-        send_env(ag, &e);
+        session_send(ag, &e);
         for (int i = 0; i < 2; i++) {
                 wire_hist_done(&h[i]);
                 runner_dir_done(&run->prev[i]);
@@ -513,7 +161,7 @@ static void send_finished(agent_t *ag, const char *error)
         f.error = (char *)(error ? error : "");
         e.body_case = IOFLEET__ENVELOPE__BODY_FINISHED;
         e.finished = &f;
-        send_env(ag, &e);
+        session_send(ag, &e);
         log_info("run %s: finished%s%s", run->id, error ? ": " : "", error ? error : "");
 done:
         for (size_t j = 0; dirs && hs && j < 2 * nj; j++) {
@@ -543,14 +191,14 @@ static void maybe_prepared(agent_t *ag)
                 return;
         if (ag->burst_left > 0 && clock_mono_ns() < ag->burst_deadline)
                 return;
-        best_offset(ag, &s);
+        session_best_offset(ag, &s);
         p.run_id = run->id;
         p.offset_ns = s.offset_ns;
         p.rtt_ns = (uint64_t)s.rtt_ns;
         p.workers = (uint32_t)runner_workers(run->runner);
         e.body_case = IOFLEET__ENVELOPE__BODY_PREPARED;
         e.prepared = &p;
-        send_env(ag, &e);
+        session_send(ag, &e);
         run->prepared_sent = true;
         log_info("run %s: prepared %u workers; clock offset %lldns (rtt %lldns)", run->id,
                  p.workers, (long long)s.offset_ns, (long long)s.rtt_ns);
@@ -563,7 +211,7 @@ static void on_runner(agent_t *ag)
 
         if (st == RUNNER_FAILED) {
                 log_error("run %s: preparation failed: %s", run->id, runner_error(run->runner));
-                send_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, run->id,
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, run->id,
                            runner_error(run->runner));
                 run_free(ag);
                 return;
@@ -582,7 +230,7 @@ static void on_runner(agent_t *ag)
                 s.workers_lag_ns = runner_workers_lag_ns(run->runner);
                 e.body_case = IOFLEET__ENVELOPE__BODY_STARTED;
                 e.started = &s;
-                send_env(ag, &e);
+                session_send(ag, &e);
                 run->started_sent = true;
                 log_info("run %s: started %+lldns from the instant, %zu workers%s", run->id,
                          (long long)(at - run->start_mono), runner_workers(run->runner),
@@ -615,7 +263,7 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
 
         if (ag->run) {
                 snprintf(err, sizeof(err), "busy with run %s", ag->run->id);
-                send_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, p->run_id, err);
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, p->run_id, err);
                 return;
         }
         run = calloc(1, sizeof(*run));
@@ -623,7 +271,7 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
         if (!run || !params.jobs) {
                 free(run);
                 free(params.jobs);
-                send_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, p->run_id, "out of memory");
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, p->run_id, "out of memory");
                 return;
         }
         run->tfd = -1;
@@ -671,7 +319,7 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
         ag->run = run;
         if (r < 0) {
                 log_error("run %s: cannot prepare: %s", p->run_id, err[0] ? err : strerror(-r));
-                send_error(ag, r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
+                session_error(ag, r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
                                            : IOFLEET__ERROR_CODE__ERROR_PREPARE,
                            p->run_id, err[0] ? err : strerror(-r));
                 run_free(ag);
@@ -680,7 +328,7 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
         log_info("run %s: preparing %zu jobs, %zu workers (rank %u of %u)", run->id,
                  runner_njobs(run->runner), runner_workers(run->runner), p->rank, p->nagents);
         sd_notifyf(0, "STATUS=run %s: preparing", run->id);
-        start_burst(ag);
+        session_start_burst(ag);
 }
 
 static void on_start(agent_t *ag, const Iofleet__Start *s)
@@ -691,11 +339,11 @@ static void on_start(agent_t *ag, const Iofleet__Start *s)
         int r;
 
         if (!run || !streq(run->id, s->run_id)) {
-                send_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, s->run_id,
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, s->run_id,
                            "start for a run this agent has not prepared");
                 return;
         }
-        best_offset(ag, &best);
+        session_best_offset(ag, &best);
         /* The coordinator's instant, on this agent's clock, then on the kernel's monotonic. */
         local = s->start_ns - best.offset_ns;
         mono = clock_local_to_mono(local);
@@ -706,7 +354,7 @@ static void on_start(agent_t *ag, const Iofleet__Start *s)
         run->start_mono = mono;
         r = runner_start_at(run->runner, mono, run->runtime_ns);
         if (r < 0) {
-                send_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, run->id, "cannot start");
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, run->id, "cannot start");
                 run_free(ag);
                 return;
         }
@@ -742,7 +390,7 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                 log_info("registered with coordinator %s (version %s)", ag->cfg->coordinator,
                          e->welcome->coordinator_version);
                 sd_notify(0, "STATUS=registered; idle");
-                start_burst(ag);
+                session_start_burst(ag);
                 break;
         case IOFLEET__ENVELOPE__BODY_HEARTBEAT:
                 break;
@@ -760,7 +408,7 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                         if (ag->run) {
                                 runner_stop(ag->run->runner);
                         }
-                        send_hello(ag);
+                        session_hello(ag);
                         break;
                 case IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION:
                 case IOFLEET__ERROR_CODE__ERROR_REFUSED:
@@ -801,11 +449,11 @@ static void tick(agent_t *ag)
         if (ag->state != SESSION_REGISTERED && now >= ag->next_hello) {
                 if (ag->state == SESSION_HELLO_SENT && now - ag->last_heard > 10 * (int64_t)NSEC_PER_SEC) {
                         /* A fresh socket, in case the old connection is wedged. */
-                        close_socket(ag);
-                        if (open_socket(ag) < 0)
+                        session_close(ag);
+                        if (session_open(ag) < 0)
                                 return;
                 }
-                send_hello(ag);
+                session_hello(ag);
         }
         if (ag->state == SESSION_REGISTERED) {
                 if (now - ag->last_heard > ag->heartbeat_ns * (int64_t)ag->lost_after) {
@@ -816,18 +464,18 @@ static void tick(agent_t *ag)
                                 runner_stop(ag->run->runner);
                                 run_free(ag);
                         }
-                        close_socket(ag);
-                        open_socket(ag);
+                        session_close(ag);
+                        session_open(ag);
                         sd_notify(0, "STATUS=reconnecting");
                         return;
                 }
                 if (now >= ag->next_heartbeat) {
-                        send_heartbeat(ag);
+                        session_heartbeat(ag);
                         ag->next_heartbeat = now + ag->heartbeat_ns;
                 }
         }
         if (ag->burst_left > 0 && now >= ag->next_burst_probe) {
-                send_probe(ag);
+                session_probe(ag);
                 ag->burst_left--;
                 ag->next_burst_probe = now + PROBE_BURST_GAP_NS;
         }
@@ -878,7 +526,7 @@ static int setup(agent_t *ag)
         if (!ag->ctx)
                 return -errno;
         ag->backoff_ns = BACKOFF_MIN_NS;
-        if ((r = open_socket(ag)) < 0)
+        if ((r = session_open(ag)) < 0)
                 return r;
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
@@ -935,7 +583,7 @@ int daemon_run(const agent_config_t *cfg)
                         }
                 }
                 if (n > 2 && ag.monitor && (items[2].revents & ZMQ_POLLIN))
-                        on_monitor(&ag);
+                        session_on_monitor(&ag);
                 for (int i = 0; i < 100 && (items[0].revents & ZMQ_POLLIN) && ag.sock; i++) {
                         sock_msg_t m;
                         int64_t t4;
@@ -957,12 +605,12 @@ int daemon_run(const agent_config_t *cfg)
         }
         sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         if (ag.run) {
-                send_error(&ag, IOFLEET__ERROR_CODE__ERROR_CANCELLED, ag.run->id,
+                session_error(&ag, IOFLEET__ERROR_CODE__ERROR_CANCELLED, ag.run->id,
                            "the agent is stopping");
                 run_free(&ag);
         }
 out:
-        close_socket(&ag);
+        session_close(&ag);
         if (ag.ctx)
                 zmq_ctx_term(ag.ctx);
         if (ag.sigfd >= 0)

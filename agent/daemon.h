@@ -1,34 +1,10 @@
-/* The agent daemon: its configuration and its one poll loop (coordinator session, clock probes, the run). */
+/* The agent daemon: its one poll loop around the session and its part of a run. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
-
-typedef struct agent_config {
-        char *name;
-        char *coordinator;
-        char *coordinator_key;
-        char *key;
-        char *state_dir;
-        char *work_dir;
-        char *log_level;
-        strv_t roles;
-        strv_t labels;
-        bool insecure;
-        /* Test hooks, command line only. */
-        int64_t test_clock_offset_ns;
-        uint32_t test_protocol_version;
-} agent_config_t;
-
-extern const cfg_schema_t agent_config_schema;
-
-int agent_config_defaults(agent_config_t *c);
-/* Handles the agent's command-line-only arguments (test hooks); for config_parse_args. */
-int agent_config_extra_arg(void *target, const char *arg, char *err, size_t errlen);
-/* Checks the whole configuration (name syntax, endpoint, insecure only on loopback). */
-int agent_config_check(const agent_config_t *c, char *err, size_t errlen);
+#include "agent-config.h"
 
 /* Runs the agent until SIGTERM/SIGINT; 0 on a clean stop, -errno when it cannot start. */
 int daemon_run(const agent_config_t *cfg);

@@ -4,26 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
-
-typedef struct coord_config {
-        char *agent_endpoint;
-        char *control_endpoint;
-        char *key;
-        char *agent_keys_dir;
-        char *control_keys_dir;
-        char *results_dir;
-        char *log_level;
-        uint64_t heartbeat_ns;
-        uint64_t lost_after;
-        uint64_t lead_ns;
-        bool insecure;
-} coord_config_t;
-
-extern const cfg_schema_t coord_config_schema;
-
-/* Fills the built-in defaults; 0 or -ENOMEM. */
-int coord_config_defaults(coord_config_t *c);
+#include "coord-config.h"
 
 /* Runs the coordinator until SIGTERM/SIGINT; 0 on a clean stop, -errno when it cannot start. */
 int server_run(const coord_config_t *cfg);
