@@ -14,23 +14,23 @@
 
 #define A(f) offsetof(agent_config_t, f)
 static const cfg_item_t agent_items[] = {
-        {"name", CFG_STRING, A(name), 0, 0, NULL,
-         "unique agent name, part of its file names (default: the hostname)"},
-        {"coordinator", CFG_STRING, A(coordinator), 0, 0, NULL,
-         "coordinator endpoint, e.g. tcp://coord.example:7460"},
-        {"coordinator_key", CFG_STRING, A(coordinator_key), 0, 0, NULL,
-         "the coordinator's public key file, pinned (default /etc/iofleet/coordinator.pub)"},
-        {"key", CFG_STRING, A(key), 0, 0, NULL,
-         "this agent's CURVE key pair file (default /etc/iofleet/agent.key)"},
-        {"state_dir", CFG_STRING, A(state_dir), 0, 0, NULL,
-         "identity and restore records (default /var/lib/iofleet-agent)"},
-        {"work_dir", CFG_STRING, A(work_dir), 0, 0, NULL,
-         "directory for job files when a job names none (default STATE_DIR/work)"},
-        {"roles", CFG_LIST, A(roles), 0, 0, "storage,client", "storage and/or client"},
-        {"insecure", CFG_BOOL, A(insecure), 0, 0, NULL,
-         "no CURVE: only to a loopback coordinator, warns at every start (default false)"},
-        {"log_level", CFG_CHOICE, A(log_level), 0, 0, "debug,info,notice,warning,error",
-         "debug, info, notice, warning or error (default info)"},
+    {"name", CFG_STRING, A(name), 0, 0, NULL,
+     "unique agent name, part of its file names (default: the hostname)"},
+    {"coordinator", CFG_STRING, A(coordinator), 0, 0, NULL,
+     "coordinator endpoint, e.g. tcp://coord.example:7460"},
+    {"coordinator_key", CFG_STRING, A(coordinator_key), 0, 0, NULL,
+     "the coordinator's public key file, pinned (default /etc/iofleet/coordinator.pub)"},
+    {"key", CFG_STRING, A(key), 0, 0, NULL,
+     "this agent's CURVE key pair file (default /etc/iofleet/agent.key)"},
+    {"state_dir", CFG_STRING, A(state_dir), 0, 0, NULL,
+     "identity and restore records (default /var/lib/iofleet-agent)"},
+    {"work_dir", CFG_STRING, A(work_dir), 0, 0, NULL,
+     "directory for job files when a job names none (default STATE_DIR/work)"},
+    {"roles", CFG_LIST, A(roles), 0, 0, "storage,client", "storage and/or client"},
+    {"insecure", CFG_BOOL, A(insecure), 0, 0, NULL,
+     "no CURVE: only to a loopback coordinator, warns at every start (default false)"},
+    {"log_level", CFG_CHOICE, A(log_level), 0, 0, "debug,info,notice,warning,error",
+     "debug, info, notice, warning or error (default info)"},
 };
 #undef A
 
@@ -56,9 +56,11 @@ int agent_config_extra_arg(void *target, const char *arg, char *err, size_t errl
                 const char *v = arg + 20;
                 bool neg = v[0] == '-';
                 uint64_t ns;
-                if (parse_duration(v + neg, NSEC_PER_SEC, &ns) < 0 || ns > 365ULL * 86400 * NSEC_PER_SEC) {
+                if (parse_duration(v + neg, NSEC_PER_SEC, &ns) < 0 ||
+                    ns > 365ULL * 86400 * NSEC_PER_SEC) {
                         snprintf(err, errlen,
-                                 "--test-clock-offset: '%s' is not a duration (e.g. 2s, -150ms)", v);
+                                 "--test-clock-offset: '%s' is not a duration (e.g. 2s, -150ms)",
+                                 v);
                         return -EINVAL;
                 }
                 c->test_clock_offset_ns = neg ? -(int64_t)ns : (int64_t)ns;
@@ -94,7 +96,8 @@ int agent_config_check(const agent_config_t *c, char *err, size_t errlen)
                         return -EINVAL;
                 }
         }
-        if (strncmp(c->coordinator, "tcp://", 6) != 0 && strncmp(c->coordinator, "ipc://", 6) != 0) {
+        if (strncmp(c->coordinator, "tcp://", 6) != 0 &&
+            strncmp(c->coordinator, "ipc://", 6) != 0) {
                 snprintf(err, errlen, "coordinator: '%s' is not a tcp:// or ipc:// endpoint",
                          c->coordinator);
                 return -EINVAL;
@@ -108,4 +111,3 @@ int agent_config_check(const agent_config_t *c, char *err, size_t errlen)
         }
         return 0;
 }
-

@@ -30,4 +30,3 @@ int agent_config_defaults(agent_config_t *c);
 int agent_config_extra_arg(void *target, const char *arg, char *err, size_t errlen);
 /* Checks the whole configuration (name syntax, endpoint, insecure only on loopback). */
 int agent_config_check(const agent_config_t *c, char *err, size_t errlen);
-

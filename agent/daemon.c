@@ -1,4 +1,5 @@
-/* The agent daemon: its one poll loop, and its part of a run (prepare, start, intervals, finish). */
+/* The agent daemon: its one poll loop, and its part of a run (prepare, start, intervals, finish).
+ */
 #include "daemon.h"
 
 #include <errno.h>
@@ -212,7 +213,7 @@ static void on_runner(agent_t *ag)
         if (st == RUNNER_FAILED) {
                 log_error("run %s: preparation failed: %s", run->id, runner_error(run->runner));
                 session_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, run->id,
-                           runner_error(run->runner));
+                              runner_error(run->runner));
                 run_free(ag);
                 return;
         }
@@ -235,8 +236,8 @@ static void on_runner(agent_t *ag)
                 log_info("run %s: started %+lldns from the instant, %zu workers%s", run->id,
                          (long long)(at - run->start_mono), runner_workers(run->runner),
                          runner_started_realtime(run->runner)
-                                 ? ""
-                                 : " (no real-time priority for the starter: less precise)");
+                             ? ""
+                             : " (no real-time priority for the starter: less precise)");
         }
         if (st == RUNNER_DONE) {
                 int64_t end = runner_last_done_mono(run->runner) - run->start_mono;
@@ -291,7 +292,8 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
                                 run->runtime_ns = params.jobs[i].runtime_ns;
                 }
                 if (all_timed)
-                        run->max_intervals = (run->runtime_ns + run->interval_ns - 1) / run->interval_ns;
+                        run->max_intervals =
+                            (run->runtime_ns + run->interval_ns - 1) / run->interval_ns;
                 else
                         run->runtime_ns = 0;
         }
@@ -319,9 +321,10 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
         ag->run = run;
         if (r < 0) {
                 log_error("run %s: cannot prepare: %s", p->run_id, err[0] ? err : strerror(-r));
-                session_error(ag, r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
+                session_error(ag,
+                              r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
                                            : IOFLEET__ERROR_CODE__ERROR_PREPARE,
-                           p->run_id, err[0] ? err : strerror(-r));
+                              p->run_id, err[0] ? err : strerror(-r));
                 run_free(ag);
                 return;
         }
@@ -340,7 +343,7 @@ static void on_start(agent_t *ag, const Iofleet__Start *s)
 
         if (!run || !streq(run->id, s->run_id)) {
                 session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, s->run_id,
-                           "start for a run this agent has not prepared");
+                              "start for a run this agent has not prepared");
                 return;
         }
         session_best_offset(ag, &best);
@@ -349,8 +352,8 @@ static void on_start(agent_t *ag, const Iofleet__Start *s)
         mono = clock_local_to_mono(local);
         now = clock_mono_ns();
         if (mono <= now)
-                log_warning("run %s: start instant already passed by %lldns: starting now",
-                            run->id, (long long)(now - mono));
+                log_warning("run %s: start instant already passed by %lldns: starting now", run->id,
+                            (long long)(now - mono));
         run->start_mono = mono;
         r = runner_start_at(run->runner, mono, run->runtime_ns);
         if (r < 0) {
@@ -396,7 +399,8 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                 break;
         case IOFLEET__ENVELOPE__BODY_TIME_REPLY: {
                 time_sample_t s;
-                if (clock_sample(e->time_reply->t1, e->time_reply->t2, e->time_reply->t3, t4, &s) == 0)
+                if (clock_sample(e->time_reply->t1, e->time_reply->t2, e->time_reply->t3, t4, &s) ==
+                    0)
                         clock_sync_add(&ag->sync, &s);
                 break;
         }
@@ -437,7 +441,8 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                 break;
         }
         default:
-                log_warning("coordinator sent %s, which an agent does not expect", wire_body_name(e));
+                log_warning("coordinator sent %s, which an agent does not expect",
+                            wire_body_name(e));
         }
         wire_free(&e);
 }
@@ -447,7 +452,8 @@ static void tick(agent_t *ag)
         int64_t now = clock_mono_ns();
 
         if (ag->state != SESSION_REGISTERED && now >= ag->next_hello) {
-                if (ag->state == SESSION_HELLO_SENT && now - ag->last_heard > 10 * (int64_t)NSEC_PER_SEC) {
+                if (ag->state == SESSION_HELLO_SENT &&
+                    now - ag->last_heard > 10 * (int64_t)NSEC_PER_SEC) {
                         /* A fresh socket, in case the old connection is wedged. */
                         session_close(ag);
                         if (session_open(ag) < 0)
@@ -457,8 +463,9 @@ static void tick(agent_t *ag)
         }
         if (ag->state == SESSION_REGISTERED) {
                 if (now - ag->last_heard > ag->heartbeat_ns * (int64_t)ag->lost_after) {
-                        log_warning("coordinator lost: nothing heard for %u heartbeats; reconnecting",
-                                    ag->lost_after);
+                        log_warning(
+                            "coordinator lost: nothing heard for %u heartbeats; reconnecting",
+                            ag->lost_after);
                         if (ag->run) {
                                 /* Without a coordinator nobody collects the results. */
                                 runner_stop(ag->run->runner);
@@ -556,11 +563,11 @@ int daemon_run(const agent_config_t *cfg)
 
         while (!ag.quit) {
                 zmq_pollitem_t items[6] = {
-                        {ag.sock, 0, ZMQ_POLLIN, 0},
-                        {NULL, ag.sigfd, ZMQ_POLLIN, 0},
-                        {ag.monitor, 0, ZMQ_POLLIN, 0},
-                        {NULL, ag.run ? runner_fd(ag.run->runner) : -1, ZMQ_POLLIN, 0},
-                        {NULL, ag.run ? ag.run->tfd : -1, ZMQ_POLLIN, 0},
+                    {ag.sock, 0, ZMQ_POLLIN, 0},
+                    {NULL, ag.sigfd, ZMQ_POLLIN, 0},
+                    {ag.monitor, 0, ZMQ_POLLIN, 0},
+                    {NULL, ag.run ? runner_fd(ag.run->runner) : -1, ZMQ_POLLIN, 0},
+                    {NULL, ag.run ? ag.run->tfd : -1, ZMQ_POLLIN, 0},
                 };
                 int n = 2;
                 int64_t timeout = next_wakeup(&ag) - clock_mono_ns();
@@ -570,7 +577,8 @@ int daemon_run(const agent_config_t *cfg)
                         items[2] = (zmq_pollitem_t){NULL, -1, 0, 0};
                 if (ag.run)
                         n = 5;
-                if (zmq_poll(items, n, timeout > 0 ? timeout / (int64_t)NSEC_PER_MSEC + 1 : 0) < 0 &&
+                if (zmq_poll(items, n, timeout > 0 ? timeout / (int64_t)NSEC_PER_MSEC + 1 : 0) <
+                        0 &&
                     errno != EINTR) {
                         r = log_error_errno(-errno, "poll: %m");
                         break;
@@ -606,7 +614,7 @@ int daemon_run(const agent_config_t *cfg)
         sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         if (ag.run) {
                 session_error(&ag, IOFLEET__ERROR_CODE__ERROR_CANCELLED, ag.run->id,
-                           "the agent is stopping");
+                              "the agent is stopping");
                 run_free(&ag);
         }
 out:

@@ -63,11 +63,10 @@ int identity_load(const char *state_dir, identity_t *id, char *err, size_t errle
         snprintf(tmp, sizeof(tmp), "%s.tmp", path);
         {
                 _cleanup_(closep) int fd =
-                        open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                    open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
                 char text[64];
                 int n = snprintf(text, sizeof(text), "%s\n", id->id);
-                if (fd < 0 || write(fd, text, n) != n || fsync(fd) < 0 ||
-                    rename(tmp, path) < 0) {
+                if (fd < 0 || write(fd, text, n) != n || fsync(fd) < 0 || rename(tmp, path) < 0) {
                         r = -errno;
                         snprintf(err, errlen, "%s: %s", path, strerror(errno));
                         unlink(tmp);

@@ -1,4 +1,5 @@
-/* Laying out job files as fio does: create them, and fill missing or short files that will be read. */
+/* Laying out job files as fio does: create them, and fill missing or short files that will be read.
+ */
 #pragma once
 
 #include <stdbool.h>

@@ -9,13 +9,16 @@
 
 static void usage(FILE *f)
 {
-        fprintf(f, "Usage: iofleet-agent [--config=FILE] [--KEY=VALUE ...] [--label=KEY=VALUE ...]\n\n"
-                   "Runs storage workloads on command of an iofleet coordinator.\n"
-                   "Runs in the foreground; stop it with SIGTERM.\n\n");
+        fprintf(f,
+                "Usage: iofleet-agent [--config=FILE] [--KEY=VALUE ...] [--label=KEY=VALUE ...]\n\n"
+                "Runs storage workloads on command of an iofleet coordinator.\n"
+                "Runs in the foreground; stop it with SIGTERM.\n\n");
         config_help(&agent_config_schema, f);
-        fprintf(f, "\nTest hooks:\n"
-                   "  --test-clock-offset=DURATION   make this agent's clock read off by DURATION (e.g. 2s, -150ms)\n"
-                   "  --test-protocol-version=N      claim protocol version N (to test refusals)\n");
+        fprintf(f,
+                "\nTest hooks:\n"
+                "  --test-clock-offset=DURATION   make this agent's clock read off by DURATION "
+                "(e.g. 2s, -150ms)\n"
+                "  --test-protocol-version=N      claim protocol version N (to test refusals)\n");
 }
 
 static int extra_arg(void *target, const char *arg, char *err, size_t errlen)

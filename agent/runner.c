@@ -1,4 +1,5 @@
-/* An agent's part of a run: one worker thread per job clone, released together at the start instant. */
+/* An agent's part of a run: one worker thread per job clone, released together at the start
+ * instant. */
 #include "runner.h"
 
 #include <errno.h>
@@ -39,7 +40,7 @@ struct runner {
         bool starter_running;
         int64_t started_mono;
         uint64_t workers_lag_ns;
-        int started; /* set by the starter once the gate is open and workers are awake */
+        int started;   /* set by the starter once the gate is open and workers are awake */
         bool realtime; /* the starter could run SCHED_FIFO */
 };
 
@@ -152,7 +153,8 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         hist_init(&wk->dir[0].clat);
                         hist_init(&wk->dir[1].clat);
                         if (!(e->flags & ENGINE_NO_FILES) &&
-                            (rc = resolve_path(j, p, c, wk->path, sizeof(wk->path), err, errlen)) < 0)
+                            (rc = resolve_path(j, p, c, wk->path, sizeof(wk->path), err, errlen)) <
+                                0)
                                 goto fail;
                         /* Shared files are laid out once, by the first worker that names them. */
                         wk->layout_owner = true;
@@ -247,8 +249,7 @@ runner_state_t runner_update(runner_t *r)
                 worker_t *w = &r->workers[i];
                 int p = __atomic_load_n(&w->prepared, __ATOMIC_ACQUIRE);
                 if (p < 0 && r->state == RUNNER_PREPARING) {
-                        snprintf(r->error, sizeof(r->error), "job %s: %s", w->job->name,
-                                 w->errmsg);
+                        snprintf(r->error, sizeof(r->error), "job %s: %s", w->job->name, w->errmsg);
                         r->state = RUNNER_FAILED;
                 }
                 prepared += p > 0;

@@ -1,4 +1,5 @@
-/* An agent's part of a run: one worker thread per job clone, released together at the start instant. */
+/* An agent's part of a run: one worker thread per job clone, released together at the start
+ * instant. */
 #pragma once
 
 #include <stdbool.h>
@@ -23,7 +24,7 @@ typedef enum runner_state {
         RUNNER_PREPARED,  /* every worker waits at the gate */
         RUNNER_STARTING,  /* the starter sleeps until the start instant */
         RUNNER_RUNNING,
-        RUNNER_DONE, /* every worker has ended */
+        RUNNER_DONE,   /* every worker has ended */
         RUNNER_FAILED, /* preparation failed: see runner_error() */
 } runner_state_t;
 

@@ -1,4 +1,5 @@
-/* The agent's session with its coordinator: socket, CURVE, hello and backoff, heartbeats, clock probes. */
+/* The agent's session with its coordinator: socket, CURVE, hello and backoff, heartbeats, clock
+ * probes. */
 #include "session.h"
 
 #include <errno.h>
@@ -145,14 +146,16 @@ int session_open(agent_t *ag)
         zmq_setsockopt(ag->sock, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl));
         zmq_setsockopt(ag->sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof(ivl_max));
         zmq_setsockopt(ag->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
-        if (!ag->cfg->insecure && (r = sock_curve_client(ag->sock, &ag->kp, ag->server.public_z85)) < 0)
+        if (!ag->cfg->insecure &&
+            (r = sock_curve_client(ag->sock, &ag->kp, ag->server.public_z85)) < 0)
                 return log_error_errno(r, "CURVE setup: %m");
         /* Handshake failures are silent on a DEALER: a monitor tells us the coordinator refused. */
         snprintf(mon, sizeof(mon), "inproc://agent-monitor-%d", ++ag->monitor_seq);
         if (zmq_socket_monitor(ag->sock, mon,
-                               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                                       ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                                       ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED) == 0) {
+                               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+                                   ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                                   ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                   ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_DISCONNECTED) == 0) {
                 ag->monitor = zmq_socket(ag->ctx, ZMQ_PAIR);
                 if (ag->monitor && zmq_connect(ag->monitor, mon) < 0) {
                         zmq_close(ag->monitor);
@@ -215,4 +218,3 @@ void session_on_monitor(agent_t *ag)
                 break;
         }
 }
-

@@ -1,4 +1,5 @@
-/* The agent's session with its coordinator: socket, CURVE, hello and backoff, heartbeats, clock probes. */
+/* The agent's session with its coordinator: socket, CURVE, hello and backoff, heartbeats, clock
+ * probes. */
 #pragma once
 
 #include <stdbool.h>
@@ -33,9 +34,9 @@ typedef struct run_ctx {
         uint64_t max_intervals; /* from runtime_ns */
         bool prepared_sent, started_sent;
         int64_t start_mono;
-        size_t next_interval;   /* index of the next Interval to send */
-        runner_dir_t prev[2];   /* totals when the previous interval was sent */
-        int tfd;                /* interval timer */
+        size_t next_interval; /* index of the next Interval to send */
+        runner_dir_t prev[2]; /* totals when the previous interval was sent */
+        int tfd;              /* interval timer */
 } run_ctx_t;
 
 typedef struct agent {
@@ -56,13 +57,12 @@ typedef struct agent {
         int64_t next_hello;     /* mono */
         int64_t backoff_ns;
         clock_sync_t sync;
-        int64_t burst_since;    /* local clock: samples since then belong to the current burst */
+        int64_t burst_since; /* local clock: samples since then belong to the current burst */
         int burst_left;
         int64_t next_burst_probe;
         int64_t burst_deadline;
         run_ctx_t *run;
 } agent_t;
-
 
 /* Sends e to the coordinator (stamping its sequence number); -ENOTCONN without a socket. */
 int session_send(agent_t *ag, envelope_t *e);

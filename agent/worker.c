@@ -1,4 +1,5 @@
-/* One I/O worker (a clone of a job): lays out and opens its file, waits at the start gate, runs its loop. */
+/* One I/O worker (a clone of a job): lays out and opens its file, waits at the start gate, runs its
+ * loop. */
 #include "worker.h"
 
 #include <errno.h>

@@ -1,4 +1,5 @@
-/* One I/O worker (a clone of a job): lays out and opens its file, waits at the start gate, runs its loop. */
+/* One I/O worker (a clone of a job): lays out and opens its file, waits at the start gate, runs its
+ * loop. */
 #pragma once
 
 #include <pthread.h>
@@ -30,8 +31,8 @@ typedef struct worker {
         const job_spec_t *job;
         const engine_ops_t *engine;
         unsigned job_index, clone;
-        char path[4096];     /* empty for engines without files */
-        bool layout_owner;   /* the first worker of a shared file lays it out */
+        char path[4096];   /* empty for engines without files */
+        bool layout_owner; /* the first worker of a shared file lays it out */
         uint64_t seed;
         gate_t *gate;
         pthread_barrier_t *laid_out; /* all layout done before anyone opens a file */

@@ -1,4 +1,5 @@
-/* What the CLI's commands share: its configuration, how it reaches the coordinator, its commands. */
+/* What the CLI's commands share: its configuration, how it reaches the coordinator, its commands.
+ */
 #pragma once
 
 #include <stdbool.h>

@@ -49,7 +49,8 @@ static void print_json(const Iofleet__AgentList *l)
                 for (size_t k = 0; k < a->n_roles; k++)
                         json_array_append_new(roles, json_string(a->roles[k]));
                 for (size_t k = 0; k < a->n_labels; k++)
-                        json_object_set_new(labels, a->labels[k]->key, json_string(a->labels[k]->value));
+                        json_object_set_new(labels, a->labels[k]->key,
+                                            json_string(a->labels[k]->value));
                 json_object_set_new(o, "id", json_string(a->agent_id));
                 json_object_set_new(o, "name", json_string(a->name));
                 json_object_set_new(o, "hostname", json_string(a->hostname));
@@ -90,7 +91,9 @@ int cmd_agents(int argc, char **argv)
                         usage(stdout);
                         return 0;
                 } else {
-                        fprintf(stderr, "iofleet agents: unknown option '%s' (allowed: --coordinator, --config, --json)\n",
+                        fprintf(stderr,
+                                "iofleet agents: unknown option '%s' (allowed: --coordinator, "
+                                "--config, --json)\n",
                                 argv[i]);
                         return 2;
                 }
@@ -107,8 +110,8 @@ int cmd_agents(int argc, char **argv)
         }
         req.body_case = IOFLEET__ENVELOPE__BODY_LIST_AGENTS;
         req.list_agents = &la;
-        if (client_call(c, &req, 5000, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep, err,
-                        sizeof(err)) < 0) {
+        if (client_call(c, &req, 5000, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep, err, sizeof(err)) <
+            0) {
                 fprintf(stderr, "iofleet: %s\n", err);
                 goto out;
         }

@@ -9,10 +9,11 @@
 
 static void usage(FILE *f)
 {
-        fprintf(f, "Usage: iofleet keygen [--dir=DIR] [--force] NAME...\n\n"
-                   "Writes DIR/NAME.key (the pair; keep it secret, mode 0600) and DIR/NAME.pub\n"
-                   "(the public key) for each NAME. Copy an agent's .pub into the coordinator's\n"
-                   "agent_keys_dir; copy the coordinator's .pub to every agent (coordinator_key).\n");
+        fprintf(f,
+                "Usage: iofleet keygen [--dir=DIR] [--force] NAME...\n\n"
+                "Writes DIR/NAME.key (the pair; keep it secret, mode 0600) and DIR/NAME.pub\n"
+                "(the public key) for each NAME. Copy an agent's .pub into the coordinator's\n"
+                "agent_keys_dir; copy the coordinator's .pub to every agent (coordinator_key).\n");
 }
 
 int cmd_keygen(int argc, char **argv)
@@ -31,7 +32,10 @@ int cmd_keygen(int argc, char **argv)
                         usage(stdout);
                         return 0;
                 } else if (argv[i][0] == '-') {
-                        fprintf(stderr, "iofleet keygen: unknown option '%s' (allowed: --dir=DIR, --force)\n", argv[i]);
+                        fprintf(
+                            stderr,
+                            "iofleet keygen: unknown option '%s' (allowed: --dir=DIR, --force)\n",
+                            argv[i]);
                         return 2;
                 }
         }
@@ -43,14 +47,16 @@ int cmd_keygen(int argc, char **argv)
                 names++;
                 if ((r = keys_generate(&kp)) < 0) {
                         fprintf(stderr, "iofleet keygen: %s\n",
-                                r == -EOPNOTSUPP ? "this libzmq has no CURVE support" : strerror(-r));
+                                r == -EOPNOTSUPP ? "this libzmq has no CURVE support"
+                                                 : strerror(-r));
                         return 1;
                 }
                 if (keys_write(dir, argv[i], &kp, force, err, sizeof(err)) < 0) {
                         fprintf(stderr, "iofleet keygen: %s\n", err);
                         return 1;
                 }
-                printf("%s/%s.key %s/%s.pub  public key %s\n", dir, argv[i], dir, argv[i], kp.public_z85);
+                printf("%s/%s.key %s/%s.pub  public key %s\n", dir, argv[i], dir, argv[i],
+                       kp.public_z85);
         }
         if (!names) {
                 usage(stderr);

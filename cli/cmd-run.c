@@ -1,4 +1,5 @@
-/* iofleet run: submit fio-style jobs to the coordinator (or a --local fleet), show them live, keep the result. */
+/* iofleet run: submit fio-style jobs to the coordinator (or a --local fleet), show them live, keep
+ * the result. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -40,26 +41,28 @@ static void on_sigint(int sig)
 
 static void usage(FILE *f)
 {
-        fprintf(f,
-                "Usage: iofleet run [RUN OPTIONS] [--JOB-OPTION=VALUE ...]\n\n"
-                "Runs fio-style jobs on many agents at one instant and shows the summed bandwidth\n"
-                "live. Job options are fio's: those before the first --name apply to every job,\n"
-                "each --name starts a job (see --help-options).\n\n"
-                "Run options:\n"
-                "  --local=N                 a private coordinator and N agents on this host\n"
-                "  --coordinator=ENDPOINT    the coordinator's control endpoint (default: config)\n"
-                "  --agents=SELECTOR         which agents: role=R, name=GLOB, host=GLOB, LABEL=V,\n"
-                "                            comma-joined (all must match); default all\n"
-                "  --output=FILE             write the result there instead of standard output\n"
-                "  --output-format=FORMAT    normal (fio-like summary) or json (fio's JSON layout)\n"
-                "  --per-host                a live line per agent under each cluster line\n"
-                "  --interval=DURATION       reporting interval (default 1s)\n"
-                "  --lead=DURATION           from the start command to the start instant (default: coordinator's, 2s)\n"
-                "  --results-dir=DIR         with --local: where the run directory goes (default ./iofleet-runs)\n"
-                "  --insecure                with --local: no CURVE on loopback\n"
-                "  --verbose                 with --local: daemons log to this terminal\n"
-                "  --config=FILE             CLI configuration file\n"
-                "  --help-options            list the job options\n");
+        fprintf(
+            f, "Usage: iofleet run [RUN OPTIONS] [--JOB-OPTION=VALUE ...]\n\n"
+               "Runs fio-style jobs on many agents at one instant and shows the summed bandwidth\n"
+               "live. Job options are fio's: those before the first --name apply to every job,\n"
+               "each --name starts a job (see --help-options).\n\n"
+               "Run options:\n"
+               "  --local=N                 a private coordinator and N agents on this host\n"
+               "  --coordinator=ENDPOINT    the coordinator's control endpoint (default: config)\n"
+               "  --agents=SELECTOR         which agents: role=R, name=GLOB, host=GLOB, LABEL=V,\n"
+               "                            comma-joined (all must match); default all\n"
+               "  --output=FILE             write the result there instead of standard output\n"
+               "  --output-format=FORMAT    normal (fio-like summary) or json (fio's JSON layout)\n"
+               "  --per-host                a live line per agent under each cluster line\n"
+               "  --interval=DURATION       reporting interval (default 1s)\n"
+               "  --lead=DURATION           from the start command to the start instant (default: "
+               "coordinator's, 2s)\n"
+               "  --results-dir=DIR         with --local: where the run directory goes (default "
+               "./iofleet-runs)\n"
+               "  --insecure                with --local: no CURVE on loopback\n"
+               "  --verbose                 with --local: daemons log to this terminal\n"
+               "  --config=FILE             CLI configuration file\n"
+               "  --help-options            list the job options\n");
 }
 
 /* Splits "--key=value", "-key=value" or "--key" into key and value ("" when absent). */
@@ -96,7 +99,8 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         char *end;
                         unsigned long n = strtoul(v, &end, 10);
                         if (!*v || *end || n < 1 || n > 64) {
-                                snprintf(err, errlen, "--local: '%s' is not a number of agents 1..64", v);
+                                snprintf(err, errlen,
+                                         "--local: '%s' is not a number of agents 1..64", v);
                                 return -EINVAL;
                         }
                         o->local = (unsigned)n;
@@ -110,7 +114,8 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         o->output = v;
                 else if (streq(key, "output-format")) {
                         if (!streq(v, "normal") && !streq(v, "json")) {
-                                snprintf(err, errlen, "--output-format: '%s' is not one of normal, json", v);
+                                snprintf(err, errlen,
+                                         "--output-format: '%s' is not one of normal, json", v);
                                 return -EINVAL;
                         }
                         o->format = v;
@@ -128,8 +133,8 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         if (parse_duration(v, NSEC_PER_SEC, &u) < 0 ||
                             u < (streq(key, "interval") ? 10 : 1) * NSEC_PER_MSEC ||
                             u > 3600 * NSEC_PER_SEC) {
-                                snprintf(err, errlen, "--%s: '%s' is not a duration from %s to 1h", key,
-                                         v, streq(key, "interval") ? "10ms" : "1ms");
+                                snprintf(err, errlen, "--%s: '%s' is not a duration from %s to 1h",
+                                         key, v, streq(key, "interval") ? "10ms" : "1ms");
                                 return -EINVAL;
                         }
                         *(streq(key, "interval") ? &o->interval_ns : &o->lead_ns) = u;
@@ -197,7 +202,8 @@ static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live)
                 if (interrupted && !cancel_sent) {
                         envelope_t req = IOFLEET__ENVELOPE__INIT;
                         Iofleet__CancelRun cr = IOFLEET__CANCEL_RUN__INIT;
-                        fprintf(stderr, "\niofleet: cancelling the run (^C again to leave at once)\n");
+                        fprintf(stderr,
+                                "\niofleet: cancelling the run (^C again to leave at once)\n");
                         req.body_case = IOFLEET__ENVELOPE__BODY_CANCEL_RUN;
                         req.cancel_run = &cr;
                         client_send(c, &req);
@@ -208,7 +214,8 @@ static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live)
                 r = client_recv(c, 1000, &e, err, sizeof(err));
                 if (r == -ETIMEDOUT || r == -EINTR) {
                         if (clock_mono_ns() - last_word > 60 * (int64_t)NSEC_PER_SEC) {
-                                fprintf(stderr, "iofleet: no word from the coordinator for 60s; still waiting\n");
+                                fprintf(stderr, "iofleet: no word from the coordinator for 60s; "
+                                                "still waiting\n");
                                 last_word = clock_mono_ns();
                         }
                         continue;
@@ -238,7 +245,8 @@ static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live)
                                 fprintf(stderr, "iofleet: run %s did not complete: %s\n", d->run_id,
                                         d->message);
                         if (!doc) {
-                                fprintf(stderr, "iofleet: the result could not be read: %s\n", je.text);
+                                fprintf(stderr, "iofleet: the result could not be read: %s\n",
+                                        je.text);
                                 wire_free(&e);
                                 return -EIO;
                         }
@@ -292,7 +300,8 @@ int cmd_run(int argc, char **argv)
                 goto out;
         }
         if (o.local) {
-                local_options_t lo = {.agents = o.local, .insecure = o.insecure, .verbose = o.verbose};
+                local_options_t lo = {
+                    .agents = o.local, .insecure = o.insecure, .verbose = o.verbose};
                 if (!getcwd(cwd, sizeof(cwd)))
                         snprintf(cwd, sizeof(cwd), ".");
                 if (o.results_dir && o.results_dir[0] == '/')

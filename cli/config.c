@@ -1,4 +1,5 @@
-/* What the CLI's commands share: its configuration, how it reaches the coordinator, its commands. */
+/* What the CLI's commands share: its configuration, how it reaches the coordinator, its commands.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,12 +12,12 @@
 
 #define F(f) offsetof(cli_config_t, f)
 static const cfg_item_t cli_items[] = {
-        {"coordinator", CFG_STRING, F(coordinator), 0, 0, NULL,
-         "the coordinator's control endpoint (default ipc:///run/iofleet/control.sock)"},
-        {"coordinator_key", CFG_STRING, F(coordinator_key), 0, 0, NULL,
-         "the coordinator's public key, for a tcp:// control endpoint"},
-        {"key", CFG_STRING, F(key), 0, 0, NULL,
-         "this CLI's key pair, for a tcp:// control endpoint (default /etc/iofleet/cli.key)"},
+    {"coordinator", CFG_STRING, F(coordinator), 0, 0, NULL,
+     "the coordinator's control endpoint (default ipc:///run/iofleet/control.sock)"},
+    {"coordinator_key", CFG_STRING, F(coordinator_key), 0, 0, NULL,
+     "the coordinator's public key, for a tcp:// control endpoint"},
+    {"key", CFG_STRING, F(key), 0, 0, NULL,
+     "this CLI's key pair, for a tcp:// control endpoint (default /etc/iofleet/cli.key)"},
 };
 #undef F
 

@@ -1,4 +1,5 @@
-/* Jobs from fio-style arguments: options before the first --name are global, each --name opens a job. */
+/* Jobs from fio-style arguments: options before the first --name are global, each --name opens a
+ * job. */
 #include "jobargs.h"
 
 #include <errno.h>
@@ -24,8 +25,8 @@ int jobargs_add(jobargs_t *ja, const char *key, const char *value)
         }
         if (ja->n_jobs == 0)
                 return strv_push(&ja->gkeys, key) < 0 || strv_push(&ja->gvalues, value) < 0
-                               ? -ENOMEM
-                               : 0;
+                           ? -ENOMEM
+                           : 0;
         j = &ja->jobs[ja->n_jobs - 1];
         return strv_push(&j->keys, key) < 0 || strv_push(&j->values, value) < 0 ? -ENOMEM : 0;
 }

@@ -1,4 +1,5 @@
-/* Jobs from fio-style arguments: options before the first --name are global, each --name opens a job. */
+/* Jobs from fio-style arguments: options before the first --name are global, each --name opens a
+ * job. */
 #pragma once
 
 #include <stddef.h>

@@ -1,4 +1,5 @@
-/* --local=N: a private coordinator and N agents on this host for one run, with keys made for the occasion. */
+/* --local=N: a private coordinator and N agents on this host for one run, with keys made for the
+ * occasion. */
 #include "local.h"
 
 #include <errno.h>
@@ -131,12 +132,13 @@ static int wait_ready(local_fleet_t *f, child_t *c, const char *var, char *val, 
                 int st;
                 if (left <= 0)
                         return errorf(err, errlen, -ETIMEDOUT, "%s did not get ready within %ds",
-                                    c->name, LOCAL_START_TIMEOUT_MS / 1000);
+                                      c->name, LOCAL_START_TIMEOUT_MS / 1000);
                 if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
                         c->exited = true;
                         c->status = st;
                         return errorf(err, errlen, -ECHILD, "%s exited during start-up (status %d)",
-                                    c->name, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+                                      c->name,
+                                      WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
                 }
                 if (poll(&p, 1, left < 100 ? (int)left : 100) <= 0)
                         continue;
@@ -216,7 +218,7 @@ static int wait_agents(const char *control_ep, unsigned n, char *err, size_t err
         }
         client_free(&c);
         return errorf(err, errlen, -ETIMEDOUT, "agents did not all register within %ds",
-                    LOCAL_START_TIMEOUT_MS / 1000);
+                      LOCAL_START_TIMEOUT_MS / 1000);
 }
 
 static int write_keys(local_fleet_t *f, const local_options_t *opt, char *err, size_t errlen)
@@ -229,12 +231,14 @@ static int write_keys(local_fleet_t *f, const local_options_t *opt, char *err, s
         mkdir(path, 0700);
         snprintf(path, sizeof(path), "%s/admins.d", f->dir);
         mkdir(path, 0700);
-        if ((r = keys_generate(&kp)) < 0 || (r = keys_write(f->dir, "coordinator", &kp, false, err, errlen)) < 0)
+        if ((r = keys_generate(&kp)) < 0 ||
+            (r = keys_write(f->dir, "coordinator", &kp, false, err, errlen)) < 0)
                 return r < 0 && !err[0] ? errorf(err, errlen, r, "keygen: %s", strerror(-r)) : r;
         for (unsigned i = 0; i < opt->agents; i++) {
                 char name[32], dst[PATH_MAX + 64], src[PATH_MAX + 64];
                 snprintf(name, sizeof(name), "local-%u", i);
-                if ((r = keys_generate(&kp)) < 0 || (r = keys_write(f->dir, name, &kp, false, err, errlen)) < 0)
+                if ((r = keys_generate(&kp)) < 0 ||
+                    (r = keys_write(f->dir, name, &kp, false, err, errlen)) < 0)
                         return r;
                 /* The allow-list holds exactly the keys made for this run. */
                 snprintf(src, sizeof(src), "%s/%s.pub", f->dir, name);
@@ -279,7 +283,7 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
 
         {
                 char a_ep[64], c_ep[PATH_MAX + 64], key[PATH_MAX + 64], akeys[PATH_MAX + 64],
-                        ckeys[PATH_MAX + 64], results[PATH_MAX + 64];
+                    ckeys[PATH_MAX + 64], results[PATH_MAX + 64];
                 child_t *c = &f->children[0];
                 snprintf(c->name, sizeof(c->name), "coordinator");
                 snprintf(a_ep, sizeof(a_ep), "--agent-endpoint=tcp://127.0.0.1:*");
@@ -288,8 +292,11 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
                 snprintf(akeys, sizeof(akeys), "--agent-keys-dir=%s/agents.d", f->dir);
                 snprintf(ckeys, sizeof(ckeys), "--control-keys-dir=%s/admins.d", f->dir);
                 snprintf(results, sizeof(results), "--results-dir=%s", opt->results_dir);
-                char *argv[] = {coord_bin, a_ep, c_ep, key, akeys, ckeys, results,
-                                opt->insecure ? "--insecure=true" : "--insecure=false", NULL};
+                char *argv[] = {coord_bin, a_ep,
+                                c_ep,      key,
+                                akeys,     ckeys,
+                                results,   opt->insecure ? "--insecure=true" : "--insecure=false",
+                                NULL};
                 if ((r = spawn(f, c, argv, err, errlen)) < 0)
                         goto fail;
                 f->n = 1;
@@ -300,7 +307,7 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
         for (unsigned i = 0; i < opt->agents; i++) {
                 child_t *c = &f->children[i + 1];
                 char name[80], coord[600], ckey[PATH_MAX + 64], key[PATH_MAX + 64],
-                        state[PATH_MAX + 64], work[PATH_MAX + 64];
+                    state[PATH_MAX + 64], work[PATH_MAX + 64];
                 snprintf(c->name, sizeof(c->name), "local-%u", i);
                 snprintf(name, sizeof(name), "--name=%s", c->name);
                 snprintf(coord, sizeof(coord), "--coordinator=%s", agent_ep);
@@ -308,9 +315,16 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
                 snprintf(key, sizeof(key), "--key=%s/%s.key", f->dir, c->name);
                 snprintf(state, sizeof(state), "--state-dir=%s/%s", f->dir, c->name);
                 snprintf(work, sizeof(work), "--work-dir=%s", opt->work_dir);
-                char *argv[] = {agent_bin, name, coord, ckey, key, state, work,
+                char *argv[] = {agent_bin,
+                                name,
+                                coord,
+                                ckey,
+                                key,
+                                state,
+                                work,
                                 "--roles=client,storage",
-                                opt->insecure ? "--insecure=true" : "--insecure=false", NULL};
+                                opt->insecure ? "--insecure=true" : "--insecure=false",
+                                NULL};
                 if ((r = spawn(f, c, argv, err, errlen)) < 0)
                         goto fail;
                 f->n++;

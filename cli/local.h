@@ -1,4 +1,5 @@
-/* --local=N: a private coordinator and N agents on this host for one run, with keys made for the occasion. */
+/* --local=N: a private coordinator and N agents on this host for one run, with keys made for the
+ * occasion. */
 #pragma once
 
 #include <stdbool.h>

@@ -8,12 +8,13 @@
 
 static void usage(FILE *f)
 {
-        fprintf(f, "Usage: iofleet COMMAND [OPTIONS]\n\n"
-                   "Commands:\n"
-                   "  run       run fio-style jobs on many agents at one instant (iofleet run --help)\n"
-                   "  agents    list the agents the coordinator knows\n"
-                   "  keygen    write CURVE key pairs\n"
-                   "  version   print the version\n");
+        fprintf(
+            f, "Usage: iofleet COMMAND [OPTIONS]\n\n"
+               "Commands:\n"
+               "  run       run fio-style jobs on many agents at one instant (iofleet run --help)\n"
+               "  agents    list the agents the coordinator knows\n"
+               "  keygen    write CURVE key pairs\n"
+               "  version   print the version\n");
 }
 
 int main(int argc, char **argv)
@@ -33,6 +34,7 @@ int main(int argc, char **argv)
                 printf("iofleet %s\n", IOFLEET_VERSION);
                 return 0;
         }
-        fprintf(stderr, "iofleet: unknown command '%s' (commands: run, agents, keygen, version)\n", argv[1]);
+        fprintf(stderr, "iofleet: unknown command '%s' (commands: run, agents, keygen, version)\n",
+                argv[1]);
         return 2;
 }

@@ -1,4 +1,5 @@
-/* What people read: the live line per interval and a summary modelled on fio's, from the result JSON. */
+/* What people read: the live line per interval and a summary modelled on fio's, from the result
+ * JSON. */
 #include "render.h"
 
 #include <inttypes.h>
@@ -115,8 +116,7 @@ static void lat_line(FILE *f, const char *label, json_t *lat)
                 unit = "usec";
         }
         fprintf(f, "    %s (%s): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f\n", label, unit,
-                num(lat, "min") / div, max / div, num(lat, "mean") / div,
-                num(lat, "stddev") / div);
+                num(lat, "min") / div, max / div, num(lat, "mean") / div, num(lat, "stddev") / div);
         if (!pct || strcmp(label, "clat") != 0)
                 return;
         fprintf(f, "    clat percentiles (%s):\n", unit);
@@ -126,8 +126,8 @@ static void lat_line(FILE *f, const char *label, json_t *lat)
                 int col = 0;
                 json_object_foreach(pct, key, v)
                 {
-                        fprintf(f, "%s%5.2fth=[%6.0f]%s", col == 0 ? "     | " : " ",
-                                atof(key), json_number_value(v) / div, col == 3 ? ",\n" : ",");
+                        fprintf(f, "%s%5.2fth=[%6.0f]%s", col == 0 ? "     | " : " ", atof(key),
+                                json_number_value(v) / div, col == 3 ? ",\n" : ",");
                         col = (col + 1) % 4;
                 }
                 if (col)
@@ -148,11 +148,13 @@ static void dir_block(FILE *f, const char *label, json_t *d)
         lat_line(f, "clat", json_object_get(d, "clat_ns"));
         lat_line(f, " lat", json_object_get(d, "lat_ns"));
         if (num(d, "bw_samples") > 0) {
-                fprintf(f, "   bw (  KiB/s): min=%.0f, max=%.0f, per=%.2f%%, avg=%.2f, stdev=%.2f, "
-                           "samples=%.0f\n",
+                fprintf(f,
+                        "   bw (  KiB/s): min=%.0f, max=%.0f, per=%.2f%%, avg=%.2f, stdev=%.2f, "
+                        "samples=%.0f\n",
                         num(d, "bw_min"), num(d, "bw_max"), num(d, "bw_agg"), num(d, "bw_mean"),
                         num(d, "bw_dev"), num(d, "bw_samples"));
-                fprintf(f, "   iops        : min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%.0f\n",
+                fprintf(f,
+                        "   iops        : min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%.0f\n",
                         num(d, "iops_min"), num(d, "iops_max"), num(d, "iops_mean"),
                         num(d, "iops_stddev"), num(d, "iops_samples"));
         }

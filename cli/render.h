@@ -1,4 +1,5 @@
-/* What people read: the live line per interval and a summary modelled on fio's, from the result JSON. */
+/* What people read: the live line per interval and a summary modelled on fio's, from the result
+ * JSON. */
 #pragma once
 
 #include <jansson.h>

@@ -1,4 +1,5 @@
-/* Clocks, the NTP-style offset estimate between an agent and the coordinator timeline, and precise sleeps. */
+/* Clocks, the NTP-style offset estimate between an agent and the coordinator timeline, and precise
+ * sleeps. */
 #pragma once
 
 #include <stdbool.h>

@@ -1,4 +1,5 @@
-/* Daemon and CLI configuration: INI files (libinih) and --key=value overrides through one key table. */
+/* Daemon and CLI configuration: INI files (libinih) and --key=value overrides through one key
+ * table. */
 #include "config.h"
 
 #include <errno.h>
@@ -81,7 +82,7 @@ static int set_list(const cfg_item_t *it, strv_t *l, const char *value, const ch
                 if (len >= sizeof(word) || (it->choices && !word_in(it->choices, p, len))) {
                         strv_clear(&n);
                         return errorf(err, errlen, -EINVAL, "%s: '%.*s' is not one of %s", where,
-                                    (int)len, p, it->choices ? it->choices : "short words");
+                                      (int)len, p, it->choices ? it->choices : "short words");
                 }
                 snprintf(word, sizeof(word), "%.*s", (int)len, p);
                 if (!strv_contains(&n, word) && strv_push(&n, word) < 0) {
@@ -107,7 +108,7 @@ int config_set(const cfg_schema_t *s, void *target, const char *name, const char
         if (!it) {
                 known_keys(s, known, sizeof(known));
                 return errorf(err, errlen, -ENOENT, "%s: unknown key '%s' (known: %s)", where, name,
-                            known);
+                              known);
         }
         field = (char *)target + it->offset;
         switch (it->type) {
@@ -116,25 +117,24 @@ int config_set(const cfg_schema_t *s, void *target, const char *name, const char
         case CFG_CHOICE:
                 if (!word_in(it->choices, value, strlen(value)))
                         return errorf(err, errlen, -EINVAL, "%s: '%s' is not one of %s", where,
-                                    value, it->choices);
+                                      value, it->choices);
                 return strdup_to(field, value);
         case CFG_BOOL:
                 if (parse_bool(value, field) < 0)
                         return errorf(err, errlen, -EINVAL,
-                                    "%s: '%s' is not a boolean (true/false, yes/no, 1/0)", where,
-                                    value);
+                                      "%s: '%s' is not a boolean (true/false, yes/no, 1/0)", where,
+                                      value);
                 return 0;
         case CFG_DURATION:
                 r = parse_duration(value, NSEC_PER_SEC, &u);
                 if (r < 0)
                         return errorf(err, errlen, -EINVAL,
-                                    "%s: '%s' is not a duration (e.g. 500ms, 2s, 1m)", where,
-                                    value);
+                                      "%s: '%s' is not a duration (e.g. 500ms, 2s, 1m)", where,
+                                      value);
                 if ((it->min || it->max) && (u < it->min || u > it->max))
-                        return errorf(err, errlen, -ERANGE,
-                                    "%s: %s is out of range %llums..%llums", where, value,
-                                    (unsigned long long)(it->min / NSEC_PER_MSEC),
-                                    (unsigned long long)(it->max / NSEC_PER_MSEC));
+                        return errorf(err, errlen, -ERANGE, "%s: %s is out of range %llums..%llums",
+                                      where, value, (unsigned long long)(it->min / NSEC_PER_MSEC),
+                                      (unsigned long long)(it->max / NSEC_PER_MSEC));
                 *(uint64_t *)field = u;
                 return 0;
         case CFG_UINT: {
@@ -143,11 +143,11 @@ int config_set(const cfg_schema_t *s, void *target, const char *name, const char
                 u = strtoull(value, &end, 10);
                 if (errno || end == value || *end || value[0] == '-')
                         return errorf(err, errlen, -EINVAL, "%s: '%s' is not a whole number", where,
-                                    value);
+                                      value);
                 if ((it->min || it->max) && (u < it->min || u > it->max))
                         return errorf(err, errlen, -ERANGE, "%s: %llu is out of range %llu..%llu",
-                                    where, (unsigned long long)u, (unsigned long long)it->min,
-                                    (unsigned long long)it->max);
+                                      where, (unsigned long long)u, (unsigned long long)it->min,
+                                      (unsigned long long)it->max);
                 *(uint64_t *)field = u;
                 return 0;
         }
@@ -166,9 +166,9 @@ static int set_label(const cfg_schema_t *s, void *target, const char *key, const
 
         if (klen == 0 || klen > 64 || strpbrk(key, "=,\" \t") || strlen(value) > 256)
                 return errorf(err, errlen, -EINVAL,
-                            "%s: label '%s': keys are 1-64 characters without = , quotes or "
-                            "spaces, values at most 256",
-                            where, key);
+                              "%s: label '%s': keys are 1-64 characters without = , quotes or "
+                              "spaces, values at most 256",
+                              where, key);
         /* A later setting of the same key replaces the earlier one. */
         for (size_t i = 0; i < labels->n; i++)
                 if (strncmp(labels->v[i], key, klen) == 0 && labels->v[i][klen] == '=') {
@@ -252,14 +252,14 @@ int config_parse_ini(const char *path, ini_line_handler_t handler, void *user, c
                 return -ECANCELED;
         if (lr.bad_line && line == 0 && lr.bad_nul)
                 return errorf(err, errlen, -EINVAL, "%s:%d: NUL byte not allowed", path,
-                            lr.bad_line);
+                              lr.bad_line);
         if (lr.bad_line && line == 0)
                 return errorf(err, errlen, -EINVAL, "%s:%d: line longer than %d characters", path,
-                            lr.bad_line, lr.max_line);
+                              lr.bad_line, lr.max_line);
         if (line > 0)
                 return errorf(err, errlen, -EINVAL,
-                            "%s:%d: not an INI line (expected [section] or key = value)", path,
-                            line);
+                              "%s:%d: not an INI line (expected [section] or key = value)", path,
+                              line);
         if (line < 0)
                 return errorf(err, errlen, -EIO, "%s: cannot be read", path);
         return 0;
@@ -286,9 +286,10 @@ static int load_handler(void *user, const char *section, const char *name, const
         else if (streq(section, "labels") && c->s->labels_offset != SIZE_MAX)
                 c->r = set_label(c->s, c->target, name, value, where, c->err, c->errlen);
         else
-                c->r = errorf(c->err, c->errlen, -EINVAL, "%s:%d: unknown section [%s], allowed: [%s]%s",
-                            c->path, lineno, section, c->s->section,
-                            c->s->labels_offset != SIZE_MAX ? " and [labels]" : "");
+                c->r =
+                    errorf(c->err, c->errlen, -EINVAL,
+                           "%s:%d: unknown section [%s], allowed: [%s]%s", c->path, lineno, section,
+                           c->s->section, c->s->labels_offset != SIZE_MAX ? " and [labels]" : "");
         return c->r >= 0;
 }
 
@@ -325,7 +326,7 @@ int config_parse_args(const cfg_schema_t *s, void *target, int argc, char **argv
                 }
                 if (strncmp(a, "--", 2) != 0)
                         return errorf(err, errlen, -EINVAL, "unexpected argument '%s' (see --help)",
-                                    a);
+                                      a);
                 eq = strchr(a, '=');
                 snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a - 2) : (int)strlen(a + 2),
                          a + 2);
@@ -337,7 +338,7 @@ int config_parse_args(const cfg_schema_t *s, void *target, int argc, char **argv
                         char key[128];
                         if (!e2)
                                 return errorf(err, errlen, -EINVAL,
-                                            "--label: '%s' is not KEY=VALUE", kv);
+                                              "--label: '%s' is not KEY=VALUE", kv);
                         snprintf(key, sizeof(key), "%.*s", (int)(e2 - kv), kv);
                         if ((r = set_label(s, target, key, e2 + 1, "--label", err, errlen)) < 0)
                                 return r;
@@ -350,7 +351,7 @@ int config_parse_args(const cfg_schema_t *s, void *target, int argc, char **argv
                                 continue;
                         }
                         return errorf(err, errlen, -EINVAL, "%s: needs a value (--%s=VALUE)", a,
-                                    name);
+                                      name);
                 }
                 char where[160];
                 snprintf(where, sizeof(where), "--%s", name);

@@ -1,4 +1,5 @@
-/* Daemon and CLI configuration: INI files (libinih) and --key=value overrides through one key table. */
+/* Daemon and CLI configuration: INI files (libinih) and --key=value overrides through one key
+ * table. */
 #pragma once
 
 #include <stdbool.h>

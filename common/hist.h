@@ -1,4 +1,5 @@
-/* Log-linear latency histograms: fixed bucket layout so histograms add bucket by bucket; relative error <= 0.4%. */
+/* Log-linear latency histograms: fixed bucket layout so histograms add bucket by bucket; relative
+ * error <= 0.4%. */
 #pragma once
 
 #include <stddef.h>

@@ -43,7 +43,7 @@ static int write_file(const char *path, mode_t mode, const char *text, bool forc
         fd = open(path, flags, mode);
         if (fd < 0)
                 return errorf(err, errlen, -errno, "%s: %s%s", path, strerror(errno),
-                            errno == EEXIST ? " (use --force to replace it)" : "");
+                              errno == EEXIST ? " (use --force to replace it)" : "");
         if (fchmod(fd, mode) < 0 || write(fd, text, n) != (ssize_t)n || fsync(fd) < 0)
                 return errorf(err, errlen, errno ? -errno : -EIO, "%s: %s", path, strerror(errno));
         return 0;
@@ -67,8 +67,8 @@ int keys_write(const char *dir, const char *name, const keypair_t *kp, bool forc
 
         if (!name_ok(name))
                 return errorf(err, errlen, -EINVAL,
-                            "key name '%s': use 1-64 of A-Z a-z 0-9 . _ - (not starting with .)",
-                            name ? name : "");
+                              "key name '%s': use 1-64 of A-Z a-z 0-9 . _ - (not starting with .)",
+                              name ? name : "");
         snprintf(text, sizeof(text),
                  "# iofleet CURVE key pair '%s': keep this file secret (mode 0600)\n"
                  "[curve]\npublic-key = %s\nsecret-key = %s\n",
@@ -100,8 +100,8 @@ static int load_handler(void *user, const char *section, const char *name, const
 
         if (!streq(section, "curve")) {
                 c->r = errorf(c->err, c->errlen, -EINVAL,
-                            "%s:%d: unexpected section [%s], only [curve] is allowed", c->path,
-                            lineno, section);
+                              "%s:%d: unexpected section [%s], only [curve] is allowed", c->path,
+                              lineno, section);
                 return 0;
         }
         if (streq(name, "public-key"))
@@ -110,14 +110,14 @@ static int load_handler(void *user, const char *section, const char *name, const
                 dst = c->kp->secret_z85;
         else {
                 c->r = errorf(c->err, c->errlen, -EINVAL,
-                            "%s:%d: unknown key '%s', allowed: public-key, secret-key", c->path,
-                            lineno, name);
+                              "%s:%d: unknown key '%s', allowed: public-key, secret-key", c->path,
+                              lineno, name);
                 return 0;
         }
         if (!keys_valid_z85(value)) {
                 c->r = errorf(c->err, c->errlen, -EINVAL,
-                            "%s:%d: %s is not a %d-character Z85 CURVE key", c->path, lineno, name,
-                            KEY_Z85_LEN);
+                              "%s:%d: %s is not a %d-character Z85 CURVE key", c->path, lineno,
+                              name, KEY_Z85_LEN);
                 return 0;
         }
         memcpy(dst, value, KEY_Z85_LEN + 1);
@@ -139,13 +139,12 @@ int keys_load(const char *path, bool need_secret, keypair_t *kp, char *err, size
         if (need_secret) {
                 char derived[KEY_Z85_LEN + 1];
                 if (!k.secret_z85[0])
+                        return errorf(
+                            err, errlen, -EINVAL,
+                            "%s: no secret-key: this must be a .key file, not a .pub file", path);
+                if (zmq_curve_public(derived, k.secret_z85) < 0 || !streq(derived, k.public_z85))
                         return errorf(err, errlen, -EINVAL,
-                                    "%s: no secret-key: this must be a .key file, not a .pub file",
-                                    path);
-                if (zmq_curve_public(derived, k.secret_z85) < 0 ||
-                    !streq(derived, k.public_z85))
-                        return errorf(err, errlen, -EINVAL,
-                                    "%s: public-key does not belong to secret-key", path);
+                                      "%s: public-key does not belong to secret-key", path);
         }
         *kp = k;
         return 0;

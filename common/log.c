@@ -30,8 +30,11 @@ int log_level_from_string(const char *s)
         static const struct {
                 const char *name;
                 int prio;
-        } levels[] = {{"debug", LOG_DEBUG},     {"info", LOG_INFO}, {"notice", LOG_NOTICE},
-                      {"warning", LOG_WARNING}, {"error", LOG_ERR}};
+        } levels[] = {{"debug", LOG_DEBUG},
+                      {"info", LOG_INFO},
+                      {"notice", LOG_NOTICE},
+                      {"warning", LOG_WARNING},
+                      {"error", LOG_ERR}};
         for (size_t i = 0; i < ELEMENTSOF(levels); i++)
                 if (streq(s, levels[i].name))
                         return levels[i].prio;
@@ -95,7 +98,7 @@ int log_internal(int priority, int error, const char *file, int line, const char
                         return -error;
         }
 
-        static const char *const names[] = {"emerg", "alert", "crit",   "error",
+        static const char *const names[] = {"emerg",   "alert",  "crit", "error",
                                             "warning", "notice", "info", "debug"};
         struct timespec ts;
         struct tm tm;

@@ -14,7 +14,7 @@ void log_set_field(const char *key, const char *value);
 
 /* Logs one line; returns -abs(error) so callers can `return log_error_errno(r, ...)`. */
 int log_internal(int priority, int error, const char *file, int line, const char *fmt, ...)
-        _printf_(5, 6);
+    _printf_(5, 6);
 
 #define log_full_errno(prio, err, ...) log_internal(prio, err, __FILE__, __LINE__, __VA_ARGS__)
 #define log_debug(...) log_full_errno(LOG_DEBUG, 0, __VA_ARGS__)

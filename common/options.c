@@ -1,4 +1,5 @@
-/* fio-style job options: the option table, one setter for the command line, job files and the wire, whole-job checks. */
+/* fio-style job options: the option table, one setter for the command line, job files and the wire,
+ * whole-job checks. */
 #include <assert.h>
 #include <errno.h>
 #include <limits.h>
@@ -401,7 +402,8 @@ static int check_name(const char *key, const char *s, char *err, size_t errlen)
         }
         for (const char *p = s; *p; p++) {
                 char c = (char)((*p >= 'A' && *p <= 'Z') ? *p + 32 : *p);
-                if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '.' || c == '_' || c == '-')) {
+                if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '.' || c == '_' ||
+                      c == '-')) {
                         err_set(err, errlen,
                                 "%s: '%s' may only contain A-Z, a-z, 0-9, '.', '_' and '-'", key,
                                 echo(vb, s));

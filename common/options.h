@@ -18,15 +18,15 @@ typedef enum rw_mode {
 /* A parsed job section. Strings are owned (NULL when unset). */
 typedef struct job_spec {
         char *name;
-        rw_mode_t rw;       /* default read */
-        uint64_t bs;        /* default 4096 */
-        uint64_t size;      /* 0 = not given */
-        uint32_t numjobs;   /* default 1 */
+        rw_mode_t rw;        /* default read */
+        uint64_t bs;         /* default 4096 */
+        uint64_t size;       /* 0 = not given */
+        uint32_t numjobs;    /* default 1 */
         uint64_t runtime_ns; /* 0 = not given */
         bool time_based;
         char *directory;
         char *filename;
-        char *ioengine;     /* default "psync" */
+        char *ioengine; /* default "psync" */
 } job_spec_t;
 
 /* Fills defaults; name may be NULL. 0 or -ENOMEM. */

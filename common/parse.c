@@ -9,7 +9,6 @@
 
 #include "util.h"
 
-
 static bool is_digit(char c)
 {
         return c >= '0' && c <= '9';

@@ -13,8 +13,7 @@ int parse_size_why(const char *s, uint64_t *ret, const char **why);
 /* fio times: a number with us/usec, ms/msec, s/sec, m/min, h/hour, d/day; a bare number is in
  * default_unit_ns. -EINVAL or -ERANGE. */
 int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ret_ns);
-int parse_duration_why(const char *s, uint64_t default_unit_ns, uint64_t *ret_ns,
-                       const char **why);
+int parse_duration_why(const char *s, uint64_t default_unit_ns, uint64_t *ret_ns, const char **why);
 /* Boolean value: 1/0, true/false, yes/no, on/off, any case; empty means true (fio's
  * --time_based). */
 int parse_bool(const char *s, bool *ret);

@@ -1,4 +1,5 @@
-/* Agent selectors: "role=client,rack=a1", "name=web*", "all"; every comma-separated term must match. */
+/* Agent selectors: "role=client,rack=a1", "name=web*", "all"; every comma-separated term must
+ * match. */
 #include "selector.h"
 
 #include <errno.h>

@@ -36,8 +36,8 @@ int sock_curve_client(void *s, const keypair_t *kp, const char *server_public_z8
 
 bool sock_endpoint_is_local(const char *ep)
 {
-        static const char *const local[] = {"tcp://127.", "tcp://localhost:", "tcp://[::1]:",
-                                            "ipc://", "inproc://"};
+        static const char *const local[] = {
+            "tcp://127.", "tcp://localhost:", "tcp://[::1]:", "ipc://", "inproc://"};
         for (size_t i = 0; i < ELEMENTSOF(local); i++)
                 if (strncmp(ep, local[i], strlen(local[i])) == 0)
                         return true;

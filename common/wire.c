@@ -1,4 +1,5 @@
-/* Wire codec: the only place that packs and unpacks protobuf Envelopes, with size, version and field checks. */
+/* Wire codec: the only place that packs and unpacks protobuf Envelopes, with size, version and
+ * field checks. */
 #include "wire.h"
 
 #include <errno.h>
@@ -22,13 +23,13 @@ static int check_str(const char *s, size_t max, bool required, const char *what,
                 return errorf(err, errlen, -EBADMSG, "%s: missing", what);
         if (n > max)
                 return errorf(err, errlen, -EBADMSG, "%s: %zu bytes, at most %zu allowed", what, n,
-                            max);
+                              max);
         for (size_t i = 0; i < n; i++) {
                 unsigned char c = (unsigned char)s[i];
                 if (c < 0x20 || c == 0x7f)
                         return errorf(err, errlen, -EBADMSG,
-                                    "%s: control character 0x%02x at byte %zu not allowed", what,
-                                    c, i);
+                                      "%s: control character 0x%02x at byte %zu not allowed", what,
+                                      c, i);
         }
         return 0;
 }
@@ -39,13 +40,13 @@ static int check_text(const char *s, size_t max, const char *what, char *err, si
         size_t n = s ? strlen(s) : 0;
         if (n > max)
                 return errorf(err, errlen, -EBADMSG, "%s: %zu bytes, at most %zu allowed", what, n,
-                            max);
+                              max);
         for (size_t i = 0; i < n; i++) {
                 unsigned char c = (unsigned char)s[i];
                 if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
                         return errorf(err, errlen, -EBADMSG,
-                                    "%s: control character 0x%02x at byte %zu not allowed", what,
-                                    c, i);
+                                      "%s: control character 0x%02x at byte %zu not allowed", what,
+                                      c, i);
         }
         return 0;
 }
@@ -57,28 +58,28 @@ static int check_hist(const Iofleet__Hist *h, const char *what, char *err, size_
                 return 0;
         if (h->n_index != h->n_count)
                 return errorf(err, errlen, -EBADMSG, "%s: %zu bucket indexes but %zu counts", what,
-                            h->n_index, h->n_count);
+                              h->n_index, h->n_count);
         if (h->n_index > HIST_BUCKETS)
                 return errorf(err, errlen, -EBADMSG, "%s: %zu buckets, at most %u allowed", what,
-                            h->n_index, HIST_BUCKETS);
+                              h->n_index, HIST_BUCKETS);
         for (size_t i = 0; i < h->n_index; i++) {
                 if (h->index[i] >= HIST_BUCKETS)
                         return errorf(err, errlen, -EBADMSG,
-                                    "%s: bucket index %u out of range 0..%u", what, h->index[i],
-                                    HIST_BUCKETS - 1);
+                                      "%s: bucket index %u out of range 0..%u", what, h->index[i],
+                                      HIST_BUCKETS - 1);
                 if (i > 0 && h->index[i] <= h->index[i - 1])
                         return errorf(err, errlen, -EBADMSG,
-                                    "%s: bucket indexes must ascend strictly (%u after %u)", what,
-                                    h->index[i], h->index[i - 1]);
+                                      "%s: bucket indexes must ascend strictly (%u after %u)", what,
+                                      h->index[i], h->index[i - 1]);
                 if (__builtin_add_overflow(total, h->count[i], &total))
                         return errorf(err, errlen, -EBADMSG, "%s: bucket counts overflow", what);
         }
         if (total != h->n)
                 return errorf(err, errlen, -EBADMSG, "%s: n=%llu but buckets hold %llu", what,
-                            (unsigned long long)h->n, (unsigned long long)total);
+                              (unsigned long long)h->n, (unsigned long long)total);
         if (h->n > 0 && h->min > h->max)
                 return errorf(err, errlen, -EBADMSG, "%s: min %llu above max %llu", what,
-                            (unsigned long long)h->min, (unsigned long long)h->max);
+                              (unsigned long long)h->min, (unsigned long long)h->max);
         if (!(h->sumsq >= 0))
                 return errorf(err, errlen, -EBADMSG, "%s: sumsq must be a number >= 0", what);
         return 0;
@@ -100,7 +101,7 @@ static int check_labels(Iofleet__Label **l, size_t n, char *err, size_t errlen)
         int r;
         if (n > WIRE_MAX_LABELS)
                 return errorf(err, errlen, -EBADMSG, "labels: %zu, at most %d allowed", n,
-                            WIRE_MAX_LABELS);
+                              WIRE_MAX_LABELS);
         for (size_t i = 0; i < n; i++) {
                 if ((r = check_str(l[i]->key, WIRE_MAX_NAME, true, "label key", err, errlen)) < 0 ||
                     (r = check_str(l[i]->value, WIRE_MAX_LABEL_VALUE, false, "label value", err,
@@ -108,7 +109,7 @@ static int check_labels(Iofleet__Label **l, size_t n, char *err, size_t errlen)
                         return r;
                 if (strchr(l[i]->key, '='))
                         return errorf(err, errlen, -EBADMSG, "label key '%s': '=' not allowed",
-                                    l[i]->key);
+                                      l[i]->key);
         }
         return 0;
 }
@@ -124,7 +125,7 @@ static int check_jobs(Iofleet__Job **jobs, size_t n, char *err, size_t errlen)
                         return r;
                 if (jobs[i]->n_options > WIRE_MAX_JOB_OPTIONS)
                         return errorf(err, errlen, -EBADMSG, "job %s: %zu options, at most %d",
-                                    jobs[i]->name, jobs[i]->n_options, WIRE_MAX_JOB_OPTIONS);
+                                      jobs[i]->name, jobs[i]->n_options, WIRE_MAX_JOB_OPTIONS);
                 for (size_t k = 0; k < jobs[i]->n_options; k++) {
                         Iofleet__JobOption *o = jobs[i]->options[k];
                         if ((r = check_str(o->key, WIRE_MAX_NAME, true, "job option key", err,
@@ -160,41 +161,41 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
         switch (e->body_case) {
         case IOFLEET__ENVELOPE__BODY_HELLO: {
                 Iofleet__Hello *h = e->hello;
-                if ((r = check_str(h->agent_id, WIRE_MAX_ID, true, "hello.agent_id", err,
-                                   errlen)) < 0 ||
+                if ((r = check_str(h->agent_id, WIRE_MAX_ID, true, "hello.agent_id", err, errlen)) <
+                        0 ||
                     (r = check_str(h->name, WIRE_MAX_NAME, true, "hello.name", err, errlen)) < 0 ||
                     (r = check_str(h->hostname, WIRE_MAX_HOSTNAME, false, "hello.hostname", err,
                                    errlen)) < 0 ||
                     (r = check_str(h->version, WIRE_MAX_NAME, false, "hello.version", err,
                                    errlen)) < 0 ||
-                    (r = check_str(h->boot_id, WIRE_MAX_ID, false, "hello.boot_id", err,
-                                   errlen)) < 0)
+                    (r = check_str(h->boot_id, WIRE_MAX_ID, false, "hello.boot_id", err, errlen)) <
+                        0)
                         return r;
                 if (h->n_roles > WIRE_MAX_ROLES || h->n_engines > 32)
                         return errorf(err, errlen, -EBADMSG,
-                                    "hello: at most %d roles and 32 engines allowed",
-                                    WIRE_MAX_ROLES);
+                                      "hello: at most %d roles and 32 engines allowed",
+                                      WIRE_MAX_ROLES);
                 for (size_t i = 0; i < h->n_roles; i++)
                         if ((r = check_str(h->roles[i], WIRE_MAX_NAME, true, "hello.role", err,
                                            errlen)) < 0)
                                 return r;
                 for (size_t i = 0; i < h->n_engines; i++)
-                        if ((r = check_str(h->engines[i], WIRE_MAX_NAME, true, "hello.engine",
-                                           err, errlen)) < 0)
+                        if ((r = check_str(h->engines[i], WIRE_MAX_NAME, true, "hello.engine", err,
+                                           errlen)) < 0)
                                 return r;
                 return check_labels(h->labels, h->n_labels, err, errlen);
         }
         case IOFLEET__ENVELOPE__BODY_WELCOME:
                 if (e->welcome->heartbeat_ns < NSEC_PER_MSEC * 10 ||
-                    e->welcome->heartbeat_ns > NSEC_PER_SEC * 3600 ||
-                    e->welcome->lost_after < 2 || e->welcome->lost_after > 1000)
+                    e->welcome->heartbeat_ns > NSEC_PER_SEC * 3600 || e->welcome->lost_after < 2 ||
+                    e->welcome->lost_after > 1000)
                         return errorf(err, errlen, -EBADMSG,
-                                    "welcome: heartbeat must be 10ms..1h and lost_after 2..1000");
+                                      "welcome: heartbeat must be 10ms..1h and lost_after 2..1000");
                 return check_str(e->welcome->coordinator_version, WIRE_MAX_NAME, false,
                                  "welcome.coordinator_version", err, errlen);
         case IOFLEET__ENVELOPE__BODY_HEARTBEAT:
-                return check_str(e->heartbeat->run_id, WIRE_MAX_ID, false, "heartbeat.run_id",
-                                 err, errlen);
+                return check_str(e->heartbeat->run_id, WIRE_MAX_ID, false, "heartbeat.run_id", err,
+                                 errlen);
         case IOFLEET__ENVELOPE__BODY_TIME_PROBE:
         case IOFLEET__ENVELOPE__BODY_TIME_REPLY:
         case IOFLEET__ENVELOPE__BODY_LIST_AGENTS:
@@ -206,8 +207,8 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 if (e->prepare->nagents == 0 || e->prepare->nagents > WIRE_MAX_AGENTS ||
                     e->prepare->rank >= e->prepare->nagents)
                         return errorf(err, errlen, -EBADMSG,
-                                    "prepare: rank %u / nagents %u out of range", e->prepare->rank,
-                                    e->prepare->nagents);
+                                      "prepare: rank %u / nagents %u out of range",
+                                      e->prepare->rank, e->prepare->nagents);
                 if (e->prepare->interval_ns < NSEC_PER_MSEC * 10 ||
                     e->prepare->interval_ns > NSEC_PER_SEC * 3600)
                         return errorf(err, errlen, -EBADMSG, "prepare: interval must be 10ms..1h");
@@ -216,18 +217,17 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 return check_str(e->prepared->run_id, WIRE_MAX_ID, true, "prepared.run_id", err,
                                  errlen);
         case IOFLEET__ENVELOPE__BODY_START:
-                return check_str(e->start->run_id, WIRE_MAX_ID, true, "start.run_id", err,
-                                 errlen);
+                return check_str(e->start->run_id, WIRE_MAX_ID, true, "start.run_id", err, errlen);
         case IOFLEET__ENVELOPE__BODY_STARTED:
                 return check_str(e->started->run_id, WIRE_MAX_ID, true, "started.run_id", err,
                                  errlen);
         case IOFLEET__ENVELOPE__BODY_INTERVAL:
-                if ((r = check_str(e->interval->run_id, WIRE_MAX_ID, true, "interval.run_id",
-                                   err, errlen)) < 0)
+                if ((r = check_str(e->interval->run_id, WIRE_MAX_ID, true, "interval.run_id", err,
+                                   errlen)) < 0)
                         return r;
                 if (e->interval->index >= WIRE_MAX_INTERVALS)
                         return errorf(err, errlen, -EBADMSG, "interval.index %u out of range 0..%u",
-                                    e->interval->index, WIRE_MAX_INTERVALS - 1);
+                                      e->interval->index, WIRE_MAX_INTERVALS - 1);
                 if ((r = check_dir(e->interval->read, "interval.read", err, errlen)) < 0)
                         return r;
                 return check_dir(e->interval->write, "interval.write", err, errlen);
@@ -235,17 +235,16 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 if ((r = check_str(e->stop->run_id, WIRE_MAX_ID, true, "stop.run_id", err,
                                    errlen)) < 0)
                         return r;
-                return check_str(e->stop->reason, WIRE_MAX_TEXT, false, "stop.reason", err,
-                                 errlen);
+                return check_str(e->stop->reason, WIRE_MAX_TEXT, false, "stop.reason", err, errlen);
         case IOFLEET__ENVELOPE__BODY_FINISHED: {
                 Iofleet__Finished *f = e->finished;
-                if ((r = check_str(f->run_id, WIRE_MAX_ID, true, "finished.run_id", err,
-                                   errlen)) < 0 ||
+                if ((r = check_str(f->run_id, WIRE_MAX_ID, true, "finished.run_id", err, errlen)) <
+                        0 ||
                     (r = check_text(f->error, WIRE_MAX_TEXT, "finished.error", err, errlen)) < 0)
                         return r;
                 if (f->n_jobs > WIRE_MAX_JOBS)
                         return errorf(err, errlen, -EBADMSG, "finished: %zu jobs, at most %d",
-                                    f->n_jobs, WIRE_MAX_JOBS);
+                                      f->n_jobs, WIRE_MAX_JOBS);
                 for (size_t i = 0; i < f->n_jobs; i++) {
                         Iofleet__JobResult *j = f->jobs[i];
                         if ((r = check_str(j->name, WIRE_MAX_NAME, true, "finished.job.name", err,
@@ -257,7 +256,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                                 return r;
                         if (j->first_done_ns > j->last_done_ns)
                                 return errorf(err, errlen, -EBADMSG,
-                                            "finished.job: first_done after last_done");
+                                              "finished.job: first_done after last_done");
                 }
                 return 0;
         }
@@ -265,8 +264,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 if ((r = check_text(e->error->message, WIRE_MAX_TEXT, "error.message", err,
                                     errlen)) < 0)
                         return r;
-                return check_str(e->error->run_id, WIRE_MAX_ID, false, "error.run_id", err,
-                                 errlen);
+                return check_str(e->error->run_id, WIRE_MAX_ID, false, "error.run_id", err, errlen);
         case IOFLEET__ENVELOPE__BODY_AGENT_LIST:
                 if (e->agent_list->n_agents > WIRE_MAX_AGENTS)
                         return errorf(err, errlen, -EBADMSG, "agent_list: too many agents");
@@ -283,10 +281,10 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                         return r;
                 if (s->lead_ns > NSEC_PER_SEC * 3600 || s->interval_ns > NSEC_PER_SEC * 3600)
                         return errorf(err, errlen, -EBADMSG,
-                                    "submit_run: lead and interval must be at most 1h");
+                                      "submit_run: lead and interval must be at most 1h");
                 if (s->interval_ns != 0 && s->interval_ns < NSEC_PER_MSEC * 10)
                         return errorf(err, errlen, -EBADMSG,
-                                    "submit_run: interval must be at least 10ms");
+                                      "submit_run: interval must be at least 10ms");
                 return check_jobs(s->jobs, s->n_jobs, err, errlen);
         }
         case IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED:
@@ -306,13 +304,13 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 if (e->run_update->n_per_agent > WIRE_MAX_AGENTS)
                         return errorf(err, errlen, -EBADMSG, "run_update: too many agents");
                 for (size_t i = 0; i < e->run_update->n_per_agent; i++)
-                        if ((r = check_str(e->run_update->per_agent[i]->name, WIRE_MAX_NAME,
-                                           false, "run_update.per_agent.name", err, errlen)) < 0)
+                        if ((r = check_str(e->run_update->per_agent[i]->name, WIRE_MAX_NAME, false,
+                                           "run_update.per_agent.name", err, errlen)) < 0)
                                 return r;
                 return 0;
         case IOFLEET__ENVELOPE__BODY_RUN_DONE:
-                if ((r = check_str(e->run_done->run_id, WIRE_MAX_ID, false, "run_done.run_id",
-                                   err, errlen)) < 0 ||
+                if ((r = check_str(e->run_done->run_id, WIRE_MAX_ID, false, "run_done.run_id", err,
+                                   errlen)) < 0 ||
                     (r = check_text(e->run_done->message, WIRE_MAX_TEXT, "run_done.message", err,
                                     errlen)) < 0 ||
                     (r = check_text(e->run_done->result_json, WIRE_MAX_CONTROL_MSG,
@@ -326,7 +324,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
         case IOFLEET__ENVELOPE__BODY__NOT_SET:
         default:
                 return errorf(err, errlen, -EBADMSG, "message has no known body (field %d)",
-                            (int)e->body_case);
+                              (int)e->body_case);
         }
 }
 
@@ -348,7 +346,7 @@ static const char *find_field_zero(const ProtobufCMessage *m)
                 if (f->label == PROTOBUF_C_LABEL_REPEATED) {
                         size_t n = *(const size_t *)(base + f->quantifier_offset);
                         ProtobufCMessage *const *v =
-                                *(ProtobufCMessage *const *const *)(base + f->offset);
+                            *(ProtobufCMessage *const *const *)(base + f->offset);
                         for (size_t k = 0; k < n; k++)
                                 if ((r = find_field_zero(v[k])))
                                         return r;
@@ -365,8 +363,7 @@ static const char *find_field_zero(const ProtobufCMessage *m)
         return NULL;
 }
 
-int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char *err,
-                size_t errlen)
+int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char *err, size_t errlen)
 {
         const char *zero;
         envelope_t *e;
@@ -374,16 +371,16 @@ int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char 
 
         if (len > cap)
                 return errorf(err, errlen, -EMSGSIZE, "message of %zu bytes exceeds the cap of %zu",
-                            len, cap);
+                              len, cap);
         e = iofleet__envelope__unpack(NULL, len, buf);
         if (!e)
                 return errorf(err, errlen, -EBADMSG, "message of %zu bytes is not a valid Envelope",
-                            len);
+                              len);
         if (e->version != PROTOCOL_VERSION) {
                 *ret = e;
                 return errorf(err, errlen, -EPROTO,
-                            "peer speaks protocol version %u, this side speaks %u", e->version,
-                            PROTOCOL_VERSION);
+                              "peer speaks protocol version %u, this side speaks %u", e->version,
+                              PROTOCOL_VERSION);
         }
         zero = find_field_zero(&e->base);
         r = zero ? errorf(err, errlen, -EBADMSG, "%s: field number 0 not allowed", zero)
@@ -423,9 +420,8 @@ int wire_encode(envelope_t *e, uint8_t **buf, size_t *len)
 
 const char *wire_body_name(const envelope_t *e)
 {
-        const ProtobufCFieldDescriptor *f =
-                protobuf_c_message_descriptor_get_field(&iofleet__envelope__descriptor,
-                                                        (unsigned)e->body_case);
+        const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
+            &iofleet__envelope__descriptor, (unsigned)e->body_case);
         return f ? f->name : "unknown";
 }
 

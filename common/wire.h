@@ -1,4 +1,5 @@
-/* Wire codec: the only place that packs and unpacks protobuf Envelopes, with size, version and field checks. */
+/* Wire codec: the only place that packs and unpacks protobuf Envelopes, with size, version and
+ * field checks. */
 #pragma once
 
 #include <stddef.h>
@@ -32,7 +33,8 @@ typedef Iofleet__Envelope envelope_t;
  * version and any Error it sent, but no logic may act on it), then the fields of the body
  * (-EBADMSG). err gets one line naming the problem. On success or -EPROTO the caller frees *ret
  * with wire_free(). */
-int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char *err, size_t errlen);
+int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char *err,
+                size_t errlen);
 void wire_free(envelope_t **e);
 
 /* Packs e (setting e->version) into a malloc'd buffer; 0 or -ENOMEM. */

@@ -9,28 +9,28 @@
 
 #define C(f) offsetof(coord_config_t, f)
 static const cfg_item_t coord_items[] = {
-        {"agent_endpoint", CFG_STRING, C(agent_endpoint), 0, 0, NULL,
-         "where agents connect (default tcp://*:7460; tcp://127.0.0.1:* picks a free port)"},
-        {"control_endpoint", CFG_STRING, C(control_endpoint), 0, 0, NULL,
-         "where the CLI connects (default ipc:///run/iofleet/control.sock)"},
-        {"key", CFG_STRING, C(key), 0, 0, NULL,
-         "this coordinator's CURVE key pair file (default /etc/iofleet/coordinator.key)"},
-        {"agent_keys_dir", CFG_STRING, C(agent_keys_dir), 0, 0, NULL,
-         "allow-list: agents' *.pub files (default /etc/iofleet/agents.d)"},
-        {"control_keys_dir", CFG_STRING, C(control_keys_dir), 0, 0, NULL,
-         "allow-list for a tcp control endpoint: CLI *.pub files (default /etc/iofleet/admins.d)"},
-        {"results_dir", CFG_STRING, C(results_dir), 0, 0, NULL,
-         "one directory per run goes here (default /var/lib/iofleet-coordinator/runs)"},
-        {"heartbeat", CFG_DURATION, C(heartbeat_ns), 10 * NSEC_PER_MSEC, 600 * NSEC_PER_SEC,
-         NULL, "heartbeat period both ways (default 1s)"},
-        {"lost_after", CFG_UINT, C(lost_after), 2, 1000, NULL,
-         "missed heartbeats before an agent is marked lost (default 5)"},
-        {"lead", CFG_DURATION, C(lead_ns), 10 * NSEC_PER_MSEC, 3600 * NSEC_PER_SEC, NULL,
-         "default time from Start to the start instant (default 2s)"},
-        {"insecure", CFG_BOOL, C(insecure), 0, 0, NULL,
-         "no CURVE: only for loopback and ipc endpoints, warns at every start (default false)"},
-        {"log_level", CFG_CHOICE, C(log_level), 0, 0, "debug,info,notice,warning,error",
-         "debug, info, notice, warning or error (default info)"},
+    {"agent_endpoint", CFG_STRING, C(agent_endpoint), 0, 0, NULL,
+     "where agents connect (default tcp://*:7460; tcp://127.0.0.1:* picks a free port)"},
+    {"control_endpoint", CFG_STRING, C(control_endpoint), 0, 0, NULL,
+     "where the CLI connects (default ipc:///run/iofleet/control.sock)"},
+    {"key", CFG_STRING, C(key), 0, 0, NULL,
+     "this coordinator's CURVE key pair file (default /etc/iofleet/coordinator.key)"},
+    {"agent_keys_dir", CFG_STRING, C(agent_keys_dir), 0, 0, NULL,
+     "allow-list: agents' *.pub files (default /etc/iofleet/agents.d)"},
+    {"control_keys_dir", CFG_STRING, C(control_keys_dir), 0, 0, NULL,
+     "allow-list for a tcp control endpoint: CLI *.pub files (default /etc/iofleet/admins.d)"},
+    {"results_dir", CFG_STRING, C(results_dir), 0, 0, NULL,
+     "one directory per run goes here (default /var/lib/iofleet-coordinator/runs)"},
+    {"heartbeat", CFG_DURATION, C(heartbeat_ns), 10 * NSEC_PER_MSEC, 600 * NSEC_PER_SEC, NULL,
+     "heartbeat period both ways (default 1s)"},
+    {"lost_after", CFG_UINT, C(lost_after), 2, 1000, NULL,
+     "missed heartbeats before an agent is marked lost (default 5)"},
+    {"lead", CFG_DURATION, C(lead_ns), 10 * NSEC_PER_MSEC, 3600 * NSEC_PER_SEC, NULL,
+     "default time from Start to the start instant (default 2s)"},
+    {"insecure", CFG_BOOL, C(insecure), 0, 0, NULL,
+     "no CURVE: only for loopback and ipc endpoints, warns at every start (default false)"},
+    {"log_level", CFG_CHOICE, C(log_level), 0, 0, "debug,info,notice,warning,error",
+     "debug, info, notice, warning or error (default info)"},
 };
 #undef C
 
@@ -53,4 +53,3 @@ int coord_config_defaults(coord_config_t *c)
                 return -ENOMEM;
         return 0;
 }
-

@@ -24,4 +24,3 @@ extern const cfg_schema_t coord_config_schema;
 
 /* Fills the built-in defaults; 0 or -ENOMEM. */
 int coord_config_defaults(coord_config_t *c);
-

@@ -9,9 +9,10 @@
 
 static void usage(FILE *f)
 {
-        fprintf(f, "Usage: iofleet-coordinator [--config=FILE] [--KEY=VALUE ...]\n\n"
-                   "Knows every agent, gives them one start instant and sums their bandwidth live.\n"
-                   "Runs in the foreground; stop it with SIGTERM, reload allow-lists with SIGHUP.\n\n");
+        fprintf(
+            f, "Usage: iofleet-coordinator [--config=FILE] [--KEY=VALUE ...]\n\n"
+               "Knows every agent, gives them one start instant and sums their bandwidth live.\n"
+               "Runs in the foreground; stop it with SIGTERM, reload allow-lists with SIGHUP.\n\n");
         config_help(&coord_config_schema, f);
 }
 

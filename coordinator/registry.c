@@ -1,4 +1,5 @@
-/* The coordinator's registry of agents: who joined, when each was last heard, clock offset, state. */
+/* The coordinator's registry of agents: who joined, when each was last heard, clock offset, state.
+ */
 #include "registry.h"
 
 #include <errno.h>
@@ -61,8 +62,8 @@ agent_t *registry_at(registry_t *reg, size_t i)
         return i < reg->n ? reg->agents[i] : NULL;
 }
 
-int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h,
-                   const char *key_name, int64_t now, agent_t **ret, char *err, size_t errlen)
+int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, const char *key_name,
+                   int64_t now, agent_t **ret, char *err, size_t errlen)
 {
         agent_t *a;
         int r = 0;

@@ -1,4 +1,5 @@
-/* The coordinator's registry of agents: who joined, when each was last heard, clock offset, state. */
+/* The coordinator's registry of agents: who joined, when each was last heard, clock offset, state.
+ */
 #pragma once
 
 #include <stdbool.h>
@@ -40,8 +41,8 @@ void registry_free(registry_t **rp);
 /* Registers or refreshes the agent behind a Hello received from routing id peer. Refuses
  * (-EEXIST, err set) a name held by another agent that is not lost, and (-EPERM) a Hello whose
  * agent_id is not the connection's routing id. */
-int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h,
-                   const char *key_name, int64_t now, agent_t **ret, char *err, size_t errlen);
+int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, const char *key_name,
+                   int64_t now, agent_t **ret, char *err, size_t errlen);
 agent_t *registry_find(registry_t *reg, const char *id);
 size_t registry_count(const registry_t *reg);
 agent_t *registry_at(registry_t *reg, size_t i);

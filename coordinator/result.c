@@ -1,4 +1,5 @@
-/* A finished run as documents: fio-compatible JSON (client_stats, "All clients") plus iofleet's own figures. */
+/* A finished run as documents: fio-compatible JSON (client_stats, "All clients") plus iofleet's own
+ * figures. */
 #include "result.h"
 
 #include <errno.h>
@@ -114,7 +115,8 @@ static json_t *dir_json(const dir_acc_t *d, uint64_t runtime_ns, const series_t 
         json_object_set_new(o, "bw_bytes", json_integer((json_int_t)bw_bytes));
         json_object_set_new(o, "bw", json_integer((json_int_t)(bw_bytes / 1024)));
         json_object_set_new(o, "iops", json_real(secs > 0 ? d->ios / secs : 0));
-        json_object_set_new(o, "runtime", json_integer((json_int_t)((runtime_ns + 500000) / 1000000)));
+        json_object_set_new(o, "runtime",
+                            json_integer((json_int_t)((runtime_ns + 500000) / 1000000)));
         json_object_set_new(o, "total_ios", json_integer((json_int_t)d->ios));
         json_object_set_new(o, "short_ios", json_integer((json_int_t)d->short_ios));
         json_object_set_new(o, "drop_ios", json_integer(0));
@@ -216,22 +218,25 @@ static json_t *client_entry(const char *jobname, const char *hostname, const cha
 
 static json_t *iofleet_json(const run_t *run)
 {
-        json_t *o = json_object(), *agents = json_array(), *ivs = json_array(), *jobs = json_array();
-        const char *status = run->code == IOFLEET__ERROR_CODE__ERROR_NONE ? "ok"
+        json_t *o = json_object(), *agents = json_array(), *ivs = json_array(),
+               *jobs = json_array();
+        const char *status = run->code == IOFLEET__ERROR_CODE__ERROR_NONE        ? "ok"
                              : run->code == IOFLEET__ERROR_CODE__ERROR_CANCELLED ? "cancelled"
-                                                                              : "error";
+                                                                                 : "error";
 
         json_object_set_new(o, "version", json_string(IOFLEET_VERSION));
         json_object_set_new(o, "run_id", json_string(run->id));
         json_object_set_new(o, "status", json_string(status));
         if (run->message[0])
                 json_object_set_new(o, "error", json_string(run->message));
-        json_object_set_new(o, "command_line", json_string(run->submit->submit_run->command_line
-                                                                   ? run->submit->submit_run->command_line
-                                                                   : ""));
-        json_object_set_new(o, "selector", json_string(run->submit->submit_run->selector
-                                                               ? run->submit->submit_run->selector
-                                                               : ""));
+        json_object_set_new(o, "command_line",
+                            json_string(run->submit->submit_run->command_line
+                                            ? run->submit->submit_run->command_line
+                                            : ""));
+        json_object_set_new(o, "selector",
+                            json_string(run->submit->submit_run->selector
+                                            ? run->submit->submit_run->selector
+                                            : ""));
         json_object_set_new(o, "start_ns", json_integer(run->start_ns));
         json_object_set_new(o, "start_skew_ns", json_integer((json_int_t)run->start_skew_ns));
         json_object_set_new(o, "start_skew_basis",
@@ -252,9 +257,11 @@ static json_t *iofleet_json(const run_t *run)
                 json_object_set_new(j, "id", json_string(a->id));
                 json_object_set_new(j, "rank", json_integer(a->rank));
                 json_object_set_new(j, "start_ns", json_integer(a->start_ns));
-                json_object_set_new(j, "start_offset_ns", json_integer(a->start_ns - run->start_ns));
+                json_object_set_new(j, "start_offset_ns",
+                                    json_integer(a->start_ns - run->start_ns));
                 json_object_set_new(j, "host_mono_ns", json_integer(a->host_mono_ns));
-                json_object_set_new(j, "workers_lag_ns", json_integer((json_int_t)a->workers_lag_ns));
+                json_object_set_new(j, "workers_lag_ns",
+                                    json_integer((json_int_t)a->workers_lag_ns));
                 json_object_set_new(j, "clock_offset_ns", json_integer(a->offset_ns));
                 json_object_set_new(j, "clock_rtt_ns", json_integer((json_int_t)a->rtt_ns));
                 json_object_set_new(j, "interval_read_bytes", json_integer((json_int_t)rb));
@@ -285,10 +292,14 @@ static json_t *iofleet_json(const run_t *run)
                                 continue;
                         pa = json_object();
                         json_object_set_new(pa, "name", json_string(a->name));
-                        json_object_set_new(pa, "read_bytes", json_integer((json_int_t)a->iv[k].read_bytes));
-                        json_object_set_new(pa, "write_bytes", json_integer((json_int_t)a->iv[k].write_bytes));
-                        json_object_set_new(pa, "read_ios", json_integer((json_int_t)a->iv[k].read_ios));
-                        json_object_set_new(pa, "write_ios", json_integer((json_int_t)a->iv[k].write_ios));
+                        json_object_set_new(pa, "read_bytes",
+                                            json_integer((json_int_t)a->iv[k].read_bytes));
+                        json_object_set_new(pa, "write_bytes",
+                                            json_integer((json_int_t)a->iv[k].write_bytes));
+                        json_object_set_new(pa, "read_ios",
+                                            json_integer((json_int_t)a->iv[k].read_ios));
+                        json_object_set_new(pa, "write_ios",
+                                            json_integer((json_int_t)a->iv[k].write_ios));
                         json_array_append_new(per, pa);
                 }
                 json_object_set_new(j, "agents", per);
@@ -313,7 +324,8 @@ static json_t *iofleet_json(const run_t *run)
                         }
                 }
                 json_object_set_new(j, "name", json_string(run->specs[s].name));
-                json_object_set_new(j, "first_done_ns", json_integer(first == UINT64_MAX ? 0 : (json_int_t)first));
+                json_object_set_new(j, "first_done_ns",
+                                    json_integer(first == UINT64_MAX ? 0 : (json_int_t)first));
                 json_object_set_new(j, "last_done_ns", json_integer((json_int_t)last));
                 json_array_append_new(jobs, j);
         }
@@ -380,12 +392,11 @@ int result_build(const run_t *run, json_t **ret)
                         if (jr->runtime_ns > all_runtime)
                                 all_runtime = jr->runtime_ns;
                         json_array_append_new(
-                                stats,
-                                client_entry(jr->name, a->hostname, a->name, &rd, &wr,
-                                             jr->runtime_ns, &rbw, &riops, &wbw, &wiops, jr->error,
-                                             job ? job_options_json(job) : NULL,
-                                             total_r ? 100.0 * rd.bytes / total_r : 0,
-                                             total_w ? 100.0 * wr.bytes / total_w : 0));
+                            stats, client_entry(jr->name, a->hostname, a->name, &rd, &wr,
+                                                jr->runtime_ns, &rbw, &riops, &wbw, &wiops,
+                                                jr->error, job ? job_options_json(job) : NULL,
+                                                total_r ? 100.0 * rd.bytes / total_r : 0,
+                                                total_w ? 100.0 * wr.bytes / total_w : 0));
                         dir_acc_done(&rd);
                         dir_acc_done(&wr);
                 }
@@ -395,11 +406,10 @@ int result_build(const run_t *run, json_t **ret)
                 series_t rbw, riops, wbw, wiops;
                 cluster_series(run, false, &rbw, &riops);
                 cluster_series(run, true, &wbw, &wiops);
-                json_array_append_new(stats, client_entry("All clients", "All clients", NULL,
-                                                          &all_r, &all_w, all_runtime, &rbw,
-                                                          &riops, &wbw, &wiops, 0, NULL,
-                                                          total_r ? 100.0 : 0,
-                                                          total_w ? 100.0 : 0));
+                json_array_append_new(
+                    stats, client_entry("All clients", "All clients", NULL, &all_r, &all_w,
+                                        all_runtime, &rbw, &riops, &wbw, &wiops, 0, NULL,
+                                        total_r ? 100.0 : 0, total_w ? 100.0 : 0));
         }
         dir_acc_done(&all_r);
         dir_acc_done(&all_w);

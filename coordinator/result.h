@@ -1,4 +1,5 @@
-/* A finished run as documents: fio-compatible JSON (client_stats, "All clients") plus iofleet's own figures. */
+/* A finished run as documents: fio-compatible JSON (client_stats, "All clients") plus iofleet's own
+ * figures. */
 #pragma once
 
 #include <jansson.h>
@@ -10,6 +11,7 @@
  * and job, then "All clients" from merged histograms) and an "iofleet" object with the run id,
  * start instants and skew, agents and the interval series. 0 or -ENOMEM. */
 int result_build(const run_t *run, json_t **ret);
-/* Writes RESULTS_DIR/RUN_ID/{result.json,intervals.csv,command.txt}; the directory goes to dir_out. */
+/* Writes RESULTS_DIR/RUN_ID/{result.json,intervals.csv,command.txt}; the directory goes to dir_out.
+ */
 int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, char *dir_out,
                      size_t dir_len);

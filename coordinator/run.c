@@ -1,4 +1,5 @@
-/* A run as the coordinator drives it: prepare, one start instant, interval sums, finish; no sockets. */
+/* A run as the coordinator drives it: prepare, one start instant, interval sums, finish; no
+ * sockets. */
 #include "run.h"
 
 #include <errno.h>
@@ -77,7 +78,8 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         if (!run)
                 return -ENOMEM;
         snprintf(run->id, sizeof(run->id), "%s", id);
-        snprintf(run->control_peer, sizeof(run->control_peer), "%s", control_peer ? control_peer : "");
+        snprintf(run->control_peer, sizeof(run->control_peer), "%s",
+                 control_peer ? control_peer : "");
         run->specs = calloc(s->n_jobs, sizeof(*run->specs));
         run->agents = calloc(n_agents ? n_agents : 1, sizeof(*run->agents));
         if (!run->specs || !run->agents) {
@@ -418,8 +420,7 @@ static void fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, cons
         check_all_finished(run, now, out);
 }
 
-int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now,
-                   run_out_t *out)
+int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out)
 {
         run_agent_t *a = find_agent(run, agent_id);
         envelope_t *m = *msg;
@@ -483,8 +484,9 @@ void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *ou
         if (!a || a->lost || a->done)
                 return;
         a->lost = true;
-        event(run, out, "agent %s lost: no word from it within its lease; the run goes on "
-                        "without it, what it sent is kept",
+        event(run, out,
+              "agent %s lost: no word from it within its lease; the run goes on "
+              "without it, what it sent is kept",
               a->name);
         if (run->phase == RUN_PREPARING) {
                 /* The others may all be prepared already. */
@@ -500,15 +502,15 @@ void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *ou
         check_all_finished(run, now, out);
 }
 
-void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now,
-                run_out_t *out)
+void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now, run_out_t *out)
 {
         if (run->phase == RUN_DONE)
                 return;
         if (run->code == IOFLEET__ERROR_CODE__ERROR_NONE) {
                 /* A cancelled run must never read as a good one, whatever code came with it. */
-                run->code = code != IOFLEET__ERROR_CODE__ERROR_NONE ? code
-                                                                    : IOFLEET__ERROR_CODE__ERROR_INTERNAL;
+                run->code = code != IOFLEET__ERROR_CODE__ERROR_NONE
+                                ? code
+                                : IOFLEET__ERROR_CODE__ERROR_INTERNAL;
                 snprintf(run->message, sizeof(run->message), "%s", why);
         }
         event(run, out, "stopping: %s", why);

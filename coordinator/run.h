@@ -1,4 +1,5 @@
-/* A run as the coordinator drives it: prepare, one start instant, interval sums, finish; no sockets. */
+/* A run as the coordinator drives it: prepare, one start instant, interval sums, finish; no
+ * sockets. */
 #pragma once
 
 #include <stdbool.h>
@@ -39,9 +40,9 @@ typedef struct run_agent {
         uint64_t workers_lag_ns;
         run_interval_t *iv;
         size_t n_iv;
-        int64_t last_index;      /* index of its final interval, -1 until known */
-        envelope_t *finished;    /* its Finished message, owned */
-        char error[1024];        /* why its part failed, if it did */
+        int64_t last_index;   /* index of its final interval, -1 until known */
+        envelope_t *finished; /* its Finished message, owned */
+        char error[1024];     /* why its part failed, if it did */
 } run_agent_t;
 
 /* Interval k summed across agents. */
@@ -91,13 +92,11 @@ void run_free(run_t **rp);
 
 /* Feeds a message from agent agent_id. May take over *msg (sets it to NULL). Messages of another
  * run, or from agents not in this run, are ignored (returns -ESRCH). */
-int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now,
-                   run_out_t *out);
+int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out);
 /* An agent of the run missed its lease: the run goes on without it; what it sent is kept. */
 void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *out);
 /* Stops the run early: Stop goes to every agent still running. */
-void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now,
-                run_out_t *out);
+void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now, run_out_t *out);
 /* Deadlines: intervals shown though some agents are late, runtime over, finish timeout. */
 void run_tick(run_t *run, int64_t now, run_out_t *out);
 /* The next instant run_tick has something to do, or INT64_MAX. */

@@ -158,8 +158,8 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
         r = wire_decode(m->data, m->len, WIRE_MAX_AGENT_MSG, &e, err, sizeof(err));
         if (r == -EPROTO) {
                 log_error("refused agent %s: %s", m->peer, err);
-                send_error(srv->agents_sock, m->peer, NULL, IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION,
-                           NULL, err);
+                send_error(srv->agents_sock, m->peer, NULL,
+                           IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION, NULL, err);
                 wire_free(&e);
                 return;
         }
@@ -203,8 +203,8 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
         }
         a->last_seen_ns = now_timeline();
         if (e->seq != a->seq_in + 1)
-                log_debug("agent %s: sequence %llu after %llu", a->name,
-                          (unsigned long long)e->seq, (unsigned long long)a->seq_in);
+                log_debug("agent %s: sequence %llu after %llu", a->name, (unsigned long long)e->seq,
+                          (unsigned long long)a->seq_in);
         a->seq_in = e->seq;
 
         switch (e->body_case) {
@@ -464,7 +464,8 @@ static int bind_socket(server_t *srv, void *s, const char *ep, const char *domai
                        const keypair_t *kp, char *bound, size_t bound_len)
 {
         size_t len = bound_len;
-        int64_t maxmsg = streq(domain, ZAP_DOMAIN_AGENTS) ? WIRE_MAX_AGENT_MSG : WIRE_MAX_CONTROL_MSG;
+        int64_t maxmsg =
+            streq(domain, ZAP_DOMAIN_AGENTS) ? WIRE_MAX_AGENT_MSG : WIRE_MAX_CONTROL_MSG;
         int one = 1, linger = 0, hwm = 100000, r;
 
         zmq_setsockopt(s, ZMQ_ROUTER_HANDOVER, &one, sizeof(one));
@@ -476,11 +477,12 @@ static int bind_socket(server_t *srv, void *s, const char *ep, const char *domai
         if (strncmp(ep, "tcp://", 6) == 0) {
                 if (srv->cfg->insecure) {
                         if (!sock_endpoint_is_local(ep))
-                                return log_error_errno(-EPERM,
-                                                       "insecure=true is only allowed on loopback and "
-                                                       "ipc:// endpoints, not %s: make keys with "
-                                                       "'iofleet keygen' instead",
-                                                       ep);
+                                return log_error_errno(
+                                    -EPERM,
+                                    "insecure=true is only allowed on loopback and "
+                                    "ipc:// endpoints, not %s: make keys with "
+                                    "'iofleet keygen' instead",
+                                    ep);
                 } else if ((r = sock_curve_server(s, kp, domain)) < 0)
                         return log_error_errno(r, "%s: CURVE setup failed: %m", ep);
         } else if (strncmp(ep, "ipc://", 6) == 0) {
@@ -513,8 +515,9 @@ static int setup(server_t *srv)
                             "endpoints can control this coordinator and its agents");
         else {
                 if ((r = keys_load(srv->cfg->key, true, &kp, err, sizeof(err))) < 0)
-                        return log_error_errno(r, "coordinator key: %s (make one with 'iofleet "
-                                                  "keygen coordinator')",
+                        return log_error_errno(r,
+                                               "coordinator key: %s (make one with 'iofleet "
+                                               "keygen coordinator')",
                                                err);
                 if ((r = keyring_load_dir(srv->cfg->agent_keys_dir, &srv->agent_keys, err,
                                           sizeof(err))) < 0)
@@ -543,8 +546,8 @@ static int setup(server_t *srv)
                 return -errno;
         if ((r = bind_socket(srv, srv->agents_sock, srv->cfg->agent_endpoint, ZAP_DOMAIN_AGENTS,
                              &kp, srv->agent_ep, sizeof(srv->agent_ep))) < 0 ||
-            (r = bind_socket(srv, srv->control_sock, srv->cfg->control_endpoint,
-                             ZAP_DOMAIN_CONTROL, &kp, srv->control_ep, sizeof(srv->control_ep))) < 0)
+            (r = bind_socket(srv, srv->control_sock, srv->cfg->control_endpoint, ZAP_DOMAIN_CONTROL,
+                             &kp, srv->control_ep, sizeof(srv->control_ep))) < 0)
                 return r;
 
         sigemptyset(&mask);
@@ -575,8 +578,8 @@ static void reload_keys(server_t *srv)
         keyring_free(&srv->control_keys);
         srv->agent_keys = a;
         srv->control_keys = c;
-        log_info("SIGHUP: allow-lists reloaded: %zu agent keys, %zu control keys",
-                 keyring_size(a), keyring_size(c));
+        log_info("SIGHUP: allow-lists reloaded: %zu agent keys, %zu control keys", keyring_size(a),
+                 keyring_size(c));
 }
 
 static void on_signal(server_t *srv)
@@ -634,16 +637,17 @@ int server_run(const coord_config_t *cfg)
         sd_watchdog_enabled(0, &watchdog_usec);
         log_info("coordinator %s ready: agents on %s, control on %s%s", IOFLEET_VERSION,
                  srv.agent_ep, srv.control_ep, cfg->insecure ? " (INSECURE)" : "");
-        sd_notifyf(0, "READY=1\nSTATUS=0 agents; idle\nIOFLEET_AGENT_ENDPOINT=%s\n"
-                      "IOFLEET_CONTROL_ENDPOINT=%s",
+        sd_notifyf(0,
+                   "READY=1\nSTATUS=0 agents; idle\nIOFLEET_AGENT_ENDPOINT=%s\n"
+                   "IOFLEET_CONTROL_ENDPOINT=%s",
                    srv.agent_ep, srv.control_ep);
 
         while (!srv.quit) {
                 zmq_pollitem_t items[4] = {
-                        {srv.agents_sock, 0, ZMQ_POLLIN, 0},
-                        {srv.control_sock, 0, ZMQ_POLLIN, 0},
-                        {NULL, srv.sigfd, ZMQ_POLLIN, 0},
-                        {srv.zap, 0, ZMQ_POLLIN, 0},
+                    {srv.agents_sock, 0, ZMQ_POLLIN, 0},
+                    {srv.control_sock, 0, ZMQ_POLLIN, 0},
+                    {NULL, srv.sigfd, ZMQ_POLLIN, 0},
+                    {srv.zap, 0, ZMQ_POLLIN, 0},
                 };
                 int nitems = srv.zap ? 4 : 3;
                 int64_t now = clock_mono_ns(), timeout_ms = 100;

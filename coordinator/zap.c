@@ -1,4 +1,5 @@
-/* ZeroMQ authentication (ZAP) for CURVE: admits only public keys on the coordinator's allow-lists. */
+/* ZeroMQ authentication (ZAP) for CURVE: admits only public keys on the coordinator's allow-lists.
+ */
 #include "zap.h"
 
 #include <errno.h>

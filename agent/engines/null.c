@@ -18,10 +18,10 @@ static int null_queue(void *data, io_unit_t *io)
 }
 
 const engine_ops_t engine_null = {
-        .version = ENGINE_OPS_VERSION,
-        .name = "null",
-        .flags = ENGINE_SYNC | ENGINE_NO_FILES,
-        .init = null_init,
-        .cleanup = null_cleanup,
-        .queue = null_queue,
+    .version = ENGINE_OPS_VERSION,
+    .name = "null",
+    .flags = ENGINE_SYNC | ENGINE_NO_FILES,
+    .init = null_init,
+    .cleanup = null_cleanup,
+    .queue = null_queue,
 };

@@ -26,10 +26,10 @@ static int psync_queue(void *data, io_unit_t *io)
 }
 
 const engine_ops_t engine_psync = {
-        .version = ENGINE_OPS_VERSION,
-        .name = "psync",
-        .flags = ENGINE_SYNC,
-        .init = psync_init,
-        .cleanup = psync_cleanup,
-        .queue = psync_queue,
+    .version = ENGINE_OPS_VERSION,
+    .name = "psync",
+    .flags = ENGINE_SYNC,
+    .init = psync_init,
+    .cleanup = psync_cleanup,
+    .queue = psync_queue,
 };
