@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "identity.h"
+#include "intervals.h"
 #include "keys.h"
 #include "log.h"
 #include "runner.h"
@@ -23,6 +24,9 @@
 #include "sock.h"
 #include "util.h"
 #include "wire.h"
+
+/* A start further ahead than the longest lead (plus slack for clock error) is a bad instant. */
+#define START_MAX_AHEAD_NS ((int64_t)(3600 + 60) * (int64_t)NSEC_PER_SEC)
 
 static void run_free(agent_t *ag)
 {
@@ -192,7 +196,13 @@ static void maybe_prepared(agent_t *ag)
                 return;
         if (ag->burst_left > 0 && clock_mono_ns() < ag->burst_deadline)
                 return;
-        session_best_offset(ag, &s);
+        if (session_best_offset(ag, &s) < 0) {
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, run->id,
+                              "no clock probe answered by the coordinator within 500ms: cannot "
+                              "place the start instant");
+                run_free(ag);
+                return;
+        }
         p.run_id = run->id;
         p.offset_ns = s.offset_ns;
         p.rtt_ns = (uint64_t)s.rtt_ns;
@@ -240,13 +250,9 @@ static void on_runner(agent_t *ag)
                              : " (no real-time priority for the starter: less precise)");
         }
         if (st == RUNNER_DONE) {
-                int64_t end = runner_last_done_mono(run->runner) - run->start_mono;
-                size_t last = end > 0 ? (size_t)(end / (int64_t)run->interval_ns) : 0;
-                /* Work done past a timed run's end belongs to its final interval. */
-                if (run->max_intervals && last >= run->max_intervals)
-                        last = run->max_intervals - 1;
-                if (last < run->next_interval)
-                        last = run->next_interval;
+                size_t last = intervals_final(runner_last_done_mono(run->runner) - run->start_mono,
+                                              run->interval_ns, run->max_intervals,
+                                              run->next_interval);
                 while (run->next_interval < last)
                         send_interval(ag, false);
                 send_interval(ag, true);
@@ -293,7 +299,7 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
                 }
                 if (all_timed)
                         run->max_intervals =
-                            (run->runtime_ns + run->interval_ns - 1) / run->interval_ns;
+                            intervals_of_runtime(run->runtime_ns, run->interval_ns);
                 else
                         run->runtime_ns = 0;
         }
@@ -346,16 +352,30 @@ static void on_start(agent_t *ag, const Iofleet__Start *s)
                               "start for a run this agent has not prepared");
                 return;
         }
-        session_best_offset(ag, &best);
+        if (session_best_offset(ag, &best) < 0) {
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, run->id,
+                              "no clock sample from the coordinator: cannot place the start");
+                run_free(ag);
+                return;
+        }
         /* The coordinator's instant, on this agent's clock, then on the kernel's monotonic. */
         local = s->start_ns - best.offset_ns;
         mono = clock_local_to_mono(local);
         now = clock_mono_ns();
+        if (mono - now > START_MAX_AHEAD_NS) {
+                char why[160];
+                snprintf(why, sizeof(why),
+                         "start instant %llds away: more than the longest lead (1h) allows",
+                         (long long)((mono - now) / (int64_t)NSEC_PER_SEC));
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, run->id, why);
+                run_free(ag);
+                return;
+        }
         if (mono <= now)
                 log_warning("run %s: start instant already passed by %lldns: starting now", run->id,
                             (long long)(now - mono));
         run->start_mono = mono;
-        r = runner_start_at(run->runner, mono, run->runtime_ns);
+        r = runner_start_at(run->runner, mono);
         if (r < 0) {
                 session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, run->id, "cannot start");
                 run_free(ag);

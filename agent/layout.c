@@ -15,26 +15,47 @@
 
 #define LAYOUT_CHUNK (1u << 20)
 
-int layout_file(const char *path, uint64_t size, bool fill, char *err, size_t errlen)
+int layout_check_regular(int fd, const char *path, char *err, size_t errlen)
+{
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+        if (!S_ISREG(st.st_mode))
+                return errorf(err, errlen, -EINVAL,
+                              "%s is a %s, not a regular file: iofleet reads and writes regular "
+                              "files only",
+                              path,
+                              S_ISBLK(st.st_mode)   ? "block device"
+                              : S_ISCHR(st.st_mode) ? "character device"
+                              : S_ISDIR(st.st_mode) ? "directory"
+                                                    : "special file");
+        return 0;
+}
+
+int layout_file(const char *path, uint64_t size, bool fill, uint64_t seed, const int *stop,
+                char *err, size_t errlen)
 {
         _cleanup_(closep) int fd = -1;
         _cleanup_(freep) uint64_t *buf = NULL;
         struct stat st;
-        uint64_t x = 0x2545f4914f6cdd1dULL;
+        /* Each file its own data (xorshift must not start at 0), so files do not deduplicate. */
+        uint64_t x = (seed ^ 0x2545f4914f6cdd1dULL) | 1;
+        int r;
 
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        /* O_NOFOLLOW: a symbolic link planted where a job file goes is refused, not followed. */
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0) {
                 snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
                 return -errno;
         }
-        if (fstat(fd, &st) < 0) {
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
-                return -errno;
-        }
-        if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size >= size)
+        if ((r = layout_check_regular(fd, path, err, errlen)) < 0)
+                return r;
+        if (fstat(fd, &st) < 0)
+                return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+        if ((uint64_t)st.st_size >= size)
                 return 0;
         if (!fill) {
-                int r = posix_fallocate(fd, st.st_size, (off_t)(size - st.st_size));
+                r = posix_fallocate(fd, st.st_size, (off_t)(size - st.st_size));
                 if (r != 0 && r != EOPNOTSUPP && r != EINVAL) {
                         snprintf(err, errlen, "cannot reserve %llu bytes for %s: %s",
                                  (unsigned long long)size, path, strerror(r));
@@ -52,6 +73,8 @@ int layout_file(const char *path, uint64_t size, bool fill, char *err, size_t er
         for (uint64_t off = (uint64_t)st.st_size; off < size;) {
                 size_t n = size - off < LAYOUT_CHUNK ? (size_t)(size - off) : LAYOUT_CHUNK;
                 ssize_t w;
+                if (__atomic_load_n(stop, __ATOMIC_RELAXED))
+                        return errorf(err, errlen, -ECANCELED, "laying out %s: stopped", path);
                 /* xorshift: cheap data that neither compresses nor deduplicates. */
                 for (size_t i = 0; i < LAYOUT_CHUNK / 8; i++) {
                         x ^= x << 13;

@@ -23,6 +23,9 @@
  * by tens of microseconds, a spin by well under one. */
 #define RUNNER_SPIN_NS (200 * (int64_t)NSEC_PER_USEC)
 #define RUNNER_RT_PRIORITY 10
+#define RUNNER_MAX_WORKERS 4096
+/* The starter sleeps in slices so that a stop reaches it while it waits for a far instant. */
+#define RUNNER_SLEEP_SLICE_NS (50 * (int64_t)NSEC_PER_MSEC)
 
 struct runner {
         job_spec_t *jobs;
@@ -30,8 +33,6 @@ struct runner {
         worker_t *workers;
         size_t n_workers, n_threads;
         gate_t gate;
-        pthread_barrier_t laid_out;
-        bool barrier_ready;
         int stop;
         int efd;
         runner_state_t state;
@@ -117,13 +118,36 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
         r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         pthread_mutex_init(&r->gate.lock, NULL);
         pthread_cond_init(&r->gate.cond, NULL);
-        r->gate.end_mono = INT64_MAX;
         if (r->efd < 0) {
                 rc = -errno;
                 goto fail;
         }
-        for (size_t i = 0; i < r->n_jobs; i++)
-                n += r->jobs[i].numjobs;
+        {
+                /* Limits a coordinator cannot talk an agent past: threads, and buffer memory
+                 * (each worker holds one block of bs bytes). */
+                uint64_t buffers = 0, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
+                                            (uint64_t)sysconf(_SC_PAGESIZE);
+                for (size_t i = 0; i < r->n_jobs; i++) {
+                        n += r->jobs[i].numjobs;
+                        buffers += (uint64_t)r->jobs[i].numjobs * r->jobs[i].bs;
+                }
+                if (n > RUNNER_MAX_WORKERS) {
+                        snprintf(err, errlen,
+                                 "numjobs: %zu workers in all exceed this agent's limit of %d",
+                                 n, RUNNER_MAX_WORKERS);
+                        rc = -E2BIG;
+                        goto fail;
+                }
+                if (buffers > mem / 4) {
+                        snprintf(err, errlen,
+                                 "bs x numjobs: %llu MiB of I/O buffers exceed a quarter of this "
+                                 "agent's memory (%llu MiB)",
+                                 (unsigned long long)(buffers >> 20),
+                                 (unsigned long long)(mem >> 22));
+                        rc = -E2BIG;
+                        goto fail;
+                }
+        }
         r->workers = calloc(n ? n : 1, sizeof(*r->workers));
         if (!r->workers) {
                 rc = -ENOMEM;
@@ -146,7 +170,6 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         wk->clone = c;
                         wk->seed = seed_of(j->name, p->rank, c);
                         wk->gate = &r->gate;
-                        wk->laid_out = &r->laid_out;
                         wk->stop = &r->stop;
                         wk->notify = notify;
                         wk->userdata = r;
@@ -164,19 +187,15 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                 }
         }
         r->n_workers = n;
-        if (pthread_barrier_init(&r->laid_out, NULL, n ? n : 1) != 0) {
-                rc = -ENOMEM;
-                goto fail;
-        }
-        r->barrier_ready = true;
+        r->gate.laying_out = n;
         for (size_t i = 0; i < n; i++) {
                 if ((rc = -pthread_create(&r->workers[i].thread, NULL, worker_main,
                                           &r->workers[i])) < 0) {
-                        snprintf(err, errlen, "cannot start worker threads: %s", strerror(-rc));
-                        /* Workers already started wait at the layout barrier for the rest:
-                         * there is no way to cancel a pthread barrier, so this is fatal. */
-                        log_error("%s", err);
-                        abort();
+                        /* The ones started wait for the rest at layout: call it off. */
+                        snprintf(err, errlen,
+                                 "cannot start %zu worker threads (started %zu): %s", n, i,
+                                 strerror(-rc));
+                        goto fail;
                 }
                 r->n_threads++;
         }
@@ -195,16 +214,17 @@ void runner_stop(runner_t *r)
         __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
 }
 
-static void open_gate(runner_t *r, bool abort_run, int64_t start_mono, int64_t end_mono)
+static void open_gate(runner_t *r, bool abort_run, int64_t start_mono)
 {
         pthread_mutex_lock(&r->gate.lock);
         if (!r->gate.open) {
                 r->gate.open = true;
                 r->gate.abort = abort_run;
                 r->gate.start_mono = start_mono;
-                r->gate.end_mono = end_mono;
-                pthread_cond_broadcast(&r->gate.cond);
         }
+        /* An abort also releases workers still waiting for the others' layout. */
+        r->gate.abort |= abort_run;
+        pthread_cond_broadcast(&r->gate.cond);
         pthread_mutex_unlock(&r->gate.lock);
 }
 
@@ -216,11 +236,9 @@ void runner_destroy(runner_t **rp)
         runner_stop(r);
         if (r->starter_running)
                 pthread_join(r->starter, NULL);
-        open_gate(r, true, 0, 0);
+        open_gate(r, true, 0);
         for (size_t i = 0; i < r->n_threads; i++)
                 pthread_join(r->workers[i].thread, NULL);
-        if (r->barrier_ready)
-                pthread_barrier_destroy(&r->laid_out);
         pthread_mutex_destroy(&r->gate.lock);
         pthread_cond_destroy(&r->gate.cond);
         for (size_t i = 0; i < r->n_jobs; i++)
@@ -278,7 +296,7 @@ size_t runner_workers(const runner_t *r)
 static void *starter_main(void *arg)
 {
         runner_t *r = arg;
-        int64_t start = r->gate.start_mono, end = r->gate.end_mono, lag = 0, deadline;
+        int64_t start = r->gate.start_mono, lag = 0, deadline;
         struct sched_param rt = {.sched_priority = RUNNER_RT_PRIORITY}, normal = {0};
         bool is_rt;
 
@@ -287,8 +305,22 @@ static void *starter_main(void *arg)
          * privilege it still works, less precisely. Timer slack would add 50us to the sleep. */
         is_rt = pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt) == 0;
         prctl(PR_SET_TIMERSLACK, 1UL);
+        for (;;) {
+                int64_t slice = clock_mono_ns() + RUNNER_SLEEP_SLICE_NS;
+                if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+                        /* Stopped before the instant: the workers leave without running. */
+                        open_gate(r, true, start);
+                        r->started_mono = clock_mono_ns();
+                        __atomic_store_n(&r->started, 1, __ATOMIC_RELEASE);
+                        notify(r);
+                        return NULL;
+                }
+                if (slice >= start - RUNNER_SPIN_NS)
+                        break;
+                clock_sleep_until_mono(slice, 0);
+        }
         r->started_mono = clock_sleep_until_mono(start, RUNNER_SPIN_NS);
-        open_gate(r, false, start, end);
+        open_gate(r, false, start);
         if (is_rt)
                 pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
         r->realtime = is_rt;
@@ -308,14 +340,13 @@ static void *starter_main(void *arg)
         return NULL;
 }
 
-int runner_start_at(runner_t *r, int64_t start_mono, uint64_t runtime_ns)
+int runner_start_at(runner_t *r, int64_t start_mono)
 {
         int rc;
         if (r->state != RUNNER_PREPARED)
                 return -EBUSY;
-        /* Read by the starter only: the gate's own fields change when it opens. */
+        /* Read by the starter before it opens the gate, which publishes it to the workers. */
         r->gate.start_mono = start_mono;
-        r->gate.end_mono = runtime_ns ? start_mono + (int64_t)runtime_ns : INT64_MAX;
         rc = -pthread_create(&r->starter, NULL, starter_main, r);
         if (rc < 0)
                 return rc;

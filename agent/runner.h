@@ -50,8 +50,8 @@ const char *runner_error(const runner_t *r);
 size_t runner_workers(const runner_t *r);
 
 /* Starts the starter thread: it sleeps until start_mono (CLOCK_MONOTONIC) and opens the gate
- * for every worker at once. runtime_ns caps the run (0: no cap). */
-int runner_start_at(runner_t *r, int64_t start_mono, uint64_t runtime_ns);
+ * for every worker at once; each worker then runs for its own job's runtime, if it has one. */
+int runner_start_at(runner_t *r, int64_t start_mono);
 /* After RUNNING: when the gate opened (CLOCK_MONOTONIC), and the last worker's wake-up after it. */
 int64_t runner_started_mono(const runner_t *r);
 uint64_t runner_workers_lag_ns(const runner_t *r);

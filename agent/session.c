@@ -139,7 +139,6 @@ int session_open(agent_t *ag)
         ag->sock = zmq_socket(ag->ctx, ZMQ_DEALER);
         if (!ag->sock)
                 return -errno;
-        zmq_setsockopt(ag->sock, ZMQ_ROUTING_ID, ag->ident.id, strlen(ag->ident.id));
         /* Queue nothing for a coordinator that is not there: stale heartbeats help nobody. */
         zmq_setsockopt(ag->sock, ZMQ_IMMEDIATE, &one, sizeof(one));
         zmq_setsockopt(ag->sock, ZMQ_LINGER, &linger, sizeof(linger));

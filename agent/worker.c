@@ -61,6 +61,17 @@ static inline uint64_t rng_below(rng_t *r, uint64_t n)
         return (uint64_t)(((unsigned __int128)rng_next(r) * n) >> 64);
 }
 
+/* Changes 8 bytes in every 4 KiB of the buffer before a write, as fio's scramble_buffers does:
+ * without it every block written would be one of a few, and deduplicating storage would
+ * flatter the figures. */
+static inline void scramble(void *buf, uint64_t len, uint64_t tag)
+{
+        for (uint64_t o = 0; o + 8 <= len; o += 4096) {
+                uint64_t v = tag ^ o;
+                memcpy((char *)buf + o, &v, 8);
+        }
+}
+
 static void fail(worker_t *w, int err, const char *fmt, ...) _printf_(3, 4);
 static void fail(worker_t *w, int err, const char *fmt, ...)
 {
@@ -101,7 +112,7 @@ static int prepare(worker_t *w)
                 return 0;
         if (w->layout_owner) {
                 char err[512];
-                r = layout_file(w->path, j->size, !write, err, sizeof(err));
+                r = layout_file(w->path, j->size, !write, w->seed, w->stop, err, sizeof(err));
                 if (r < 0) {
                         fail(w, -r, "%s", err);
                         return r;
@@ -115,12 +126,12 @@ static int open_file(worker_t *w)
         bool write = !rw_mode_is_read(w->job->rw);
         if (w->engine->flags & ENGINE_NO_FILES)
                 return 0;
-        w->fd = open(w->path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+        w->fd = open(w->path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW);
         if (w->fd < 0) {
                 fail(w, errno, "cannot open %s: %s", w->path, strerror(errno));
                 return -errno;
         }
-        return 0;
+        return layout_check_regular(w->fd, w->path, w->errmsg, sizeof(w->errmsg));
 }
 
 static void run_loop(worker_t *w, int64_t end_mono)
@@ -150,6 +161,8 @@ static void run_loop(worker_t *w, int64_t end_mono)
                         if (++block == nblocks)
                                 block = 0;
                 }
+                if (write)
+                        scramble(w->buf, bs, io.offset ^ i);
                 w->engine->queue(w->engine_data, &io);
                 now = clock_mono_ns();
                 if (io.result < 0 || (io.result == 0 && bs > 0)) {
@@ -180,10 +193,18 @@ void *worker_main(void *arg)
 
         w->fd = -1;
         r = prepare(w);
-        /* Everyone passes the layout barrier, even after a failure, so nobody waits forever. */
-        pthread_barrier_wait(w->laid_out);
+        /* Every worker counts itself through layout, even after a failure, and waits for the
+         * others unless the run is called off. */
+        pthread_mutex_lock(&g->lock);
+        g->laying_out--;
+        pthread_cond_broadcast(&g->cond);
+        while (g->laying_out > 0 && !g->abort)
+                pthread_cond_wait(&g->cond, &g->lock);
+        pthread_mutex_unlock(&g->lock);
         if (r >= 0)
                 r = open_file(w);
+        if (r < 0 && !w->error)
+                w->error = -r;
         __atomic_store_n(&w->prepared, r < 0 ? -1 : 1, __ATOMIC_RELEASE);
         w->notify(w->userdata);
 
@@ -191,7 +212,8 @@ void *worker_main(void *arg)
         while (!g->open)
                 pthread_cond_wait(&g->cond, &g->lock);
         go = !g->abort && r >= 0;
-        end = g->end_mono;
+        /* Each job keeps its own runtime from the common start. */
+        end = w->job->runtime_ns ? g->start_mono + (int64_t)w->job->runtime_ns : INT64_MAX;
         pthread_mutex_unlock(&g->lock);
 
         if (go) {

@@ -10,13 +10,15 @@
 #include "hist.h"
 #include "options.h"
 
-/* Opened all at once by the starter: every worker of the agent leaves it together. */
+/* Opened all at once by the starter: every worker of the agent leaves it together. It also
+ * counts the workers still laying out files, so that none opens a file another is writing. */
 typedef struct gate {
         pthread_mutex_t lock;
         pthread_cond_t cond;
+        size_t laying_out; /* workers not yet through layout */
         bool open;
         bool abort; /* opened to let workers go home without running */
-        int64_t start_mono, end_mono;
+        int64_t start_mono;
 } gate_t;
 
 /* Counters of one direction. Written only by the worker with relaxed stores, read by the
@@ -35,7 +37,6 @@ typedef struct worker {
         bool layout_owner; /* the first worker of a shared file lays it out */
         uint64_t seed;
         gate_t *gate;
-        pthread_barrier_t *laid_out; /* all layout done before anyone opens a file */
         const int *stop;             /* read relaxed: the runner asks the worker to end */
         void (*notify)(void *userdata);
         void *userdata;

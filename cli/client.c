@@ -23,7 +23,6 @@ int client_connect(const char *endpoint, const keypair_t *kp, const char *server
         client_t *c = calloc(1, sizeof(*c));
         int linger = 0, r;
         int64_t maxmsg = WIRE_MAX_CONTROL_MSG;
-        char id[64];
 
         if (!c)
                 return -ENOMEM;
@@ -42,9 +41,6 @@ int client_connect(const char *endpoint, const keypair_t *kp, const char *server
                 client_free(&c);
                 return -ENOMEM;
         }
-        /* A printable routing id: the coordinator drops peers it could not log. */
-        snprintf(id, sizeof(id), "cli-%d-%lx", (int)getpid(), (unsigned long)random());
-        zmq_setsockopt(c->sock, ZMQ_ROUTING_ID, id, strlen(id));
         zmq_setsockopt(c->sock, ZMQ_LINGER, &linger, sizeof(linger));
         zmq_setsockopt(c->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
         if (strncmp(endpoint, "tcp://", 6) == 0 && kp) {

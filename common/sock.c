@@ -44,12 +44,33 @@ bool sock_endpoint_is_local(const char *ep)
         return false;
 }
 
-static bool printable(const char *p, size_t n)
+static void hex_encode(const uint8_t *p, size_t n, char *out)
 {
-        for (size_t i = 0; i < n; i++)
-                if ((unsigned char)p[i] < 0x21 || (unsigned char)p[i] > 0x7e)
-                        return false;
-        return true;
+        static const char digits[] = "0123456789abcdef";
+        for (size_t i = 0; i < n; i++) {
+                out[2 * i] = digits[p[i] >> 4];
+                out[2 * i + 1] = digits[p[i] & 15];
+        }
+        out[2 * n] = 0;
+}
+
+static int hex_digit(char c)
+{
+        return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static int hex_decode(const char *s, uint8_t *out, size_t cap)
+{
+        size_t n = strlen(s);
+        if (n == 0 || n % 2 || n / 2 > cap)
+                return -EINVAL;
+        for (size_t i = 0; i < n / 2; i++) {
+                int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+                if (hi < 0 || lo < 0)
+                        return -EINVAL;
+                out[i] = (uint8_t)(hi << 4 | lo);
+        }
+        return (int)(n / 2);
 }
 
 int sock_recv(void *s, bool router, sock_msg_t *m)
@@ -73,10 +94,10 @@ int sock_recv(void *s, bool router, sock_msg_t *m)
                 zmq_getsockopt(s, ZMQ_RCVMORE, &more, &more_len);
                 if (router && nparts == 1) {
                         size_t n = zmq_msg_size(&part);
-                        if (n == 0 || n > SOCK_MAX_PEER || !printable(zmq_msg_data(&part), n))
+                        if (n == 0 || n > SOCK_MAX_PEER / 2)
                                 r = -EBADMSG;
                         else
-                                memcpy(m->peer, zmq_msg_data(&part), n);
+                                hex_encode(zmq_msg_data(&part), n, m->peer);
                 } else if (nparts == (router ? 2 : 1)) {
                         /* Metadata rides on frames that came over the wire, not on the
                          * routing id the ROUTER made up. */
@@ -104,8 +125,14 @@ int sock_recv(void *s, bool router, sock_msg_t *m)
 
 int sock_send(void *s, const char *peer, const uint8_t *buf, size_t len)
 {
-        if (peer && zmq_send(s, peer, strlen(peer), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
-                return -errno;
+        uint8_t id[SOCK_MAX_PEER / 2];
+        if (peer) {
+                int n = hex_decode(peer, id, sizeof(id));
+                if (n < 0)
+                        return -EINVAL;
+                if (zmq_send(s, id, (size_t)n, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0)
+                        return -errno;
+        }
         if (zmq_send(s, buf, len, ZMQ_DONTWAIT) < 0)
                 return -errno;
         return 0;
@@ -149,7 +176,7 @@ size_t outbox_flush(outbox_t *ob, void *s)
         size_t failed = 0;
         for (size_t i = 0; i < ob->n; i++) {
                 outbox_item_t *it = &ob->items[i];
-                if (sock_send(s, it->peer[0] ? it->peer : NULL, it->buf, it->len) < 0)
+                if (sock_send(s, it->peer, it->buf, it->len) < 0)
                         failed++;
         }
         outbox_clear(ob);

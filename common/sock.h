@@ -8,11 +8,13 @@
 #include "keys.h"
 #include "wire.h"
 
+/* Peers are named by the hex form of the routing id ZeroMQ gave their connection (at most 32
+ * bytes), so a peer cannot choose its own name and take over another's connection. */
 #define SOCK_MAX_PEER 64
 
 /* One received message. */
 typedef struct sock_msg {
-        char peer[SOCK_MAX_PEER + 1]; /* ROUTER: the sender's routing id; DEALER: empty */
+        char peer[SOCK_MAX_PEER + 1]; /* ROUTER: the connection's routing id in hex; DEALER: empty */
         char user[SOCK_MAX_PEER + 1]; /* CURVE: the key name the ZAP handler accepted */
         uint8_t *data;
         size_t len;
@@ -28,10 +30,10 @@ int sock_curve_client(void *s, const keypair_t *kp, const char *server_public_z8
 bool sock_endpoint_is_local(const char *ep);
 
 /* Receives one message without blocking; -EAGAIN when none is waiting. A ROUTER's routing id
- * must be printable and at most SOCK_MAX_PEER bytes, otherwise the message is dropped
- * (-EBADMSG). The caller frees with sock_msg_done(). */
+ * (at most SOCK_MAX_PEER / 2 bytes, otherwise the message is dropped with -EBADMSG) comes back
+ * in hex in m->peer. The caller frees with sock_msg_done(). */
 int sock_recv(void *s, bool router, sock_msg_t *m);
-/* Sends buf, prefixed with peer's routing id when peer is non-NULL (ROUTER). Never blocks:
+/* Sends buf, prefixed with the routing id peer names in hex when peer is non-NULL (ROUTER). Never blocks:
  * -EAGAIN when the peer cannot take it now, -EHOSTUNREACH when it is gone. */
 int sock_send(void *s, const char *peer, const uint8_t *buf, size_t len);
 /* Encodes e and sends it. */

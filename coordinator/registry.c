@@ -52,6 +52,14 @@ agent_t *registry_find(registry_t *reg, const char *id)
         return NULL;
 }
 
+agent_t *registry_find_peer(registry_t *reg, const char *peer)
+{
+        for (size_t i = 0; i < reg->n; i++)
+                if (streq(reg->agents[i]->peer, peer))
+                        return reg->agents[i];
+        return NULL;
+}
+
 size_t registry_count(const registry_t *reg)
 {
         return reg->n;
@@ -68,11 +76,6 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
         agent_t *a;
         int r = 0;
 
-        if (!streq(peer, h->agent_id)) {
-                snprintf(err, errlen, "hello: agent_id %s differs from the connection's id %s",
-                         h->agent_id, peer);
-                return -EPERM;
-        }
         for (size_t i = 0; i < reg->n; i++) {
                 agent_t *o = reg->agents[i];
                 if (streq(o->name, h->name) && !streq(o->id, h->agent_id) &&
@@ -85,6 +88,15 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
                 }
         }
         a = registry_find(reg, h->agent_id);
+        /* An agent id belongs to the key it first came with, while that agent lives: another
+         * allowed key cannot take over its session (a cloned state directory, or worse). */
+        if (a && a->state != AGENT_LOST && !streq(a->key_name, key_name ? key_name : "")) {
+                snprintf(err, errlen,
+                         "agent id %s is in use by a live agent with key '%s', not '%s'; give "
+                         "each host its own state directory",
+                         h->agent_id, a->key_name, key_name ? key_name : "");
+                return -EPERM;
+        }
         if (!a) {
                 agent_t **n;
                 if (reg->n == reg->cap) {
@@ -99,6 +111,7 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
                 snprintf(a->id, sizeof(a->id), "%s", h->agent_id);
                 reg->agents[reg->n++] = a;
         }
+        snprintf(a->peer, sizeof(a->peer), "%s", peer);
         snprintf(a->name, sizeof(a->name), "%s", h->name);
         snprintf(a->hostname, sizeof(a->hostname), "%s", h->hostname);
         snprintf(a->boot_id, sizeof(a->boot_id), "%s", h->boot_id);

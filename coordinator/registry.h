@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "sock.h"
 #include "wire.h"
 
 typedef enum agent_state {
@@ -17,6 +18,7 @@ typedef enum agent_state {
 
 typedef struct agent {
         char id[WIRE_MAX_ID + 1];
+        char peer[SOCK_MAX_PEER + 1]; /* its current connection */
         char name[WIRE_MAX_NAME + 1];
         char hostname[WIRE_MAX_HOSTNAME + 1];
         char boot_id[WIRE_MAX_ID + 1];
@@ -38,12 +40,14 @@ typedef struct registry registry_t;
 int registry_new(registry_t **ret);
 void registry_free(registry_t **rp);
 
-/* Registers or refreshes the agent behind a Hello received from routing id peer. Refuses
- * (-EEXIST, err set) a name held by another agent that is not lost, and (-EPERM) a Hello whose
- * agent_id is not the connection's routing id. */
+/* Registers or refreshes the agent behind a Hello received on connection peer, which from now
+ * on stands for that agent. Refuses (-EEXIST, err set) a name held by another agent that is
+ * not lost, and (-EPERM) an agent id that a live agent holds under another key. */
 int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, const char *key_name,
                    int64_t now, agent_t **ret, char *err, size_t errlen);
 agent_t *registry_find(registry_t *reg, const char *id);
+/* The agent speaking on connection peer, or NULL. */
+agent_t *registry_find_peer(registry_t *reg, const char *peer);
 size_t registry_count(const registry_t *reg);
 agent_t *registry_at(registry_t *reg, size_t i);
 

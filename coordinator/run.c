@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "intervals.h"
 #include "log.h"
 #include "util.h"
 
@@ -106,7 +107,7 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         run->submitted_ns = now;
         /* With a runtime on every job the run cannot last longer than the longest of them. */
         if (all_timed)
-                run->max_intervals = (max_runtime + run->interval_ns - 1) / run->interval_ns;
+                run->max_intervals = intervals_of_runtime(max_runtime, run->interval_ns);
         run->stop_deadline_ns = INT64_MAX;
         run->finish_deadline_ns = INT64_MAX;
 

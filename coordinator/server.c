@@ -71,7 +71,14 @@ static void update_status(server_t *srv)
 
 static void flush(server_t *srv)
 {
-        size_t failed = outbox_flush(&srv->out.agents, srv->agents_sock);
+        size_t failed;
+        /* The run addresses agents by id; their messages go to their current connection. */
+        for (size_t i = 0; i < srv->out.agents.n; i++) {
+                outbox_item_t *it = &srv->out.agents.items[i];
+                agent_t *a = registry_find(srv->reg, it->peer);
+                snprintf(it->peer, sizeof(it->peer), "%s", a ? a->peer : "");
+        }
+        failed = outbox_flush(&srv->out.agents, srv->agents_sock);
         if (failed)
                 log_warning("%zu messages to agents could not be sent (agents gone?)", failed);
         outbox_flush(&srv->out.control, srv->control_sock);
@@ -145,7 +152,7 @@ static void welcome(server_t *srv, agent_t *a)
         e.seq = ++a->seq_out;
         e.body_case = IOFLEET__ENVELOPE__BODY_WELCOME;
         e.welcome = &w;
-        sock_send_env(srv->agents_sock, a->id, &e);
+        sock_send_env(srv->agents_sock, a->peer, &e);
 }
 
 static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
@@ -191,7 +198,7 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                 after_run_event(srv);
                 return;
         }
-        a = registry_find(srv->reg, m->peer);
+        a = registry_find_peer(srv->reg, m->peer);
         if (!a || a->state == AGENT_LOST) {
                 log_debug("message %s from unregistered agent %s: asking it to say hello",
                           wire_body_name(e), m->peer);
@@ -220,7 +227,7 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                 rep.seq = ++a->seq_out;
                 rep.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
                 rep.heartbeat = &hb;
-                sock_send_env(srv->agents_sock, a->id, &rep);
+                sock_send_env(srv->agents_sock, a->peer, &rep);
                 break;
         }
         case IOFLEET__ENVELOPE__BODY_TIME_PROBE: {
@@ -232,7 +239,7 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                 rep.body_case = IOFLEET__ENVELOPE__BODY_TIME_REPLY;
                 rep.time_reply = &tr;
                 tr.t3 = now_timeline();
-                sock_send_env(srv->agents_sock, a->id, &rep);
+                sock_send_env(srv->agents_sock, a->peer, &rep);
                 break;
         }
         case IOFLEET__ENVELOPE__BODY_ERROR:
@@ -468,7 +475,6 @@ static int bind_socket(server_t *srv, void *s, const char *ep, const char *domai
             streq(domain, ZAP_DOMAIN_AGENTS) ? WIRE_MAX_AGENT_MSG : WIRE_MAX_CONTROL_MSG;
         int one = 1, linger = 0, hwm = 100000, r;
 
-        zmq_setsockopt(s, ZMQ_ROUTER_HANDOVER, &one, sizeof(one));
         zmq_setsockopt(s, ZMQ_ROUTER_MANDATORY, &one, sizeof(one));
         zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
         zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));

@@ -31,6 +31,22 @@ check "reload is logged" grep -q "allow-lists reloaded" "$T/coordinator.log"
 check "a run over CURVE succeeds" [ $? -eq 0 ]
 jqcheck "only the selected agent ran" "$T/out.json" '(.client_stats | length) == 2 and .client_stats[0].agent == "a0"'
 
+# An allowed key cannot take over another agent's identity (a cloned state directory, or an
+# attacker holding some allowed key): the live agent keeps its session.
+keys a3
+allow a3
+kill -HUP "$COORD_PID"
+sleep 0.3
+mkdir -p "$T/state-thief"
+cp "$T/state-a0/agent-id" "$T/state-thief/agent-id"
+start_agent thief --key="$T/a3.key" --state-dir="$T/state-thief"
+sleep 1.5
+check "a Hello for a live agent's id under another key is refused" \
+	grep -q "agent id $(cat "$T/state-a0/agent-id") is in use by a live agent with key 'a0', not 'a3'" "$T/coordinator.log"
+listed=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[] | "\(.name):\(.state)"] | sort | join(",")')
+check "the live agent keeps its session (got '$listed')" [ "$listed" = "a0:idle,a2:idle" ]
+check "the refused agent is told why" grep -q "coordinator refused this agent: agent id" "$T/thief.log"
+
 # --insecure is for loopback only.
 out=$("$COORD" --insecure --agent-endpoint=tcp://10.255.255.1:7460 --control-endpoint="ipc://$T/x.sock" 2>&1)
 check "insecure coordinator refuses a non-loopback endpoint" grep -q "only allowed on loopback" <<<"$out"

@@ -1,0 +1,24 @@
+/* Interval arithmetic both sides must agree on: how many a timed run has, which one is final. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Intervals of a run whose longest job runtime is runtime_ns: ceil(runtime / interval); 0 when a
+ * job has no runtime (the run is open-ended). */
+static inline uint64_t intervals_of_runtime(uint64_t runtime_ns, uint64_t interval_ns)
+{
+        return runtime_ns ? (runtime_ns + interval_ns - 1) / interval_ns : 0;
+}
+
+/* An agent's final interval: the one holding its last worker's end (end_ns after the start),
+ * folded into the last interval of a timed run (max > 0) so that work finishing just past the
+ * end does not open an interval of its own, and never before next, the next one to send. */
+static inline size_t intervals_final(int64_t end_ns, uint64_t interval_ns, uint64_t max,
+                                     size_t next)
+{
+        size_t last = end_ns > 0 ? (size_t)((uint64_t)end_ns / interval_ns) : 0;
+        if (max && last >= max)
+                last = (size_t)max - 1;
+        return last < next ? next : last;
+}
