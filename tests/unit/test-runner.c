@@ -1,0 +1,304 @@
+/* Tests for the agent's runner and workers: real threads and files, the psync and null engines. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "clock.h"
+#include "intervals.h"
+#include "options.h"
+#include "runner.h"
+#include "util.h"
+
+static char dir[256];
+
+static int setup(void **state)
+{
+        snprintf(dir, sizeof(dir), "/tmp/test-runner.XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        char cmd[300];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+        return 0;
+}
+
+/* A job from "key=value" strings, checked like any job. */
+static job_spec_t *jobs_of(size_t n, const char *const *const *opts)
+{
+        job_spec_t *jobs = calloc(n, sizeof(*jobs));
+        char err[512];
+        assert_non_null(jobs);
+        for (size_t j = 0; j < n; j++) {
+                assert_int_equal(job_spec_init(&jobs[j], opts[j][0]), 0);
+                for (size_t i = 1; opts[j][i]; i += 2) {
+                        if (job_option_set(&jobs[j], opts[j][i], opts[j][i + 1], err, sizeof(err)) <
+                            0)
+                                fail_msg("%s", err);
+                }
+                if (job_spec_validate(&jobs[j], err, sizeof(err)) < 0)
+                        fail_msg("%s", err);
+        }
+        return jobs;
+}
+
+/* Polls the runner's state until want (or failure); the test's own timeout catches a hang. */
+static runner_state_t wait_state(runner_t *r, runner_state_t want)
+{
+        runner_state_t st;
+        while ((st = runner_update(r)) != want && st != RUNNER_FAILED)
+                usleep(1000);
+        return st;
+}
+
+static runner_t *new_runner(size_t n, const char *const *const *opts, char *err, size_t errlen,
+                            int *rc)
+{
+        runner_params_t p = {.agent_name = "a0", .rank = 0, .work_dir = dir};
+        runner_t *r = NULL;
+        p.jobs = jobs_of(n, opts);
+        p.n_jobs = n;
+        *rc = runner_new(&p, &r, err, errlen);
+        return r;
+}
+
+static void run_now(runner_t *r)
+{
+        assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_PREPARED);
+        assert_int_equal(runner_start_at(r, clock_mono_ns() + 5 * (int64_t)NSEC_PER_MSEC), 0);
+        assert_int_equal(wait_state(r, RUNNER_DONE), RUNNER_DONE);
+}
+
+static void job_totals(runner_t *r, size_t job, runner_job_result_t *res, runner_dir_t d[2])
+{
+        assert_int_equal(runner_dir_init(&d[0]), 0);
+        assert_int_equal(runner_dir_init(&d[1]), 0);
+        runner_job_result(r, job, res, d);
+}
+
+static void test_write_then_read_exact_bytes(void **state)
+{
+        static const char *const w[] = {"w",  "rw",      "write", "bs",        "4k", "size",
+                                        "1m", "numjobs", "2",     "directory", NULL, NULL};
+        static const char *const rd[] = {"w",  "rw",      "randread", "bs",        "4k", "size",
+                                         "1m", "numjobs", "2",        "directory", NULL, NULL};
+        const char *const *wo[] = {w}, *const * ro[] = {rd};
+        const char *wd[ELEMENTSOF(w)], *rdd[ELEMENTSOF(rd)];
+        runner_job_result_t res;
+        runner_dir_t d[2];
+        char err[512], path[400];
+        struct stat st;
+        runner_t *r;
+        int rc;
+
+        memcpy(wd, w, sizeof(w));
+        memcpy(rdd, rd, sizeof(rd));
+        wd[10] = dir;
+        rdd[10] = dir;
+        wo[0] = wd;
+        ro[0] = rdd;
+
+        r = new_runner(1, wo, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        assert_int_equal(runner_workers(r), 2);
+        run_now(r);
+        job_totals(r, 0, &res, d);
+        /* A size-bound job moves exactly size bytes per clone. */
+        assert_int_equal(d[1].bytes, 2 * (1 << 20));
+        assert_int_equal(d[1].ios, 2 * 256);
+        assert_int_equal(d[0].bytes, 0);
+        assert_int_equal(d[1].clat->n, 512);
+        assert_int_equal(res.error, 0);
+        assert_true(res.last_done_ns >= res.first_done_ns);
+        runner_dir_done(&d[0]);
+        runner_dir_done(&d[1]);
+        runner_destroy(&r);
+        assert_null(r);
+
+        /* Files are the agent's own: JOB.AGENT.CLONE.0. */
+        snprintf(path, sizeof(path), "%s/w.a0.1.0", dir);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_size, 1 << 20);
+
+        r = new_runner(1, ro, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        job_totals(r, 0, &res, d);
+        assert_int_equal(d[0].bytes, 2 * (1 << 20));
+        assert_int_equal(d[0].ios, 512);
+        assert_int_equal(d[0].errors, 0);
+        runner_dir_done(&d[0]);
+        runner_dir_done(&d[1]);
+        runner_destroy(&r);
+}
+
+static void test_read_lays_out_missing_and_short_files(void **state)
+{
+        static const char *const o[] = {"r",  "rw",       "read",  "bs",        "64k", "size",
+                                        "2m", "filename", "short", "directory", NULL,  NULL};
+        const char *od[ELEMENTSOF(o)];
+        const char *const *opts[] = {od};
+        char err[512], path[400];
+        struct stat st;
+        runner_t *r;
+        int rc, fd;
+
+        memcpy(od, o, sizeof(o));
+        od[10] = dir;
+        snprintf(path, sizeof(path), "%s/short", dir);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "abc", 3), 3);
+        close(fd);
+        r = new_runner(1, opts, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_size, 2 << 20);
+        runner_destroy(&r);
+}
+
+static void test_null_engine_and_per_job_runtime(void **state)
+{
+        static const char *const a[] = {"short", "ioengine",   "null", "rw",      "read",  "bs",
+                                        "4k",    "time_based", "1",    "runtime", "100ms", NULL};
+        static const char *const b[] = {"long", "ioengine",   "null", "rw",      "write", "bs",
+                                        "4k",   "time_based", "1",    "runtime", "1s",    NULL};
+        const char *const *opts[] = {a, b};
+        runner_job_result_t ra, rb;
+        runner_dir_t da[2], db[2];
+        char err[512];
+        runner_t *r;
+        int rc;
+
+        r = new_runner(2, opts, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        job_totals(r, 0, &ra, da);
+        job_totals(r, 1, &rb, db);
+        assert_true(da[0].ios > 0);
+        assert_true(db[1].ios > 0);
+        /* Each job ends at its own runtime after the common start, not the longest one's. */
+        assert_true(ra.last_done_ns >= 100 * NSEC_PER_MSEC);
+        assert_true(ra.last_done_ns < NSEC_PER_SEC);
+        assert_true(rb.last_done_ns >= NSEC_PER_SEC);
+        for (int i = 0; i < 2; i++) {
+                runner_dir_done(&da[i]);
+                runner_dir_done(&db[i]);
+        }
+        runner_destroy(&r);
+}
+
+static void test_stop_before_a_far_start(void **state)
+{
+        static const char *const a[] = {"n",  "ioengine", "null", "rw", "read",
+                                        "bs", "4k",       "size", "1m", NULL};
+        const char *const *opts[] = {a};
+        char err[512];
+        runner_t *r;
+        int rc;
+
+        r = new_runner(1, opts, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_PREPARED);
+        /* An hour ahead: a stop must still end the runner (the test would hang otherwise). */
+        assert_int_equal(runner_start_at(r, clock_mono_ns() + 3600 * (int64_t)NSEC_PER_SEC), 0);
+        runner_stop(r);
+        assert_int_equal(wait_state(r, RUNNER_DONE), RUNNER_DONE);
+        runner_destroy(&r);
+}
+
+static void test_refusals(void **state)
+{
+        static const char *const nodir[] = {"j",  "rw",        "read",           "size",
+                                            "1m", "directory", "/nonexistent/x", NULL};
+        static const char *const dev[] = {"j",  "rw",       "write",     "size",
+                                          "1m", "filename", "/dev/null", NULL};
+        static const char *const many[] = {"j",  "ioengine", "null", "size",
+                                           "1m", "numjobs",  "4096", NULL};
+        static const char *const many2[] = {"k",  "ioengine", "null", "size",
+                                            "1m", "numjobs",  "1",    NULL};
+        const char *const *o1[] = {nodir}, *const * o2[] = {dev}, *const * o3[] = {many, many2};
+        char err[512], link[400];
+        runner_t *r;
+        int rc;
+
+        r = new_runner(1, o1, err, sizeof(err), &rc);
+        assert_int_equal(rc, -ENOENT);
+        assert_null(r);
+        assert_non_null(strstr(err, "directory=/nonexistent/x does not exist"));
+
+        /* Only regular files: a device is refused at preparation, with its kind named. */
+        r = new_runner(1, o2, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_FAILED);
+        assert_non_null(strstr(runner_error(r), "/dev/null is a character device"));
+        runner_destroy(&r);
+
+        /* A symbolic link where a job file goes is not followed. */
+        {
+                static const char *const l[] = {"lnk", "rw",        "write", "size",
+                                                "64k", "directory", NULL,    NULL};
+                const char *ld[ELEMENTSOF(l)];
+                const char *const *o4[] = {ld};
+                char target[400];
+                memcpy(ld, l, sizeof(l));
+                ld[6] = dir;
+                snprintf(target, sizeof(target), "%s/target", dir);
+                snprintf(link, sizeof(link), "%s/lnk.a0.0.0", dir);
+                assert_int_equal(symlink(target, link), 0);
+                r = new_runner(1, o4, err, sizeof(err), &rc);
+                assert_int_equal(rc, 0);
+                assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_FAILED);
+                assert_non_null(strstr(runner_error(r), "lnk.a0.0.0"));
+                assert_int_equal(access(target, F_OK), -1);
+                runner_destroy(&r);
+        }
+
+        r = new_runner(2, o3, err, sizeof(err), &rc);
+        assert_int_equal(rc, -E2BIG);
+        assert_non_null(strstr(err, "4097 workers in all exceed this agent's limit of 4096"));
+}
+
+static void test_interval_arithmetic(void **state)
+{
+        const uint64_t s = NSEC_PER_SEC;
+        assert_int_equal(intervals_of_runtime(0, s), 0);
+        assert_int_equal(intervals_of_runtime(10 * s, s), 10);
+        assert_int_equal(intervals_of_runtime(10 * s + 1, s), 11);
+        assert_int_equal(intervals_of_runtime(2500 * NSEC_PER_MSEC, s), 3);
+        /* Work just past a 10 s run's end is folded into interval 9, not a 10th. */
+        assert_int_equal(intervals_final((int64_t)(10 * s + 12345), s, 10, 9), 9);
+        /* A size-bound agent ends in the interval holding its last worker's end. */
+        assert_int_equal(intervals_final((int64_t)(3 * s + 1), s, 0, 0), 3);
+        assert_int_equal(intervals_final((int64_t)(3 * s - 1), s, 0, 0), 2);
+        /* Never before the next one still to send, nor negative. */
+        assert_int_equal(intervals_final((int64_t)(1 * s), s, 0, 4), 4);
+        assert_int_equal(intervals_final(-5, s, 0, 0), 0);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test_setup_teardown(test_write_then_read_exact_bytes, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_read_lays_out_missing_and_short_files, setup,
+                                            teardown),
+            cmocka_unit_test_setup_teardown(test_null_engine_and_per_job_runtime, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_stop_before_a_far_start, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+            cmocka_unit_test(test_interval_arithmetic),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
