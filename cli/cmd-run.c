@@ -239,14 +239,24 @@ static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live)
                 case IOFLEET__ENVELOPE__BODY_RUN_DONE: {
                         Iofleet__RunDone *d = e->run_done;
                         json_error_t je;
-                        json_t *doc = json_loads(d->result_json, 0, &je);
+                        json_t *doc;
+                        char path[4200];
+                        if (!*d->result_json && *d->results_dir) {
+                                /* A result too large to travel: read where the coordinator put
+                                 * it (works when the CLI shares its file system). */
+                                snprintf(path, sizeof(path), "%s/result.json", d->results_dir);
+                                doc = json_load_file(path, 0, &je);
+                        } else
+                                doc = json_loads(d->result_json, 0, &je);
                         int rc = d->code == IOFLEET__ERROR_CODE__ERROR_NONE ? 0 : -EIO;
                         if (d->code != IOFLEET__ERROR_CODE__ERROR_NONE)
                                 fprintf(stderr, "iofleet: run %s did not complete: %s\n", d->run_id,
                                         d->message);
                         if (!doc) {
-                                fprintf(stderr, "iofleet: the result could not be read: %s\n",
-                                        je.text);
+                                fprintf(stderr,
+                                        "iofleet: the result could not be read: %s (the "
+                                        "coordinator keeps it in %s)\n",
+                                        je.text, d->results_dir);
                                 wire_free(&e);
                                 return -EIO;
                         }

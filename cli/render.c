@@ -197,11 +197,14 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
                         num(d, "bw_bytes") / 1e6, bytes_str(num(d, "io_bytes"), b, sizeof(b)),
                         num(d, "io_bytes") / 1e6, num(d, "runtime"));
         }
-        fprintf(f, "\niofleet: run %s: %s; %zu agents; start skew %s (%s); %zu intervals of %s\n",
+        fprintf(f,
+                "\niofleet: run %s: %s; %zu agents; start skew %s (%s), every worker running "
+                "within %s; %zu intervals of %s\n",
                 json_string_value(json_object_get(io, "run_id")),
                 json_string_value(json_object_get(io, "status")), json_array_size(agents),
                 clock_format_duration((int64_t)num(io, "start_skew_ns"), skew, sizeof(skew)),
                 json_string_value(json_object_get(io, "start_skew_basis")),
+                clock_format_duration((int64_t)num(io, "start_skew_workers_ns"), b, sizeof(b)),
                 json_array_size(json_object_get(io, "intervals")),
                 clock_format_duration((int64_t)num(io, "interval_ns"), a, sizeof(a)));
         json_array_foreach(agents, i, entry)

@@ -51,6 +51,27 @@ static int check_text(const char *s, size_t max, const char *what, char *err, si
         return 0;
 }
 
+/* Agent names go into file names and CSV: the same alphabet the agent's own config allows. */
+static int check_name(const char *s, const char *what, char *err, size_t errlen)
+{
+        for (const char *p = s; *p; p++)
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
+                        return errorf(err, errlen, -EBADMSG,
+                                      "%s: '%c' not allowed (A-Z a-z 0-9 . _ - only)", what, *p);
+        return 0;
+}
+
+/* Instants and durations a peer reports stay far from overflow when subtracted. */
+#define WIRE_MAX_TIME (INT64_C(1) << 62)
+static int check_time(int64_t t, const char *what, char *err, size_t errlen)
+{
+        if (t > WIRE_MAX_TIME || t < -WIRE_MAX_TIME)
+                return errorf(err, errlen, -EBADMSG, "%s: %lld out of range -2^62..2^62", what,
+                              (long long)t);
+        return 0;
+}
+
 static int check_hist(const Iofleet__Hist *h, const char *what, char *err, size_t errlen)
 {
         uint64_t total = 0;
@@ -164,6 +185,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 if ((r = check_str(h->agent_id, WIRE_MAX_ID, true, "hello.agent_id", err, errlen)) <
                         0 ||
                     (r = check_str(h->name, WIRE_MAX_NAME, true, "hello.name", err, errlen)) < 0 ||
+                    (r = check_name(h->name, "hello.name", err, errlen)) < 0 ||
                     (r = check_str(h->hostname, WIRE_MAX_HOSTNAME, false, "hello.hostname", err,
                                    errlen)) < 0 ||
                     (r = check_str(h->version, WIRE_MAX_NAME, false, "hello.version", err,
@@ -219,6 +241,14 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
         case IOFLEET__ENVELOPE__BODY_START:
                 return check_str(e->start->run_id, WIRE_MAX_ID, true, "start.run_id", err, errlen);
         case IOFLEET__ENVELOPE__BODY_STARTED:
+                if ((r = check_time(e->started->start_ns, "started.start_ns", err, errlen)) < 0 ||
+                    (r = check_time(e->started->host_mono_ns, "started.host_mono_ns", err,
+                                    errlen)) < 0 ||
+                    (r = check_time(e->started->workers_lag_ns > (UINT64_C(1) << 61)
+                                        ? INT64_MAX
+                                        : (int64_t)e->started->workers_lag_ns,
+                                    "started.workers_lag_ns", err, errlen)) < 0)
+                        return r;
                 return check_str(e->started->run_id, WIRE_MAX_ID, true, "started.run_id", err,
                                  errlen);
         case IOFLEET__ENVELOPE__BODY_INTERVAL:
@@ -363,6 +393,29 @@ static const char *find_field_zero(const ProtobufCMessage *m)
         return NULL;
 }
 
+typedef struct decode_budget {
+        size_t left;
+        bool exceeded;
+} decode_budget_t;
+
+static void *budget_alloc(void *data, size_t size)
+{
+        decode_budget_t *b = data;
+        if (size > b->left) {
+                b->exceeded = true;
+                return NULL;
+        }
+        b->left -= size;
+        return malloc(size);
+}
+
+/* Plain free(): what the budget allocated is malloc'd, so wire_free() can use the default
+ * allocator long after the budget is gone. */
+static void budget_free(void *data, void *p)
+{
+        free(p);
+}
+
 int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char *err, size_t errlen)
 {
         const char *zero;
@@ -372,7 +425,19 @@ int wire_decode(const void *buf, size_t len, size_t cap, envelope_t **ret, char 
         if (len > cap)
                 return errorf(err, errlen, -EMSGSIZE, "message of %zu bytes exceeds the cap of %zu",
                               len, cap);
-        e = iofleet__envelope__unpack(NULL, len, buf);
+        {
+                /* protobuf-c may allocate far more than the message's size (empty repeated
+                 * messages cost a struct each): a budget keeps a peer from turning 16 MiB on
+                 * the wire into gigabytes here. Packed histograms need up to 8x. */
+                decode_budget_t b = {.left = 16 * len + 64 * 1024};
+                ProtobufCAllocator a = {
+                    .alloc = budget_alloc, .free = budget_free, .allocator_data = &b};
+                e = iofleet__envelope__unpack(&a, len, buf);
+                if (!e && b.exceeded)
+                        return errorf(err, errlen, -EBADMSG,
+                                      "message of %zu bytes needs more than %zu bytes decoded", len,
+                                      16 * len + 64 * 1024);
+        }
         if (!e)
                 return errorf(err, errlen, -EBADMSG, "message of %zu bytes is not a valid Envelope",
                               len);

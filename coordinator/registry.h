@@ -25,8 +25,8 @@ typedef struct agent {
         char version[WIRE_MAX_NAME + 1];
         char key_name[WIRE_MAX_NAME + 1]; /* allow-list entry it authenticated with */
         strv_t roles, labels, engines;
-        int64_t joined_ns;    /* timeline */
-        int64_t last_seen_ns; /* timeline */
+        int64_t joined_ns;    /* CLOCK_MONOTONIC */
+        int64_t last_seen_ns; /* CLOCK_MONOTONIC: leases must not move with wall-clock steps */
         int64_t offset_ns;
         uint64_t rtt_ns;
         bool have_offset;

@@ -239,6 +239,8 @@ static json_t *iofleet_json(const run_t *run)
                                             : ""));
         json_object_set_new(o, "start_ns", json_integer(run->start_ns));
         json_object_set_new(o, "start_skew_ns", json_integer((json_int_t)run->start_skew_ns));
+        json_object_set_new(o, "start_skew_workers_ns",
+                            json_integer((json_int_t)run->start_skew_workers_ns));
         json_object_set_new(o, "start_skew_basis",
                             json_string(run->skew_shared_clock ? "shared-clock" : "timeline"));
         json_object_set_new(o, "interval_ns", json_integer((json_int_t)run->interval_ns));
@@ -374,6 +376,14 @@ int result_build(const run_t *run, json_t **ret)
                         continue;
                 agent_series(run, a, false, &rbw, &riops);
                 agent_series(run, a, true, &wbw, &wiops);
+                /* Intervals are counted per agent, not per job: with several jobs on one agent
+                 * its series describes none of them alone, so no bw/iops samples are claimed. */
+                if (a->finished->finished->n_jobs > 1) {
+                        memset(&rbw, 0, sizeof(rbw));
+                        memset(&riops, 0, sizeof(riops));
+                        memset(&wbw, 0, sizeof(wbw));
+                        memset(&wiops, 0, sizeof(wiops));
+                }
                 for (size_t q = 0; q < a->finished->finished->n_jobs; q++) {
                         const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
                         const Iofleet__Job *job = NULL;

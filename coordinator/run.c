@@ -89,7 +89,18 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         }
         /* Every job is checked here, so that no agent is touched by a run that cannot work. */
         for (size_t i = 0; i < s->n_jobs; i++) {
-                int r = wire_job_spec(s->jobs[i], &run->specs[i], err, errlen);
+                int r;
+                for (size_t k = 0; k < i; k++)
+                        if (streq(s->jobs[k]->name, s->jobs[i]->name)) {
+                                /* Results and default file names are per job name. */
+                                snprintf(err, errlen,
+                                         "name: job '%s' is given twice; job names "
+                                         "must differ",
+                                         s->jobs[i]->name);
+                                run_free(&run);
+                                return -EINVAL;
+                        }
+                r = wire_job_spec(s->jobs[i], &run->specs[i], err, errlen);
                 if (r < 0) {
                         run_free(&run);
                         return -EINVAL;
@@ -280,16 +291,16 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
         cluster_interval_t *c;
         run_interval_t *iv;
 
-        /* Interval k cannot have ended before start + (k+1)*interval: an index far beyond the
-         * clock (allow two intervals of clock error) or beyond a timed run's end is refused
-         * rather than allocated for. */
-        int64_t elapsed = run->start_ns && now > run->start_ns ? now - run->start_ns : 0;
-        uint64_t limit = (uint64_t)elapsed / run->interval_ns + 2;
+        /* Interval k cannot have ended before start + (k+1)*interval: nothing before the start,
+         * no index beyond the clock (one interval of slack for clock error) or beyond a timed
+         * run's end is accepted, let alone allocated for. */
+        int64_t elapsed = run->start_ns && now > run->start_ns ? now - run->start_ns : -1;
+        uint64_t limit = elapsed < 0 ? 0 : (uint64_t)elapsed / run->interval_ns + 1;
         if (run->max_intervals && limit > run->max_intervals)
                 limit = run->max_intervals;
         if (k >= limit) {
-                log_warning("run %s: agent %s sent interval %zu; only 0..%llu can exist now",
-                            run->id, a->name, k, (unsigned long long)limit - 1);
+                log_warning("run %s: agent %s sent interval %zu; only %llu can exist now", run->id,
+                            a->name, k, (unsigned long long)limit);
                 return;
         }
         if (grow_intervals(run, a, k) < 0)
@@ -360,7 +371,7 @@ static void start_all(run_t *run, int64_t now, run_out_t *out)
 static void compute_skew(run_t *run)
 {
         bool shared = run->n_agents > 0;
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        int64_t lo = INT64_MAX, hi = INT64_MIN, wlo = INT64_MAX, whi = INT64_MIN;
 
         for (size_t i = 0; i < run->n_agents; i++)
                 if (!run->agents[i].boot_id[0] ||
@@ -368,18 +379,23 @@ static void compute_skew(run_t *run)
                         shared = false;
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
-                int64_t t;
+                int64_t t, w;
                 if (!a->started)
                         continue;
                 t = shared ? a->host_mono_ns : a->start_ns;
+                /* When each agent's last worker was running: the start as the storage sees it. */
+                w = t + (int64_t)a->workers_lag_ns;
                 lo = t < lo ? t : lo;
                 hi = t > hi ? t : hi;
+                wlo = w < wlo ? w : wlo;
+                whi = w > whi ? w : whi;
         }
         run->skew_shared_clock = shared;
         run->start_skew_ns = hi >= lo ? (uint64_t)(hi - lo) : 0;
+        run->start_skew_workers_ns = whi >= wlo ? (uint64_t)(whi - wlo) : 0;
 }
 
-/* Once every agent still in the run has started (and at least one has): running. */
+/* Every agent still in the run has started: the run is running, and the CLI hears the skew. */
 static void check_all_started(run_t *run, run_out_t *out)
 {
         Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;

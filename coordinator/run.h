@@ -71,7 +71,8 @@ typedef struct run {
         uint64_t interval_ns, lead_ns;
         int64_t submitted_ns; /* timeline */
         int64_t start_ns;     /* the instant given in Start, timeline */
-        uint64_t start_skew_ns;
+        uint64_t start_skew_ns;         /* spread of the instants the agents opened their gates */
+        uint64_t start_skew_workers_ns; /* spread of the instants their last workers ran */
         bool skew_shared_clock; /* skew measured on one shared kernel clock */
         uint64_t max_intervals; /* from runtime, 0 when the jobs are only size-bound */
         int64_t stop_deadline_ns, finish_deadline_ns;

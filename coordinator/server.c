@@ -108,6 +108,12 @@ static void finish_run(server_t *srv)
         d.code = run->code;
         d.message = run->message;
         d.result_json = text ? text : "";
+        if (text && strlen(text) > WIRE_MAX_CONTROL_MSG - 64 * 1024) {
+                /* Too big for one control message: the CLI reads it from the run directory. */
+                log_warning("run %s: result of %zu bytes not sent to the CLI: it is in %s", run->id,
+                            strlen(text), dir);
+                d.result_json = "";
+        }
         d.results_dir = dir;
         e.seq = ++srv->control_seq;
         e.body_case = IOFLEET__ENVELOPE__BODY_RUN_DONE;
@@ -177,7 +183,7 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                 return;
         }
         if (e->body_case == IOFLEET__ENVELOPE__BODY_HELLO) {
-                r = registry_hello(srv->reg, m->peer, e->hello, m->user, now_timeline(), &a, err,
+                r = registry_hello(srv->reg, m->peer, e->hello, m->user, clock_mono_ns(), &a, err,
                                    sizeof(err));
                 if (r < 0) {
                         log_warning("refused agent %s (%s): %s", e->hello->name, m->peer, err);
@@ -208,7 +214,7 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                 wire_free(&e);
                 return;
         }
-        a->last_seen_ns = now_timeline();
+        a->last_seen_ns = clock_mono_ns();
         if (e->seq != a->seq_in + 1)
                 log_debug("agent %s: sequence %llu after %llu", a->name, (unsigned long long)e->seq,
                           (unsigned long long)a->seq_in);
@@ -279,8 +285,10 @@ static void agent_info(const agent_t *a, Iofleet__AgentInfo *info, Iofleet__Labe
         info->offset_ns = a->offset_ns;
         info->rtt_ns = a->have_offset ? a->rtt_ns : 0;
         info->state = (char *)agent_state_to_string(a->state);
-        info->joined_ns = a->joined_ns;
-        info->last_seen_ns = a->last_seen_ns;
+        /* The registry keeps monotonic times (a clock step must not mark agents lost);
+         * people read wall-clock times. */
+        info->joined_ns = a->joined_ns + (clock_real_ns() - clock_mono_ns());
+        info->last_seen_ns = a->last_seen_ns + (clock_real_ns() - clock_mono_ns());
         for (size_t i = 0; i < a->labels.n; i++) {
                 char *kv = a->labels.v[i], *eq = strchr(kv, '=');
                 iofleet__label__init(&labels[i]);
@@ -687,7 +695,7 @@ int server_run(const coord_config_t *cfg)
                 }
                 now = clock_mono_ns();
                 if (now >= next_expire) {
-                        registry_expire(srv.reg, now_timeline(),
+                        registry_expire(srv.reg, clock_mono_ns(),
                                         (int64_t)(cfg->heartbeat_ns * cfg->lost_after), on_lost,
                                         &srv);
                         next_expire = now + (int64_t)cfg->heartbeat_ns / 2;

@@ -1172,6 +1172,9 @@ static void test_stop_deadline(void **state)
         assert_int_equal(send_interval(&fx, 1, 500, false, s + 10 * SEC), 0);
         assert_int_equal(fx.run->n_civ, 10);
         assert_true(fx.run->agents[1].n_iv <= 10);
+        /* Nothing is accepted before the start instant. */
+        assert_int_equal(send_interval(&fx, 0, 0, false, s - 1), 0);
+        assert_false(fx.run->agents[0].n_iv > 0 && fx.run->agents[0].iv[0].received);
         /* Nor can an interval lie in the future of the coordinator's clock. */
         assert_int_equal(send_interval(&fx, 2, 5, false, s + 2 * SEC), 0);
         assert_true(fx.run->agents[2].n_iv == 0 || !fx.run->agents[2].iv[5].received);

@@ -786,8 +786,18 @@ static void test_check_strings(void **state)
         expect_bad(&f.e, "65 bytes");
         f.h.name = s64;
         expect_good(&f.e);
-        f.h.name = "n\xc3\xa9ud"; /* UTF-8 is fine */
+        /* Agent names become file names and CSV fields: a fixed alphabet. */
+        f.h.name = "n\xc3\xa9ud";
+        expect_bad(&f.e, "hello.name: '");
+        f.h.name = "a/b";
+        expect_bad(&f.e, "hello.name: '/' not allowed");
+        f.h.name = "a,b";
+        expect_bad(&f.e, "hello.name: ',' not allowed");
+        f.h.name = "web-01.rack_2";
         expect_good(&f.e);
+        f.h.hostname = "h\xc3\xb4te"; /* UTF-8 is fine where it is only shown */
+        expect_good(&f.e);
+        f.h.hostname = "h";
 
         f.h.agent_id = s65;
         expect_bad(&f.e, "hello.agent_id");
@@ -1281,6 +1291,78 @@ static void test_job_spec(void **state)
         assert_contains(err, "job j1");
 }
 
+/* Empty sub-messages cost two bytes on the wire and a whole struct decoded: a Finished full of
+ * them must hit the decode budget, not take gigabytes. */
+static void test_decode_budget(void **state)
+{
+        const size_t n = 1000000, inner = 2 * n + 4;
+        uint8_t *buf = malloc(inner + 32), *p = buf;
+        envelope_t *e = NULL;
+        char err[256];
+        size_t k;
+
+        assert_non_null(buf);
+        *p++ = 0x08; /* version = 1 */
+        *p++ = 0x01;
+        *p++ = 0xaa; /* field 21 (finished), length-delimited */
+        *p++ = 0x01;
+        for (k = inner; k >= 0x80; k >>= 7)
+                *p++ = (uint8_t)(k | 0x80);
+        *p++ = (uint8_t)k;
+        *p++ = 0x0a; /* run_id = "r1" */
+        *p++ = 0x02;
+        *p++ = 'r';
+        *p++ = '1';
+        for (size_t i = 0; i < n; i++) {
+                *p++ = 0x12; /* jobs: an empty JobResult */
+                *p++ = 0x00;
+        }
+        assert_int_equal(
+            wire_decode(buf, (size_t)(p - buf), WIRE_MAX_AGENT_MSG, &e, err, sizeof(err)),
+            -EBADMSG);
+        assert_null(e);
+        assert_non_null(strstr(err, "needs more than"));
+        free(buf);
+}
+
+static void test_check_started_times(void **state)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT, *d = NULL;
+        Iofleet__Started st = IOFLEET__STARTED__INIT;
+        uint8_t *buf;
+        size_t len;
+        char err[256];
+        const struct {
+                int64_t start, mono;
+                uint64_t lag;
+                const char *field;
+        } bad[] = {
+            {INT64_MAX, 0, 0, "started.start_ns"},
+            {0, INT64_MIN, 0, "started.host_mono_ns"},
+            {0, 0, UINT64_MAX, "started.workers_lag_ns"},
+        };
+        st.run_id = "r";
+        e.body_case = IOFLEET__ENVELOPE__BODY_STARTED;
+        e.started = &st;
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                st.start_ns = bad[i].start;
+                st.host_mono_ns = bad[i].mono;
+                st.workers_lag_ns = bad[i].lag;
+                assert_int_equal(wire_encode(&e, &buf, &len), 0);
+                assert_int_equal(wire_decode(buf, len, WIRE_MAX_AGENT_MSG, &d, err, sizeof(err)),
+                                 -EBADMSG);
+                assert_non_null(strstr(err, bad[i].field));
+                free(buf);
+        }
+        st.start_ns = INT64_C(1) << 61;
+        st.host_mono_ns = -(INT64_C(1) << 61);
+        st.workers_lag_ns = 5000;
+        assert_int_equal(wire_encode(&e, &buf, &len), 0);
+        assert_int_equal(wire_decode(buf, len, WIRE_MAX_AGENT_MSG, &d, err, sizeof(err)), 0);
+        wire_free(&d);
+        free(buf);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1291,6 +1373,8 @@ int main(void)
             cmocka_unit_test(test_round_trip_finished),
             cmocka_unit_test(test_round_trip_cli_bodies),
             cmocka_unit_test(test_decode_cap),
+            cmocka_unit_test(test_decode_budget),
+            cmocka_unit_test(test_check_started_times),
             cmocka_unit_test(test_decode_garbage),
             cmocka_unit_test(test_decode_version),
             cmocka_unit_test(test_no_body),
