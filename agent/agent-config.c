@@ -96,6 +96,11 @@ int agent_config_check(const agent_config_t *c, char *err, size_t errlen)
                         return -EINVAL;
                 }
         }
+        if (c->labels.n > WIRE_MAX_LABELS) {
+                snprintf(err, errlen, "labels: %zu given, at most %d allowed", c->labels.n,
+                         WIRE_MAX_LABELS);
+                return -E2BIG;
+        }
         if (strncmp(c->coordinator, "tcp://", 6) != 0 &&
             strncmp(c->coordinator, "ipc://", 6) != 0) {
                 snprintf(err, errlen, "coordinator: '%s' is not a tcp:// or ipc:// endpoint",

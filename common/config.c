@@ -169,6 +169,14 @@ static int set_label(const cfg_schema_t *s, void *target, const char *key, const
                               "%s: label '%s': keys are 1-64 characters without = , quotes or "
                               "spaces, values at most 256",
                               where, key);
+        /* The coordinator refuses control characters from the wire: refuse them here, where
+         * the operator can see which line is at fault. */
+        for (const char *p = value; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        return errorf(err, errlen, -EINVAL,
+                                      "%s: label '%s': control characters are not allowed in "
+                                      "values",
+                                      where, key);
         /* A later setting of the same key replaces the earlier one. */
         for (size_t i = 0; i < labels->n; i++)
                 if (strncmp(labels->v[i], key, klen) == 0 && labels->v[i][klen] == '=') {

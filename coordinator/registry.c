@@ -10,6 +10,8 @@
 #include "selector.h"
 #include "util.h"
 
+#define REGISTRY_FORGET_NS (3600 * (int64_t)NSEC_PER_SEC)
+
 struct registry {
         agent_t **agents;
         size_t n, cap;
@@ -145,6 +147,13 @@ void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
 {
         for (size_t i = 0; i < reg->n; i++) {
                 agent_t *a = reg->agents[i];
+                /* Lost agents stay listed for a while so people see they went away; agents whose
+                 * state was wiped come back under new ids, so the old entries must go. */
+                if (a->state == AGENT_LOST && now - a->last_seen_ns > REGISTRY_FORGET_NS) {
+                        agent_free(a);
+                        reg->agents[i--] = reg->agents[--reg->n];
+                        continue;
+                }
                 if (a->state != AGENT_LOST && now - a->last_seen_ns > lease_ns) {
                         a->state = AGENT_LOST;
                         if (lost)

@@ -51,7 +51,8 @@ agent_t *registry_find_peer(registry_t *reg, const char *peer);
 size_t registry_count(const registry_t *reg);
 agent_t *registry_at(registry_t *reg, size_t i);
 
-/* Marks agents not heard from since now - lease as lost; calls lost() for each newly lost one. */
+/* Marks agents not heard from since now - lease as lost, calling lost() for each newly lost
+ * one, and forgets agents lost for more than an hour. Pointers to forgotten agents die. */
 void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
                      void (*lost)(agent_t *a, void *userdata), void *userdata);
 /* Agents that are not lost and match the selector, sorted by name; the array is malloc'd. */

@@ -45,4 +45,24 @@ out=$("$IOFLEET" run --coordinator="$CTL" --name=r --rw=read --bs=4k --size=1m -
 check "a missing directory fails the run" [ $? -ne 0 ]
 check "with the agent and option named" grep -q "agent a[01]: job r: directory=/nonexistent/dir does not exist" <<<"$out"
 wait_agents 2 && ok "the agents are idle after a failed prepare"
+# Jobs keep their own runtimes; a timed job next to a size-bound one still ends.
+timeout 60 "$IOFLEET" run --coordinator="$CTL" --agents=name=a0 --ioengine=null --rw=read --bs=4k \
+	--name=timed --time_based --runtime=2s --name=sized --size=1m \
+	--output-format=json --output="$T/mixed.json" >"$T/mixed.log" 2>&1
+check "a run mixing timed and size-bound jobs ends" [ $? -eq 0 ]
+jqcheck "the timed job ran its runtime" "$T/mixed.json" '[.client_stats[] | select(.jobname == "timed") | .read.runtime >= 2000] == [true]'
+jqcheck "the size-bound job moved its size" "$T/mixed.json" '[.client_stats[] | select(.jobname == "sized") | .read.io_bytes] == [1048576]'
+
+# An agent told to stop while waiting for a far start instant stops now, and cleanly.
+"$IOFLEET" run --coordinator="$CTL" --agents=name=a1 --lead=60s --name=n --ioengine=null \
+	--rw=read --bs=4k --size=1m >"$T/lead.log" 2>&1 &
+RUN=$!
+for _ in $(seq 100); do grep -q "prepared" "$T/a1.log" && break; sleep 0.05; done
+A1=$(printf '%s\n' "${DAEMONS[@]}" | sed -n 's/:a1$//p')
+forget "$A1"
+kill -TERM "$A1"
+wait_exit "$A1" 10
+check "an agent waiting for a start 60 s away exits 0 on SIGTERM at once" [ $? -eq 0 ]
+wait_exit "$RUN" 30
+check "the run without it reports failure" [ $? -ne 0 ]
 finish

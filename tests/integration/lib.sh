@@ -132,6 +132,23 @@ wait_agents() {
 	return 1
 }
 
+# wait_exit PID [SECONDS]: waits for a child to exit (10 s by default) and returns its status;
+# one still running then is killed and 124 returned, so a hung daemon fails a test instead of
+# hanging it.
+wait_exit() {
+	local pid=$1 limit=${2:-10} i
+	for ((i = 0; i < limit * 20; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return 124
+	fi
+	wait "$pid"
+}
+
 # stop_daemons: SIGTERM to every daemon still listed; each must exit 0. Under AddressSanitizer a
 # leak or an error makes the exit status non-zero, so this is where the daemons' own health shows.
 stop_daemons() {
@@ -142,7 +159,7 @@ stop_daemons() {
 	done
 	for e in "${DAEMONS[@]}"; do
 		pid=${e%%:*} name=${e#*:}
-		wait "$pid"
+		wait_exit "$pid"
 		rc=$?
 		[ "$rc" -eq 0 ] || fail "$name exited with status $rc on SIGTERM (log: $T/$name.log)"
 	done
