@@ -12,17 +12,9 @@
 
 #include "config.h"
 #include "keys.h"
+#include "fuzz.h"
 #include "util.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-        do {                                                                                       \
-                if (!(cond)) {                                                                     \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-                        abort();                                                                   \
-                }                                                                                  \
-        } while (0)
 
 /* The agent's keys, plus one of each numeric type. */
 typedef struct fcfg {
