@@ -120,10 +120,10 @@ start_agent() {
 	DAEMONS+=("$LAST_PID:$name")
 }
 
-# wait_agents N: until the coordinator lists N idle agents (10 s at most).
+# wait_agents N [SECONDS]: until the coordinator lists N idle agents (10 s by default).
 wait_agents() {
 	local n=$1 got=0
-	for _ in $(seq 200); do
+	for _ in $(seq $((${2:-10} * 20))); do
 		got=$("$IOFLEET" agents --coordinator="$CTL" --json 2>/dev/null | jq '[.[] | select(.state == "idle")] | length' 2>/dev/null || echo 0)
 		[ "$got" -ge "$n" ] && return 0
 		sleep 0.05
