@@ -47,13 +47,21 @@ struct runner {
 
 int runner_dir_init(runner_dir_t *d)
 {
+        int r;
         memset(d, 0, sizeof(*d));
-        return hist_new(&d->clat);
+        if ((r = hist_new(&d->clat)) < 0 || (r = hist_new(&d->slat)) < 0 ||
+            (r = hist_new(&d->lat)) < 0) {
+                runner_dir_done(d);
+                return r;
+        }
+        return 0;
 }
 
 void runner_dir_done(runner_dir_t *d)
 {
         hist_free(&d->clat);
+        hist_free(&d->slat);
+        hist_free(&d->lat);
 }
 
 static void notify(void *userdata)
@@ -173,8 +181,11 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         wk->stop = &r->stop;
                         wk->notify = notify;
                         wk->userdata = r;
-                        hist_init(&wk->dir[0].clat);
-                        hist_init(&wk->dir[1].clat);
+                        for (int d = 0; d < 2; d++) {
+                                hist_init(&wk->dir[d].clat);
+                                hist_init(&wk->dir[d].slat);
+                                hist_init(&wk->dir[d].lat);
+                        }
                         if (!(e->flags & ENGINE_NO_FILES) &&
                             (rc = resolve_path(j, p, c, wk->path, sizeof(wk->path), err, errlen)) <
                                 0)
@@ -385,8 +396,14 @@ static void add_dir(runner_dir_t *d, const worker_dir_t *w, hist_t *tmp)
         d->ios += __atomic_load_n(&w->ios, __ATOMIC_RELAXED);
         d->errors += __atomic_load_n(&w->errors, __ATOMIC_RELAXED);
         d->short_ios += __atomic_load_n(&w->short_ios, __ATOMIC_RELAXED);
+        d->issued += __atomic_load_n(&w->issued, __ATOMIC_RELAXED);
+        d->dropped += __atomic_load_n(&w->dropped, __ATOMIC_RELAXED);
         hist_snapshot(tmp, &w->clat);
         hist_merge(d->clat, tmp);
+        hist_snapshot(tmp, &w->slat);
+        hist_merge(d->slat, tmp);
+        hist_snapshot(tmp, &w->lat);
+        hist_merge(d->lat, tmp);
 }
 
 void runner_totals(runner_t *r, runner_dir_t dirs[2])

@@ -30,8 +30,8 @@ typedef enum runner_state {
 
 /* Totals of one direction, summed over workers. */
 typedef struct runner_dir {
-        uint64_t bytes, ios, errors, short_ios;
-        hist_t *clat;
+        uint64_t bytes, ios, errors, short_ios, issued, dropped;
+        hist_t *clat, *slat, *lat;
 } runner_dir_t;
 
 int runner_dir_init(runner_dir_t *d);

@@ -25,7 +25,11 @@ typedef struct gate {
  * agent's loop at any time for the interval figures. */
 typedef struct worker_dir {
         uint64_t bytes, ios, errors, short_ios;
-        hist_t clat;
+        uint64_t issued;  /* I/Os submitted (fio's "issued rwts") */
+        uint64_t dropped; /* I/Os issued but not completed when the job ended */
+        hist_t clat;      /* completion latency: submit to completion */
+        hist_t slat;      /* submission latency: start of submit to its return (async engines) */
+        hist_t lat;       /* total latency: start of submit to completion */
 } worker_dir_t;
 
 typedef struct worker {

@@ -13,20 +13,58 @@ typedef enum rw_mode {
         RW_WRITE,
         RW_RANDREAD,
         RW_RANDWRITE,
+        RW_RW,     /* "rw" / "readwrite": sequential mixed, rwmixread percent reads */
+        RW_RANDRW, /* random mixed */
 } rw_mode_t;
 
-/* A parsed job section. Strings are owned (NULL when unset). */
+typedef enum verify_kind {
+        VERIFY_NONE,
+        VERIFY_CRC32C,
+        VERIFY_XXHASH, /* a fast 64-bit hash */
+} verify_kind_t;
+
+/* Directions, as fio indexes them. */
+enum { DDIR_READ = 0, DDIR_WRITE = 1 };
+
+/* A parsed job section. Strings are owned (NULL when unset). Sizes in bytes, times in ns;
+ * [DDIR_READ], [DDIR_WRITE] pairs come from fio's "read,write" values. */
 typedef struct job_spec {
         char *name;
         rw_mode_t rw;        /* default read */
-        uint64_t bs;         /* default 4096 */
-        uint64_t size;       /* 0 = not given */
+        uint32_t rwmixread;  /* percent of reads for rw/randrw; default 50 (rwmixwrite sets 100-x) */
+        uint64_t bs;         /* read block size, default 4096 ("bs=4k" sets both) */
+        uint64_t bs_write;   /* write block size, default = bs */
+        uint64_t size;       /* total per job (split over nrfiles); 0 = not given */
+        uint64_t filesize;   /* size of each file; 0 = size / nrfiles */
+        uint32_t nrfiles;    /* files per job, default 1 */
+        uint64_t offset;     /* where I/O starts in each file, default 0 */
         uint32_t numjobs;    /* default 1 */
+        uint32_t iodepth;    /* default 1 */
+        uint32_t iodepth_batch_submit;       /* default 1 ("iodepth_batch" is an alias) */
+        uint32_t iodepth_batch_complete_min; /* default 1 */
+        bool direct;         /* O_DIRECT; "buffered=0" sets it */
+        bool invalidate;     /* drop the page cache of the job's files before it runs; default 1 */
         uint64_t runtime_ns; /* 0 = not given */
         bool time_based;
+        uint64_t ramp_time_ns;  /* run this long before counting */
+        uint64_t startdelay_ns; /* start this long after the common start */
         char *directory;
         char *filename;
-        char *ioengine; /* default "psync" */
+        char *filename_format; /* fio's $jobname, $jobnum, $filenum, plus iofleet's $agent */
+        uint32_t fsync;        /* fsync after every N writes; 0 = never */
+        uint32_t fdatasync;    /* fdatasync after every N writes; 0 = never */
+        bool end_fsync;        /* fsync each file when the job's writes are done */
+        uint64_t rate[2];      /* bytes/s cap per direction, 0 = none */
+        uint64_t rate_iops[2]; /* IOs/s cap per direction, 0 = none */
+        bool randrepeat;       /* default 1: the same random offsets run after run */
+        uint64_t randseed;     /* default fio's 0x89 */
+        bool norandommap;      /* random offsets may repeat (default: each block once per pass) */
+        bool readonly;         /* refuse any write job */
+        verify_kind_t verify;
+        bool verify_fatal;
+        bool thread;           /* accepted: iofleet's workers are always threads */
+        bool group_reporting;  /* one result entry per job instead of one per clone */
+        char *ioengine;        /* default "psync" */
 } job_spec_t;
 
 /* Fills defaults; name may be NULL. 0 or -ENOMEM. */
