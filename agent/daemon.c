@@ -51,20 +51,44 @@ static int64_t timeline_of_mono(agent_t *ag, int64_t mono)
         return clock_local_ns() - clock_mono_ns() + mono + s.offset_ns;
 }
 
-static void fill_dir(Iofleet__DirStats *pb, Iofleet__Hist *hpb, const runner_dir_t *now,
-                     const runner_dir_t *before, hist_t *delta)
+/* One direction as it travels, with the memory its three histograms need. */
+typedef struct dir_wire {
+        Iofleet__DirStats pb;
+        Iofleet__Hist h[3];
+} dir_wire_t;
+
+static Iofleet__Hist *hist_part(Iofleet__Hist *pb, const hist_t *now, const hist_t *before,
+                                hist_t *delta)
 {
+        if (before)
+                hist_delta(delta, now, before);
+        else
+                hist_snapshot(delta, now);
+        return wire_hist_from(pb, delta) == 0 ? pb : NULL;
+}
+
+/* Fills w with now, or with now - before (an interval) when before is given. */
+static void dir_wire_fill(dir_wire_t *w, const runner_dir_t *now, const runner_dir_t *before,
+                          hist_t *delta)
+{
+        Iofleet__DirStats *pb = &w->pb;
         iofleet__dir_stats__init(pb);
+        memset(w->h, 0, sizeof(w->h));
         pb->bytes = now->bytes - (before ? before->bytes : 0);
         pb->ios = now->ios - (before ? before->ios : 0);
         pb->errors = now->errors - (before ? before->errors : 0);
         pb->short_ios = now->short_ios - (before ? before->short_ios : 0);
-        if (before)
-                hist_delta(delta, now->clat, before->clat);
-        else
-                hist_snapshot(delta, now->clat);
-        if (wire_hist_from(hpb, delta) == 0)
-                pb->clat = hpb;
+        pb->issued = now->issued - (before ? before->issued : 0);
+        pb->dropped = now->dropped - (before ? before->dropped : 0);
+        pb->clat = hist_part(&w->h[0], now->clat, before ? before->clat : NULL, delta);
+        pb->slat = hist_part(&w->h[1], now->slat, before ? before->slat : NULL, delta);
+        pb->lat = hist_part(&w->h[2], now->lat, before ? before->lat : NULL, delta);
+}
+
+static void dir_wire_done(dir_wire_t *w)
+{
+        for (int i = 0; i < 3; i++)
+                wire_hist_done(&w->h[i]);
 }
 
 /* Sends interval k: what every worker did since the previous one. */
@@ -73,8 +97,7 @@ static void send_interval(agent_t *ag, bool last)
         run_ctx_t *run = ag->run;
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Interval iv = IOFLEET__INTERVAL__INIT;
-        Iofleet__DirStats d[2];
-        Iofleet__Hist h[2];
+        dir_wire_t d[2];
         runner_dir_t now[2];
         hist_t *delta;
 
@@ -85,17 +108,17 @@ static void send_interval(agent_t *ag, bool last)
         }
         runner_totals(run->runner, now);
         for (int i = 0; i < 2; i++)
-                fill_dir(&d[i], &h[i], &now[i], &run->prev[i], delta);
+                dir_wire_fill(&d[i], &now[i], &run->prev[i], delta);
         iv.run_id = run->id;
         iv.index = (uint32_t)run->next_interval;
-        iv.read = &d[0];
-        iv.write = &d[1];
+        iv.read = &d[0].pb;
+        iv.write = &d[1].pb;
         iv.last = last;
         e.body_case = IOFLEET__ENVELOPE__BODY_INTERVAL;
         e.interval = &iv;
         session_send(ag, &e);
         for (int i = 0; i < 2; i++) {
-                wire_hist_done(&h[i]);
+                dir_wire_done(&d[i]);
                 runner_dir_done(&run->prev[i]);
                 run->prev[i] = now[i];
         }
@@ -132,12 +155,11 @@ static void send_finished(agent_t *ag, const char *error)
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Finished f = IOFLEET__FINISHED__INIT;
         Iofleet__JobResult *jr = calloc(nj, sizeof(*jr)), **jp = calloc(nj, sizeof(*jp));
-        Iofleet__DirStats *ds = calloc(2 * nj, sizeof(*ds));
-        Iofleet__Hist *hs = calloc(2 * nj, sizeof(*hs));
+        dir_wire_t *ds = calloc(2 * nj, sizeof(*ds));
         runner_dir_t *dirs = calloc(2 * nj, sizeof(*dirs));
         hist_t *delta = NULL;
 
-        if (!jr || !jp || !ds || !hs || !dirs || hist_new(&delta) < 0)
+        if (!jr || !jp || !ds || !dirs || hist_new(&delta) < 0)
                 goto done;
         for (size_t j = 0; j < nj; j++) {
                 runner_job_result_t res;
@@ -153,9 +175,9 @@ static void send_finished(agent_t *ag, const char *error)
                 jr[j].error = res.error;
                 jr[j].error_msg = (char *)(res.errmsg ? res.errmsg : "");
                 for (int d = 0; d < 2; d++)
-                        fill_dir(&ds[2 * j + d], &hs[2 * j + d], &dirs[2 * j + d], NULL, delta);
-                jr[j].read = &ds[2 * j];
-                jr[j].write = &ds[2 * j + 1];
+                        dir_wire_fill(&ds[2 * j + d], &dirs[2 * j + d], NULL, delta);
+                jr[j].read = &ds[2 * j].pb;
+                jr[j].write = &ds[2 * j + 1].pb;
                 jp[j] = &jr[j];
                 if (res.error && !error)
                         error = res.errmsg;
@@ -169,15 +191,14 @@ static void send_finished(agent_t *ag, const char *error)
         session_send(ag, &e);
         log_info("run %s: finished%s%s", run->id, error ? ": " : "", error ? error : "");
 done:
-        for (size_t j = 0; dirs && hs && j < 2 * nj; j++) {
+        for (size_t j = 0; dirs && ds && j < 2 * nj; j++) {
                 runner_dir_done(&dirs[j]);
-                wire_hist_done(&hs[j]);
+                dir_wire_done(&ds[j]);
         }
         hist_free(&delta);
         free(jr);
         free(jp);
         free(ds);
-        free(hs);
         free(dirs);
 }
 

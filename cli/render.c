@@ -145,6 +145,7 @@ static void dir_block(FILE *f, const char *label, json_t *d)
                 count_str(num(d, "iops"), iops, sizeof(iops)),
                 bw_str(num(d, "bw_bytes"), bw, sizeof(bw)), num(d, "bw_bytes") / 1e6,
                 bytes_str(bytes, io, sizeof(io)), runtime);
+        lat_line(f, "slat", json_object_get(d, "slat_ns"));
         lat_line(f, "clat", json_object_get(d, "clat_ns"));
         lat_line(f, " lat", json_object_get(d, "lat_ns"));
         if (num(d, "bw_samples") > 0) {

@@ -113,8 +113,15 @@ static int check_dir(const Iofleet__DirStats *d, const char *what, char *err, si
                 return 0;
         if (d->short_ios > d->ios || d->errors > UINT64_MAX / 2)
                 return errorf(err, errlen, -EBADMSG, "%s: short_ios/errors out of range", what);
+        int r;
         snprintf(w, sizeof(w), "%s.clat", what);
-        return check_hist(d->clat, w, err, errlen);
+        if ((r = check_hist(d->clat, w, err, errlen)) < 0)
+                return r;
+        snprintf(w, sizeof(w), "%s.slat", what);
+        if ((r = check_hist(d->slat, w, err, errlen)) < 0)
+                return r;
+        snprintf(w, sizeof(w), "%s.lat", what);
+        return check_hist(d->lat, w, err, errlen);
 }
 
 static int check_labels(Iofleet__Label **l, size_t n, char *err, size_t errlen)

@@ -16,19 +16,25 @@
 
 /* Totals of one direction, merged over workers, jobs or agents. */
 typedef struct dir_acc {
-        uint64_t bytes, ios, errors, short_ios;
-        hist_t *clat;
+        uint64_t bytes, ios, errors, short_ios, issued, dropped;
+        hist_t *clat, *slat, *lat;
 } dir_acc_t;
-
-static int dir_acc_init(dir_acc_t *d)
-{
-        memset(d, 0, sizeof(*d));
-        return hist_new(&d->clat);
-}
 
 static void dir_acc_done(dir_acc_t *d)
 {
         hist_free(&d->clat);
+        hist_free(&d->slat);
+        hist_free(&d->lat);
+}
+
+static int dir_acc_init(dir_acc_t *d)
+{
+        int r;
+        memset(d, 0, sizeof(*d));
+        if ((r = hist_new(&d->clat)) < 0 || (r = hist_new(&d->slat)) < 0 ||
+            (r = hist_new(&d->lat)) < 0)
+                dir_acc_done(d);
+        return r;
 }
 
 static void dir_acc_add(dir_acc_t *d, const Iofleet__DirStats *s)
@@ -39,7 +45,13 @@ static void dir_acc_add(dir_acc_t *d, const Iofleet__DirStats *s)
         d->ios += s->ios;
         d->errors += s->errors;
         d->short_ios += s->short_ios;
+        d->issued += s->issued;
+        d->dropped += s->dropped;
         wire_hist_add(d->clat, s->clat);
+        wire_hist_add(d->slat, s->slat);
+        /* A synchronous engine has no submission phase: its total latency is its completion
+         * latency, as fio reports it. */
+        wire_hist_add(d->lat, s->lat && s->lat->n ? s->lat : s->clat);
 }
 
 static json_t *lat_json(const hist_t *h)
@@ -62,13 +74,6 @@ static json_t *lat_json(const hist_t *h)
         } else
                 json_decref(p);
         return o;
-}
-
-static json_t *zero_lat_json(void)
-{
-        hist_t empty;
-        hist_init(&empty);
-        return lat_json(&empty);
 }
 
 /* Series statistics of per-interval samples: min, max, mean, population stddev. */
@@ -119,12 +124,12 @@ static json_t *dir_json(const dir_acc_t *d, uint64_t runtime_ns, const series_t 
                             json_integer((json_int_t)((runtime_ns + 500000) / 1000000)));
         json_object_set_new(o, "total_ios", json_integer((json_int_t)d->ios));
         json_object_set_new(o, "short_ios", json_integer((json_int_t)d->short_ios));
-        json_object_set_new(o, "drop_ios", json_integer(0));
+        json_object_set_new(o, "drop_ios", json_integer((json_int_t)d->dropped));
+        json_object_set_new(o, "issued_ios", json_integer((json_int_t)d->issued));
         json_object_set_new(o, "errors", json_integer((json_int_t)d->errors));
-        /* Synchronous engines have no submission phase: slat is empty and lat equals clat. */
-        json_object_set_new(o, "slat_ns", zero_lat_json());
+        json_object_set_new(o, "slat_ns", lat_json(d->slat));
         json_object_set_new(o, "clat_ns", lat_json(d->clat));
-        json_object_set_new(o, "lat_ns", lat_json(d->clat));
+        json_object_set_new(o, "lat_ns", lat_json(d->lat));
         json_object_set_new(o, "bw_min", json_integer((json_int_t)(bw->min / 1024)));
         json_object_set_new(o, "bw_max", json_integer((json_int_t)(bw->max / 1024)));
         json_object_set_new(o, "bw_agg", json_real(agg_share));
