@@ -271,9 +271,9 @@ static void on_runner(agent_t *ag)
                              : " (no real-time priority for the starter: less precise)");
         }
         if (st == RUNNER_DONE) {
-                size_t last = intervals_final(runner_last_done_mono(run->runner) - run->start_mono,
-                                              run->interval_ns, run->max_intervals,
-                                              run->next_interval);
+                size_t last =
+                    intervals_final(runner_last_done_mono(run->runner) - run->start_mono,
+                                    run->interval_ns, run->max_intervals, run->next_interval);
                 while (run->next_interval < last)
                         send_interval(ag, false);
                 send_interval(ag, true);

@@ -168,7 +168,7 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
         json_t *stats = json_object_get(doc, "client_stats"), *io = json_object_get(doc, "iofleet");
         json_t *entry, *agents = json_object_get(io, "agents");
         size_t i;
-        char skew[32], a[32], b[32];
+        char skew[32], a[32], b[32], c[32];
 
         json_array_foreach(stats, i, entry)
         {
@@ -208,6 +208,28 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
                 clock_format_duration((int64_t)num(io, "start_skew_workers_ns"), b, sizeof(b)),
                 json_array_size(json_object_get(io, "intervals")),
                 clock_format_duration((int64_t)num(io, "interval_ns"), a, sizeof(a)));
+        {
+                /* Size-bound workers end at different times: fio's whole-run figure hides how
+                 * fast the cluster went while all of them were running. */
+                json_t *done = json_object_get(io, "done");
+                double first = num(done, "first_done_ns"), last = num(done, "last_done_ns");
+                if (json_is_object(done) && last > first * 1.05)
+                        for (int w = 0; w < 2; w++) {
+                                double fb = num(done, w ? "first_done_write_bw_bytes"
+                                                        : "first_done_read_bw_bytes");
+                                double lb = num(done, w ? "last_done_write_bw_bytes"
+                                                        : "last_done_read_bw_bytes");
+                                if (fb == 0 && lb == 0)
+                                        continue;
+                                fprintf(f,
+                                        "iofleet: %s first done %s at %s (all workers running), "
+                                        "last done %s at %s\n",
+                                        w ? "write" : "read", bw_str(fb, a, sizeof(a)),
+                                        clock_format_duration((int64_t)first, skew, sizeof(skew)),
+                                        bw_str(lb, b, sizeof(b)),
+                                        clock_format_duration((int64_t)last, c, sizeof(c)));
+                        }
+        }
         json_array_foreach(agents, i, entry)
         {
                 const char *err = json_string_value(json_object_get(entry, "error"));

@@ -221,6 +221,65 @@ static json_t *client_entry(const char *jobname, const char *hostname, const cha
         return o;
 }
 
+/* Bytes an agent moved in one direction up to t after the start, from its interval series: whole
+ * intervals, plus the share of the interval holding t (the agent's last interval counts only
+ * up to its own end). Resolution: one interval. */
+static double agent_bytes_at(const run_t *run, const run_agent_t *a, bool write, uint64_t t)
+{
+        uint64_t end = agent_end_ns(a), iv = run->interval_ns;
+        double sum = 0;
+        for (size_t k = 0; k < a->n_iv; k++) {
+                uint64_t from = k * iv, to = (k + 1) * iv;
+                double b;
+                if (!a->iv[k].received || from >= t)
+                        continue;
+                b = (double)(write ? a->iv[k].write_bytes : a->iv[k].read_bytes);
+                if (end && end < to)
+                        to = end > from ? end : from + 1;
+                sum += t >= to ? b : b * (double)(t - from) / (double)(to - from);
+        }
+        return sum;
+}
+
+/* Size-bound workers end at different times: "first done" is the cluster's rate while every
+ * worker still ran (up to the first end on any agent), "last done" the whole (up to the last). */
+static json_t *done_json(const run_t *run)
+{
+        json_t *o = json_object();
+        uint64_t first = UINT64_MAX, last = 0;
+        double at_first[2] = {0, 0}, total[2] = {0, 0};
+
+        for (size_t i = 0; i < run->n_agents; i++) {
+                const run_agent_t *a = &run->agents[i];
+                for (size_t q = 0; a->finished && q < a->finished->finished->n_jobs; q++) {
+                        const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
+                        first = jr->first_done_ns < first ? jr->first_done_ns : first;
+                        last = jr->last_done_ns > last ? jr->last_done_ns : last;
+                        total[0] += jr->read ? (double)jr->read->bytes : 0;
+                        total[1] += jr->write ? (double)jr->write->bytes : 0;
+                }
+        }
+        if (first == UINT64_MAX || first == 0 || last == 0) {
+                json_decref(o);
+                return json_null();
+        }
+        for (size_t i = 0; i < run->n_agents; i++)
+                for (int w = 0; w < 2; w++)
+                        at_first[w] += agent_bytes_at(run, &run->agents[i], w, first);
+        json_object_set_new(o, "first_done_ns", json_integer((json_int_t)first));
+        json_object_set_new(o, "first_done_read_bw_bytes",
+                            json_integer((json_int_t)(at_first[0] * 1e9 / (double)first)));
+        json_object_set_new(o, "first_done_write_bw_bytes",
+                            json_integer((json_int_t)(at_first[1] * 1e9 / (double)first)));
+        json_object_set_new(o, "last_done_ns", json_integer((json_int_t)last));
+        json_object_set_new(o, "last_done_read_bw_bytes",
+                            json_integer((json_int_t)(total[0] * 1e9 / (double)last)));
+        json_object_set_new(o, "last_done_write_bw_bytes",
+                            json_integer((json_int_t)(total[1] * 1e9 / (double)last)));
+        json_object_set_new(o, "first_done_basis", json_string("interval-interpolated"));
+        return o;
+}
+
 static json_t *iofleet_json(const run_t *run)
 {
         json_t *o = json_object(), *agents = json_array(), *ivs = json_array(),
@@ -337,6 +396,7 @@ static json_t *iofleet_json(const run_t *run)
                 json_array_append_new(jobs, j);
         }
         json_object_set_new(o, "jobs", jobs);
+        json_object_set_new(o, "done", done_json(run));
         return o;
 }
 

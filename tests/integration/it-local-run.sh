@@ -44,4 +44,6 @@ check "normal output says where the JSON went" grep -q 'result.json' "$T/normal.
 J2=$(ls -t "$T"/runs/*/result.json | head -n1)
 jqcheck "size-bound: exactly size bytes per agent" "$J2" '[.client_stats[:-1][] | .write.io_bytes == 4194304] | all'
 jqcheck "size-bound: last interval is marked by first/last done" "$J2" '.iofleet.jobs[0].last_done_ns >= .iofleet.jobs[0].first_done_ns'
+jqcheck "size-bound: first-done and last-done rates across agents" "$J2" '.iofleet.done.first_done_write_bw_bytes > 0 and .iofleet.done.last_done_write_bw_bytes > 0 and .iofleet.done.last_done_ns >= .iofleet.done.first_done_ns'
+jqcheck "slat, clat and lat are fio's blocks" "$J2" '.client_stats[-1].write | (.slat_ns | has("N")) and .clat_ns.N > 0 and .lat_ns.N == .clat_ns.N'
 finish
