@@ -64,7 +64,12 @@ typedef struct job_spec {
         bool verify_fatal;
         bool thread;           /* accepted: iofleet's workers are always threads */
         bool group_reporting;  /* one result entry per job instead of one per clone */
-        char *ioengine;        /* default "psync" */
+        char *ioengine;        /* default "psync"; "metadata" runs the metadata workload */
+        /* The metadata workload (ioengine=metadata; iofleet's own, in the spirit of bonnie++'s
+         * file tests): nrfiles files of filesize bytes per clone, spread over metadata_dirs
+         * directories, created, stat'ed, read and deleted in the orders metadata_order names. */
+        uint32_t metadata_dirs;   /* default 1 */
+        char *metadata_order;     /* "sequential", "random" or "both" (default) */
 } job_spec_t;
 
 /* Fills defaults; name may be NULL. 0 or -ENOMEM. */
