@@ -1,223 +1,25 @@
-/* fio-style job options: the option table, one setter for the command line, job files and the wire,
- * whole-job checks. */
+/* fio-style job options: one setter for the command line, job files and the wire, applying the
+ * table of options-table.c; defaults; help. Whole-job checks are in options-validate.c. */
 #include <assert.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
-#include "util.h"
-
-#define JOB_NAME_MAX 64
-#define JOB_PATH_MAX (PATH_MAX - 1)
-#define JOB_BS_MAX (2ULL << 30)
-#define JOB_SIZE_MAX ((uint64_t)INT64_MAX) /* offsets are off_t */
-#define JOB_NUMJOBS_MAX 4096
-#define JOB_RUNTIME_MAX (3650 * NSEC_PER_DAY) /* ten years */
-
-#define ECHO_MAX 48 /* bytes of a user's value quoted back in a message */
-#define ECHO_BUF (ECHO_MAX * 4 + 8)
-
-typedef enum opt_type {
-        OPT_STR,    /* char *: one of .choices, or any text .check accepts */
-        OPT_ENUM,   /* rw_mode_t: index into .choices */
-        OPT_SIZE,   /* uint64_t bytes, fio's int syntax with k/m/g/t/p */
-        OPT_UINT32, /* uint32_t count, same syntax as fio reads any int */
-        OPT_TIME,   /* uint64_t nanoseconds, fio's time syntax */
-        OPT_BOOL,   /* bool */
-} opt_type_t;
-
-typedef struct job_option job_option_t;
-struct job_option {
-        const char *name;
-        const char *aliases[2];
-        opt_type_t type;
-        size_t offset;                  /* of the field in job_spec_t */
-        uint64_t min, max;              /* numeric types, in stored units */
-        uint64_t unit_ns;               /* OPT_TIME: unit of a bare number */
-        bool zero_unset;                /* 0 means "not given", exempt from min */
-        bool per_ddir;                  /* fio takes "read,write,trim" values */
-        bool fio_paths;                 /* fio's ':' separates several paths, '\:' escapes */
-        const char *const *choices;     /* accepted values (OPT_STR, OPT_ENUM) */
-        const char *const *fio_choices; /* real fio values iofleet does not do yet */
-        int (*check)(const char *key, const char *s, char *err, size_t errlen);
-        const char *range; /* help text of the range when not numeric */
-        const char *def;   /* default as the user would write it */
-        const char *example;
-        const char *help;
-};
-
-/* offsetof() that refuses to compile when the field is not of type t. */
-#define FIELD(t, f)                                                                                \
-        (offsetof(job_spec_t, f) +                                                                 \
-         0 * sizeof(char[__builtin_types_compatible_p(__typeof__(((job_spec_t *)0)->f), t) ? 1     \
-                                                                                           : -1]))
+#include "options-fio.h"
+#include "options-internal.h"
+#include "parse.h"
 
 static const char *const rw_names[] = {
     [RW_READ] = "read",
     [RW_WRITE] = "write",
     [RW_RANDREAD] = "randread",
     [RW_RANDWRITE] = "randwrite",
+    [RW_RW] = "rw",
+    [RW_RANDRW] = "randrw",
     NULL,
 };
-static const char *const rw_fio_names[] = {
-    "trim", "randtrim", "rw", "readwrite", "randrw", "trimwrite", "randtrimwrite", NULL,
-};
-static const char *const engine_names[] = {"psync", "null", NULL};
-static const char *const engine_fio_names[] = {
-    "sync",         "vsync",    "pvsync",     "pvsync2",    "libaio",      "io_uring",
-    "io_uring_cmd", "posixaio", "solarisaio", "windowsaio", "mmap",        "splice",
-    "netsplice",    "sg",       "net",        "cpuio",      "rdma",        "rbd",
-    "rados",        "e4defrag", "falloc",     "gfapi",      "gfapi_async", "libhdfs",
-    "pmemblk",      "libpmem",  "dev-dax",    "ime_psync",  "ime_psyncv",  "ime_aio",
-    "filecreate",   "filestat", "filedelete", "dircreate",  "dirstat",     "dirdelete",
-    "http",         "nbd",      "nfs",        "exec",       "xnvme",       "libblkio",
-    "libcufile",    "dfs",      "mtd",        "external",   NULL,
-};
-
-static int check_name(const char *key, const char *s, char *err, size_t errlen);
-static int check_directory(const char *key, const char *s, char *err, size_t errlen);
-static int check_filename(const char *key, const char *s, char *err, size_t errlen);
-
-static const job_option_t job_options[] = {
-    {
-        .name = "name",
-        .type = OPT_STR,
-        .offset = FIELD(char *, name),
-        .check = check_name,
-        .range = "1-64 of A-Za-z0-9._-",
-        .example = "seqread",
-        .help = "Job name; becomes part of generated file names",
-    },
-    {
-        .name = "rw",
-        .aliases = {"readwrite"},
-        .type = OPT_ENUM,
-        .offset = FIELD(rw_mode_t, rw),
-        .choices = rw_names,
-        .fio_choices = rw_fio_names,
-        .def = "read",
-        .example = "randread",
-        .help = "I/O pattern",
-    },
-    {
-        .name = "bs",
-        .aliases = {"blocksize"},
-        .type = OPT_SIZE,
-        .offset = FIELD(uint64_t, bs),
-        .min = 1,
-        .max = JOB_BS_MAX,
-        .per_ddir = true,
-        .def = "4k",
-        .example = "4k",
-        .help = "Block size of each I/O",
-    },
-    {
-        .name = "size",
-        .type = OPT_SIZE,
-        .offset = FIELD(uint64_t, size),
-        .min = 1,
-        .max = JOB_SIZE_MAX,
-        .zero_unset = true,
-        .example = "1g",
-        .help = "Bytes of file to work on, per job",
-    },
-    {
-        .name = "numjobs",
-        .type = OPT_UINT32,
-        .offset = FIELD(uint32_t, numjobs),
-        .min = 1,
-        .max = JOB_NUMJOBS_MAX,
-        .def = "1",
-        .example = "4",
-        .help = "Number of clones of this job, each with its own file",
-    },
-    {
-        .name = "runtime",
-        .aliases = {"timeout"},
-        .type = OPT_TIME,
-        .offset = FIELD(uint64_t, runtime_ns),
-        .min = 0,
-        .max = JOB_RUNTIME_MAX,
-        .unit_ns = NSEC_PER_SEC,
-        .def = "0",
-        .example = "30s",
-        .help = "Stop after this long (seconds if no unit); 0 = no limit",
-    },
-    {
-        .name = "time_based",
-        .type = OPT_BOOL,
-        .offset = FIELD(bool, time_based),
-        .def = "0",
-        .example = "1",
-        .help = "Loop over the workload until runtime has passed",
-    },
-    {
-        .name = "directory",
-        .type = OPT_STR,
-        .offset = FIELD(char *, directory),
-        .fio_paths = true,
-        .check = check_directory,
-        .range = "path",
-        .example = "/mnt/test",
-        .help = "Directory for the job's files",
-    },
-    {
-        .name = "filename",
-        .type = OPT_STR,
-        .offset = FIELD(char *, filename),
-        .fio_paths = true,
-        .check = check_filename,
-        .range = "path",
-        .example = "/dev/nvme0n1",
-        .help = "File or device to use instead of generated names",
-    },
-    {
-        .name = "ioengine",
-        .type = OPT_STR,
-        .offset = FIELD(char *, ioengine),
-        .choices = engine_names,
-        .fio_choices = engine_fio_names,
-        .def = "psync",
-        .example = "psync",
-        .help = "How I/O is issued: pread/pwrite, or nothing at all (null)",
-    },
-};
-
-/* Real fio job options (and a few command-line flags) that iofleet does not implement yet,
- * separated by spaces;
- * naming one gets -EOPNOTSUPP rather than "unknown option". */
-static const char fio_only_options[] =
-    "allow_file_create allow_mounted_write allrandrepeat atomic ba blockalign "
-    "bs_is_seq_rand bs_unaligned blocksize_unaligned bsrange blocksize_range bssplit "
-    "buffer_compress_chunk buffer_compress_percentage buffer_pattern buffered cgroup "
-    "clat_percentiles clocksource continue_on_error cpumask cpus_allowed "
-    "cpus_allowed_policy create_fsync create_on_open create_only create_serialize "
-    "dedupe_percentage description direct disable_bw_measurement disable_clat "
-    "disable_lat disable_slat do_verify end_fsync eta eta-newline eta-interval "
-    "exec_postrun exec_prerun exitall exitall_on_error fadvise_hint fallocate fdatasync "
-    "file_append file_service_type filename_format filesize fill_device fill_fs "
-    "fileoffset flow flow_id fsync fsync_on_close group_reporting gtod_reduce hipri "
-    "ignore_error invalidate io_size io_limit io_submit_mode iodepth iodepth_batch "
-    "iodepth_batch_submit iodepth_batch_complete iodepth_batch_complete_min "
-    "iodepth_batch_complete_max iodepth_low iomem kb_base lat_percentiles "
-    "latency_percentile latency_target latency_window lockfile log_avg_msec loops "
-    "max_latency mem minimal new_group nice norandommap nrfiles nrfile number_ios "
-    "numa_cpu_nodes numa_mem_policy offset offset_align offset_increment opendir "
-    "openfiles output output-format overwrite percentage_random per_job_logs pre_read "
-    "prio prioclass ramp_time random_distribution random_generator randrepeat randseed "
-    "rate rate_iops rate_iops_min rate_min ratemin rate_process read_iolog readonly "
-    "refill_buffers rw_sequencer rwmixread rwmixwrite scramble_buffers serialize_overlap "
-    "softrandommap startdelay status-interval steadystate ss ss_dur ss_ramp stonewall "
-    "sync sync_file_range thinktime thinktime_blocks thinktime_spin thread trim_backlog "
-    "trim_percentage unique_filename unit_base uncached verify verify_backlog "
-    "verify_fatal verify_interval verify_pattern wait_for wait_for_previous write_bw_log "
-    "write_hist_log write_iolog write_iops_log write_lat_log zero_buffers zonemode "
-    "zonerange zonesize zoneskip";
 
 /* --- messages -------------------------------------------------------------------------- */
 
@@ -241,8 +43,7 @@ static void utf8_trim_tail(char *s)
                 s[i - 1] = '\0';
 }
 
-static void err_set(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
-static void err_set(char *err, size_t errlen, const char *fmt, ...)
+void options_err(char *err, size_t errlen, const char *fmt, ...)
 {
         va_list ap;
         int n;
@@ -259,7 +60,7 @@ static void err_set(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* Quotes user text into buf (ECHO_BUF bytes) as one printable line, shortened with "...". */
-static const char *echo(char *buf, const char *s)
+const char *options_echo(char *buf, const char *s)
 {
         size_t o = 0, i;
 
@@ -287,7 +88,7 @@ static const char *echo(char *buf, const char *s)
 }
 
 /* "a, b, c" into buf; shortened safely when it does not fit. */
-static const char *join(char *buf, size_t n, const char *const *list, const char *sep)
+const char *options_join(char *buf, size_t n, const char *const *list, const char *sep)
 {
         size_t o = 0;
 
@@ -301,7 +102,7 @@ static const char *join(char *buf, size_t n, const char *const *list, const char
         return buf;
 }
 
-static bool str_in(const char *s, const char *const *list)
+bool options_str_in(const char *s, const char *const *list)
 {
         for (size_t i = 0; list && list[i]; i++)
                 if (streq(s, list[i]))
@@ -309,17 +110,8 @@ static bool str_in(const char *s, const char *const *list)
         return false;
 }
 
-static size_t strv_length(const char *const *list)
-{
-        size_t n = 0;
-
-        while (list && list[n])
-                n++;
-        return n;
-}
-
 /* Shortest form that parse_size() reads back: "64k", "2g", or plain bytes. */
-static const char *format_size(char *buf, size_t n, uint64_t v)
+const char *options_format_size(char *buf, size_t n, uint64_t v)
 {
         static const char units[] = "kmgtp";
 
@@ -355,10 +147,10 @@ static const char *format_duration(char *buf, size_t n, uint64_t ns)
         return buf;
 }
 
-static const char *format_value(char *buf, size_t n, const job_option_t *o, uint64_t v)
+const char *options_format_value(char *buf, size_t n, const job_option_t *o, uint64_t v)
 {
         if (o->type == OPT_SIZE)
-                return format_size(buf, n, v);
+                return options_format_size(buf, n, v);
         if (o->type == OPT_TIME)
                 return format_duration(buf, n, v);
         snprintf(buf, n, "%llu", (unsigned long long)v);
@@ -381,69 +173,17 @@ bool rw_mode_is_read(rw_mode_t m)
 
 bool rw_mode_is_random(rw_mode_t m)
 {
-        return m == RW_RANDREAD || m == RW_RANDWRITE;
+        return m == RW_RANDREAD || m == RW_RANDWRITE || m == RW_RANDRW;
 }
 
-/* --- string checks -------------------------------------------------------------------- */
-
-static int check_name(const char *key, const char *s, char *err, size_t errlen)
+bool rw_mode_has_read(rw_mode_t m)
 {
-        char vb[ECHO_BUF];
-        size_t len = strlen(s);
-
-        if (len == 0) {
-                err_set(err, errlen, "%s: must not be empty", key);
-                return -EINVAL;
-        }
-        if (len > JOB_NAME_MAX) {
-                err_set(err, errlen, "%s: length %zu is out of range 1..%d", key, len,
-                        JOB_NAME_MAX);
-                return -ERANGE;
-        }
-        for (const char *p = s; *p; p++) {
-                char c = (char)((*p >= 'A' && *p <= 'Z') ? *p + 32 : *p);
-                if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '.' || c == '_' ||
-                      c == '-')) {
-                        err_set(err, errlen,
-                                "%s: '%s' may only contain A-Z, a-z, 0-9, '.', '_' and '-'", key,
-                                echo(vb, s));
-                        return -EINVAL;
-                }
-        }
-        return 0;
+        return m == RW_READ || m == RW_RANDREAD || m == RW_RW || m == RW_RANDRW;
 }
 
-static int check_directory(const char *key, const char *s, char *err, size_t errlen)
+bool rw_mode_has_write(rw_mode_t m)
 {
-        char vb[ECHO_BUF];
-        size_t len = strlen(s);
-
-        if (len == 0) {
-                err_set(err, errlen, "%s: must not be empty", key);
-                return -EINVAL;
-        }
-        if (len > JOB_PATH_MAX) {
-                err_set(err, errlen, "%s: length %zu is out of range 1..%d", key, len,
-                        JOB_PATH_MAX);
-                return -ERANGE;
-        }
-        for (const char *p = s; *p; p++)
-                if ((unsigned char)*p < 0x20 || *p == 0x7f) {
-                        err_set(err, errlen, "%s: '%s' contains a control character", key,
-                                echo(vb, s));
-                        return -EINVAL;
-                }
-        return 0;
-}
-
-static int check_filename(const char *key, const char *s, char *err, size_t errlen)
-{
-        if (streq(s, "-")) {
-                err_set(err, errlen, "%s: fio's '-' (stdin/stdout) is not supported by iofleet yet",
-                        key);
-                return -EOPNOTSUPP;
-        }
-        return check_directory(key, s, err, errlen);
+        return m == RW_WRITE || m == RW_RANDWRITE || m == RW_RW || m == RW_RANDRW;
 }
 
 /* fio reads ':' in a path option as a separator of several paths and "\:" as a ':'. */
@@ -459,10 +199,10 @@ static int unescape_fio_path(const char *key, const char *s, char **ret, char *e
                         *o++ = ':';
                         p++;
                 } else if (*p == ':') {
-                        err_set(err, errlen,
-                                "%s: '%s' lists several paths, which iofleet does not support "
-                                "yet (write '\\:' for a ':' inside a path)",
-                                key, echo(vb, s));
+                        options_err(err, errlen,
+                                    "%s: '%s' lists several paths, which iofleet does not support "
+                                    "yet (write '\\:' for a ':' inside a path)",
+                                    key, options_echo(vb, s));
                         free(c);
                         return -EOPNOTSUPP;
                 } else {
@@ -484,10 +224,10 @@ static int choice_find(const job_option_t *o, const char *key, const char *value
         for (size_t i = 0; o->choices[i]; i++)
                 if (streq(value, o->choices[i]))
                         return (int)i;
-        join(list, sizeof(list), o->choices, ", ");
-        if (str_in(value, o->fio_choices)) {
-                err_set(err, errlen, "%s: fio's '%s' is not supported by iofleet yet (use %s)", key,
-                        value, list);
+        options_join(list, sizeof(list), o->choices, ", ");
+        if (options_str_in(value, o->fio_choices)) {
+                options_err(err, errlen, "%s: fio's '%s' is not supported by iofleet yet (use %s)",
+                            key, value, list);
                 return -EOPNOTSUPP;
         }
         if (colon) {
@@ -498,87 +238,177 @@ static int choice_find(const job_option_t *o, const char *key, const char *value
                 if (n < sizeof(base)) {
                         memcpy(base, value, n);
                         base[n] = '\0';
-                        if (str_in(base, o->choices) || str_in(base, o->fio_choices)) {
-                                err_set(err, errlen,
-                                        "%s: fio's ':' suffix in '%s' is not supported by "
-                                        "iofleet yet (use %s)",
-                                        key, echo(vb, value), list);
+                        if (options_str_in(base, o->choices) ||
+                            options_str_in(base, o->fio_choices)) {
+                                options_err(err, errlen,
+                                            "%s: fio's ':' suffix in '%s' is not supported by "
+                                            "iofleet yet (use %s)",
+                                            key, options_echo(vb, value), list);
                                 return -EOPNOTSUPP;
                         }
                 }
         }
-        err_set(err, errlen, "%s: '%s' is not one of %s", key, echo(vb, value), list);
+        options_err(err, errlen, "%s: '%s' is not one of %s", key, options_echo(vb, value), list);
         return -EINVAL;
 }
 
 /* --- the table at work ---------------------------------------------------------------- */
 
-static void *field_of(job_spec_t *j, const job_option_t *o)
+static void *field_at(job_spec_t *j, size_t offset)
 {
-        return (char *)j + o->offset;
+        return (char *)j + offset;
 }
 
-static const void *cfield_of(const job_spec_t *j, const job_option_t *o)
-{
-        return (const char *)j + o->offset;
-}
-
-static int range_error(const job_option_t *o, const char *key, const char *shown, char *err,
-                       size_t errlen)
+int options_range_error(const job_option_t *o, const char *key, const char *what, const char *shown,
+                        char *err, size_t errlen)
 {
         char lo[32], hi[32];
 
-        err_set(err, errlen, "%s: %s is out of range %s..%s", key, shown,
-                format_value(lo, sizeof(lo), o, o->min), format_value(hi, sizeof(hi), o, o->max));
+        options_err(err, errlen, "%s: %s%s is out of range %s..%s", key, what, shown,
+                    options_format_value(lo, sizeof(lo), o, o->min),
+                    options_format_value(hi, sizeof(hi), o, o->max));
         return -ERANGE;
+}
+
+/* One number of option o into *ret; part names the direction of one of several values. */
+static int parse_number(const job_option_t *o, const char *key, const char *s, const char *part,
+                        uint64_t *ret, char *err, size_t errlen)
+{
+        char vb[ECHO_BUF], what[16] = "";
+        const char *why = NULL;
+        uint64_t v = 0;
+        int r;
+
+        if (part)
+                snprintf(what, sizeof(what), "%s value ", part);
+        if (o->fio_range && strpbrk(s + 1, "-:")) {
+                options_err(err, errlen,
+                            "%s: fio's range '%s' is not supported by iofleet yet (give one value, "
+                            "e.g. %s=%s)",
+                            key, options_echo(vb, s), key, o->example);
+                return -EOPNOTSUPP;
+        }
+        if (o->per_ddir && strpbrk(s + 1, "-:")) {
+                options_err(err, errlen,
+                            "%s: %s'%s' is not a value (fio's ranges are not supported yet; "
+                            "read,write values are separated by ',')",
+                            key, what, options_echo(vb, s));
+                return -EINVAL;
+        }
+        if (o->type == OPT_TIME)
+                r = parse_duration_why(s, o->unit_ns, &v, &why);
+        else
+                r = parse_size_why(s, &v, &why);
+        if (r == -ERANGE)
+                return options_range_error(o, key, what, options_echo(vb, s), err, errlen);
+        if (r < 0) {
+                if (o->type == OPT_UINT32 || o->type == OPT_COUNT)
+                        options_err(err, errlen, "%s: %s'%s' is not a whole number (e.g. %s=%s)",
+                                    key, what, options_echo(vb, s), key, o->example);
+                else if (strchr(why, '(')) /* the reason brings its own hint */
+                        options_err(err, errlen, "%s: %s'%s' %s", key, what, options_echo(vb, s),
+                                    why);
+                else
+                        options_err(err, errlen, "%s: %s'%s' %s (e.g. %s=%s)", key, what,
+                                    options_echo(vb, s), why, key, o->example);
+                return r;
+        }
+        if ((v < o->min && !(o->zero_unset && v == 0)) || v > o->max)
+                return options_range_error(o, key, what, options_echo(vb, s), err, errlen);
+        *ret = v;
+        return 0;
+}
+
+static void store_number(const job_option_t *o, job_spec_t *j, size_t offset, uint64_t v)
+{
+        if (o->no_effect)
+                return;
+        if (o->inverse)
+                v = o->max - v;
+        if (o->type == OPT_UINT32)
+                *(uint32_t *)field_at(j, offset) = (uint32_t)v;
+        else
+                *(uint64_t *)field_at(j, offset) = v;
+}
+
+/* fio's "read,write,trim" values: an empty part leaves its direction alone, and the last part
+ * also applies to the directions after it unless a ',' ends the value ("4k," is reads only). */
+static int set_per_ddir(const job_option_t *o, const char *key, const char *value, job_spec_t *j,
+                        char *err, size_t errlen)
+{
+        static const char *const ddir_names[] = {"read", "write", "trim"};
+        char vb[ECHO_BUF], *copy = strdup(value), *parts[3], *p = copy, *comma;
+        uint64_t v[3] = {0}, x;
+        bool given[3] = {false}, any = false;
+        size_t n = 0;
+        int r = 0;
+
+        if (!copy)
+                return -ENOMEM;
+        for (;;) {
+                parts[n++] = p;
+                comma = strchr(p, ',');
+                if (!comma)
+                        break;
+                if (n == ELEMENTSOF(parts)) {
+                        options_err(
+                            err, errlen,
+                            "%s: '%s' has more than 3 comma-separated values (read,write,trim)",
+                            key, options_echo(vb, value));
+                        r = -EINVAL;
+                        goto out;
+                }
+                *comma = '\0';
+                p = comma + 1;
+        }
+        for (size_t i = 0; i < n; i++) {
+                if (!*parts[i])
+                        continue;
+                r = parse_number(o, key, parts[i], n > 1 ? ddir_names[i] : NULL, &x, err, errlen);
+                if (r < 0)
+                        goto out;
+                any = true;
+                for (size_t d = i; d < ELEMENTSOF(v) && (d == i || i == n - 1); d++) {
+                        v[d] = x;
+                        given[d] = true;
+                }
+        }
+        if (!any) {
+                options_err(err, errlen, "%s: needs a value (e.g. %s=%s)", key, key, o->example);
+                r = -EINVAL;
+                goto out;
+        }
+        if (given[DDIR_READ])
+                store_number(o, j, o->offset, v[DDIR_READ]);
+        if (given[DDIR_WRITE])
+                store_number(o, j, o->offset_write, v[DDIR_WRITE]);
+        /* a trim value is checked and dropped: iofleet has no trim workloads */
+out:
+        free(copy);
+        return r;
 }
 
 static int set_number(const job_option_t *o, const char *key, const char *value, job_spec_t *j,
                       char *err, size_t errlen)
 {
-        char vb[ECHO_BUF];
-        const char *why = NULL;
         uint64_t v = 0;
         int r;
 
-        if (o->per_ddir && strchr(value, ',')) {
-                err_set(err, errlen,
-                        "%s: separate read,write,trim values ('%s') are not supported by "
-                        "iofleet yet",
-                        key, echo(vb, value));
-                return -EOPNOTSUPP;
-        }
-        if (o->type == OPT_TIME)
-                r = parse_duration_why(value, o->unit_ns, &v, &why);
-        else
-                r = parse_size_why(value, &v, &why);
-        if (r == -ERANGE)
-                return range_error(o, key, echo(vb, value), err, errlen);
-        if (r < 0) {
-                if (o->type == OPT_UINT32)
-                        err_set(err, errlen, "%s: '%s' is not a whole number (e.g. %s=%s)", key,
-                                echo(vb, value), key, o->example);
-                else if (strchr(why, '(')) /* the reason brings its own hint */
-                        err_set(err, errlen, "%s: '%s' %s", key, echo(vb, value), why);
-                else
-                        err_set(err, errlen, "%s: '%s' %s (e.g. %s=%s)", key, echo(vb, value), why,
-                                key, o->example);
+        if (o->per_ddir)
+                return set_per_ddir(o, key, value, j, err, errlen);
+        r = parse_number(o, key, value, NULL, &v, err, errlen);
+        if (r < 0)
                 return r;
-        }
-        if ((v < o->min && !(o->zero_unset && v == 0)) || v > o->max)
-                return range_error(o, key, echo(vb, value), err, errlen);
-
-        if (o->type == OPT_UINT32)
-                *(uint32_t *)field_of(j, o) = (uint32_t)v;
-        else
-                *(uint64_t *)field_of(j, o) = v;
+        store_number(o, j, o->offset, v);
+        if (o->sets_randseed)
+                j->randseed_set = true;
         return 0;
 }
 
 static int set_string(const job_option_t *o, const char *key, const char *value, job_spec_t *j,
                       char *err, size_t errlen)
 {
-        char *copy = NULL, **dst = field_of(j, o);
+        char *copy = NULL, **dst = field_at(j, o->offset);
         int r;
 
         if (o->choices) {
@@ -603,15 +433,31 @@ static int set_string(const job_option_t *o, const char *key, const char *value,
                         return r;
                 }
         }
+        if (o->no_effect) {
+                free(copy);
+                return 0;
+        }
         free(*dst);
         *dst = copy;
         return 0;
 }
 
+static int set_enum(const job_option_t *o, const char *key, const char *value, job_spec_t *j,
+                    char *err, size_t errlen)
+{
+        int r = choice_find(o, key, value, err, errlen);
+
+        if (r < 0)
+                return r;
+        if (!o->no_effect)
+                *(int *)field_at(j, o->offset) = o->values ? o->values[r] : r;
+        return 0;
+}
+
 static const job_option_t *option_find(const char *key)
 {
-        for (size_t i = 0; i < ELEMENTSOF(job_options); i++) {
-                const job_option_t *o = &job_options[i];
+        for (size_t i = 0; i < options_table_len; i++) {
+                const job_option_t *o = &options_table[i];
                 if (streq(key, o->name))
                         return o;
                 for (size_t a = 0; a < ELEMENTSOF(o->aliases) && o->aliases[a]; a++)
@@ -620,6 +466,8 @@ static const job_option_t *option_find(const char *key)
         }
         return NULL;
 }
+
+/* --- unknown options ------------------------------------------------------------------ */
 
 /* Levenshtein distance, for "did you mean"; keys are short, longer ones are not compared. */
 static size_t edit_distance(const char *a, const char *b)
@@ -683,15 +531,15 @@ static void consider(const char *key, const char *cand, char *best, size_t *best
 /* The known option nearest to key into best (64 bytes), if near enough to be a typo. */
 static bool suggest(const char *key, char *best)
 {
-        const char *words = fio_only_options;
+        const char *words = job_fio_unsupported_options;
         size_t best_d = SIZE_MAX;
         char w[64];
 
-        for (size_t i = 0; i < ELEMENTSOF(job_options); i++) {
-                consider(key, job_options[i].name, best, &best_d);
-                for (size_t a = 0; a < ELEMENTSOF(job_options[i].aliases); a++)
-                        if (job_options[i].aliases[a])
-                                consider(key, job_options[i].aliases[a], best, &best_d);
+        for (size_t i = 0; i < options_table_len; i++) {
+                consider(key, options_table[i].name, best, &best_d);
+                for (size_t a = 0; a < ELEMENTSOF(options_table[i].aliases); a++)
+                        if (options_table[i].aliases[a])
+                                consider(key, options_table[i].aliases[a], best, &best_d);
         }
         while (next_word(&words, w, sizeof(w)))
                 consider(key, w, best, &best_d);
@@ -704,7 +552,6 @@ int job_option_set(job_spec_t *j, const char *key, const char *value, char *err,
         const job_option_t *o;
         char hint[64];
         bool b;
-        int r;
 
         assert(j);
         assert(key);
@@ -713,45 +560,43 @@ int job_option_set(job_spec_t *j, const char *key, const char *value, char *err,
                 key += 2;
         o = option_find(key);
         if (!o) {
-                if (word_in(key, fio_only_options)) {
-                        err_set(err, errlen, "fio option '%s' is not supported by iofleet yet",
-                                key);
+                if (word_in(key, job_fio_unsupported_options)) {
+                        options_err(err, errlen, "fio option '%s' is not supported by iofleet yet",
+                                    key);
                         return -EOPNOTSUPP;
                 }
                 if (suggest(key, hint))
-                        err_set(err, errlen, "unknown option '%s' (did you mean '%s'?)",
-                                echo(kb, key), hint);
+                        options_err(err, errlen, "unknown option '%s' (did you mean '%s'?)",
+                                    options_echo(kb, key), hint);
                 else
-                        err_set(err, errlen, "unknown option '%s'", echo(kb, key));
+                        options_err(err, errlen, "unknown option '%s'", options_echo(kb, key));
                 return -ENOENT;
         }
 
         if (o->type == OPT_BOOL) {
                 /* fio's "--time_based" with no value means on */
                 if (parse_bool(value ? value : "", &b) < 0) {
-                        err_set(err, errlen,
-                                "%s: '%s' is not a boolean (1/0, true/false, yes/no, on/off)", key,
-                                echo(vb, value));
+                        options_err(err, errlen,
+                                    "%s: '%s' is not a boolean (1/0, true/false, yes/no, on/off)",
+                                    key, options_echo(vb, value));
                         return -EINVAL;
                 }
-                *(bool *)field_of(j, o) = b;
+                if (!o->no_effect)
+                        *(bool *)field_at(j, o->offset) = o->inverse ? !b : b;
                 return 0;
         }
         if (strempty(value)) {
-                err_set(err, errlen, "%s: needs a value (e.g. %s=%s)", key, key, o->example);
+                options_err(err, errlen, "%s: needs a value (e.g. %s=%s)", key, key, o->example);
                 return -EINVAL;
         }
 
         switch (o->type) {
         case OPT_ENUM:
-                r = choice_find(o, key, value, err, errlen);
-                if (r < 0)
-                        return r;
-                *(rw_mode_t *)field_of(j, o) = (rw_mode_t)r;
-                return 0;
+                return set_enum(o, key, value, j, err, errlen);
         case OPT_STR:
                 return set_string(o, key, value, j, err, errlen);
         case OPT_SIZE:
+        case OPT_COUNT:
         case OPT_UINT32:
         case OPT_TIME:
                 return set_number(o, key, value, j, err, errlen);
@@ -762,29 +607,37 @@ int job_option_set(job_spec_t *j, const char *key, const char *value, char *err,
         return -EINVAL;
 }
 
-/* --- whole jobs ----------------------------------------------------------------------- */
+/* --- defaults ------------------------------------------------------------------------- */
 
 int job_spec_init(job_spec_t *j, const char *name)
 {
         job_spec_t n = {
             .rw = RW_READ,
+            .rwmixread = 50,
             .bs = 4096,
+            .bs_write = 4096,
+            .nrfiles = 1,
             .numjobs = 1,
+            .iodepth = 1,
+            .iodepth_batch_submit = 1,
+            .iodepth_batch_complete_min = 1,
+            .invalidate = true,
+            .randrepeat = true,
+            .randseed = JOB_RANDSEED_DEFAULT,
+            .verify = VERIFY_NONE,
+            .metadata_dirs = 1,
         };
 
         assert(j);
-        if (name) {
-                n.name = strdup(name);
-                if (!n.name)
-                        return -ENOMEM;
-        }
-        n.ioengine = strdup("psync");
-        if (!n.ioengine) {
-                free(n.name);
-                return -ENOMEM;
-        }
+        if (name && !(n.name = strdup(name)))
+                goto fail;
+        if (!(n.ioengine = strdup("psync")) || !(n.metadata_order = strdup("both")))
+                goto fail;
         *j = n;
         return 0;
+fail:
+        job_spec_done(&n);
+        return -ENOMEM;
 }
 
 void job_spec_done(job_spec_t *j)
@@ -794,97 +647,17 @@ void job_spec_done(job_spec_t *j)
         free(j->name);
         free(j->directory);
         free(j->filename);
+        free(j->filename_format);
         free(j->ioengine);
-        j->name = j->directory = j->filename = j->ioengine = NULL;
-}
-
-static int validate_field(const job_spec_t *j, const job_option_t *o, char *err, size_t errlen)
-{
-        char vb[ECHO_BUF], list[256], shown[32];
-        uint64_t v;
-
-        switch (o->type) {
-        case OPT_ENUM: {
-                unsigned idx = (unsigned)*(const rw_mode_t *)cfield_of(j, o);
-                if (idx >= strv_length(o->choices)) {
-                        err_set(err, errlen, "%s: %u is not one of %s", o->name, idx,
-                                join(list, sizeof(list), o->choices, ", "));
-                        return -EINVAL;
-                }
-                return 0;
-        }
-        case OPT_STR: {
-                const char *s = *(char *const *)cfield_of(j, o);
-                if (!s) {
-                        if (!o->choices)
-                                return 0;
-                        err_set(err, errlen, "%s: required (e.g. %s=%s)", o->name, o->name,
-                                o->example);
-                        return -EINVAL;
-                }
-                if (o->choices && !str_in(s, o->choices)) {
-                        int r = str_in(s, o->fio_choices) ? -EOPNOTSUPP : -EINVAL;
-                        err_set(err, errlen, "%s: '%s' is not one of %s", o->name, echo(vb, s),
-                                join(list, sizeof(list), o->choices, ", "));
-                        return r;
-                }
-                return o->check ? o->check(o->name, s, err, errlen) : 0;
-        }
-        case OPT_SIZE:
-        case OPT_TIME:
-                v = *(const uint64_t *)cfield_of(j, o);
-                break;
-        case OPT_UINT32:
-                v = *(const uint32_t *)cfield_of(j, o);
-                break;
-        case OPT_BOOL:
-        default:
-                return 0;
-        }
-        if ((v < o->min && !(o->zero_unset && v == 0)) || v > o->max)
-                return range_error(o, o->name, format_value(shown, sizeof(shown), o, v), err,
-                                   errlen);
-        return 0;
-}
-
-int job_spec_validate(const job_spec_t *j, char *err, size_t errlen)
-{
-        char a[32], b[32];
-        int r;
-
-        assert(j);
-        for (size_t i = 0; i < ELEMENTSOF(job_options); i++) {
-                r = validate_field(j, &job_options[i], err, errlen);
-                if (r < 0)
-                        return r;
-        }
-        if (j->time_based && j->runtime_ns == 0) {
-                err_set(err, errlen, "time_based: needs runtime=... (e.g. runtime=30s)");
-                return -EINVAL;
-        }
-        if (j->size == 0) {
-                if (!streq(j->ioengine, "null")) {
-                        err_set(err, errlen, "size: required (e.g. size=1g)");
-                        return -EINVAL;
-                }
-                if (!j->time_based) {
-                        err_set(err, errlen,
-                                "size: required (e.g. size=1g) unless ioengine=null runs "
-                                "time_based with a runtime");
-                        return -EINVAL;
-                }
-        } else if (j->bs > j->size) {
-                err_set(err, errlen, "bs: %s is larger than size=%s",
-                        format_size(a, sizeof(a), j->bs), format_size(b, sizeof(b), j->size));
-                return -EINVAL;
-        }
-        return 0;
+        free(j->metadata_order);
+        j->name = j->directory = j->filename = j->filename_format = NULL;
+        j->ioengine = j->metadata_order = NULL;
 }
 
 /* --- help ----------------------------------------------------------------------------- */
 
 static const char *const type_names[] = {
-    [OPT_STR] = "str",    [OPT_ENUM] = "str",  [OPT_SIZE] = "size",
+    [OPT_STR] = "str",    [OPT_ENUM] = "str",  [OPT_SIZE] = "size", [OPT_COUNT] = "int",
     [OPT_UINT32] = "int", [OPT_TIME] = "time", [OPT_BOOL] = "bool",
 };
 
@@ -892,22 +665,22 @@ void job_options_help(FILE *f)
 {
         char range[256], lo[32], hi[32];
 
-        fprintf(f, "%-11s %-5s %-8s %-30s %s\n", "option", "type", "default", "range",
+        fprintf(f, "%-26s %-4s %-9s %-30s %s\n", "option", "type", "default", "range",
                 "description");
-        for (size_t i = 0; i < ELEMENTSOF(job_options); i++) {
-                const job_option_t *o = &job_options[i];
+        for (size_t i = 0; i < options_table_len; i++) {
+                const job_option_t *o = &options_table[i];
 
                 if (o->choices)
-                        join(range, sizeof(range), o->choices, "|");
+                        options_join(range, sizeof(range), o->choices, "|");
                 else if (o->type == OPT_BOOL)
                         snprintf(range, sizeof(range), "0|1");
                 else if (o->range)
                         snprintf(range, sizeof(range), "%s", o->range);
                 else
                         snprintf(range, sizeof(range), "%s..%s",
-                                 format_value(lo, sizeof(lo), o, o->min),
-                                 format_value(hi, sizeof(hi), o, o->max));
-                fprintf(f, "%-11s %-5s %-8s %-30s %s", o->name, type_names[o->type],
+                                 options_format_value(lo, sizeof(lo), o, o->min),
+                                 options_format_value(hi, sizeof(hi), o, o->max));
+                fprintf(f, "%-26s %-4s %-9s %-30s %s", o->name, type_names[o->type],
                         o->def ? o->def : "-", range, o->help);
                 for (size_t a = 0; a < ELEMENTSOF(o->aliases) && o->aliases[a]; a++)
                         fprintf(f, "%s%s", a ? ", " : " (alias: ", o->aliases[a]);

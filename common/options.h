@@ -70,6 +70,8 @@ typedef struct job_spec {
          * directories, created, stat'ed, read and deleted in the orders metadata_order names. */
         uint32_t metadata_dirs;   /* default 1 */
         char *metadata_order;     /* "sequential", "random" or "both" (default) */
+        bool randseed_set;        /* randseed was given: fio then seeds from it even with
+                                   * randrepeat=0 (see job_spec_seed_is_fixed()) */
 } job_spec_t;
 
 /* Fills defaults; name may be NULL. 0 or -ENOMEM. */
@@ -84,8 +86,26 @@ int job_option_set(job_spec_t *j, const char *key, const char *value, char *err,
 int job_spec_validate(const job_spec_t *j, char *err, size_t errlen);
 
 const char *rw_mode_to_string(rw_mode_t m);
+/* True for the modes that only read (read, randread). */
 bool rw_mode_is_read(rw_mode_t m);
+/* True for random offsets (randread, randwrite, randrw). */
 bool rw_mode_is_random(rw_mode_t m);
+/* Whether the mode issues reads / writes at all (rw and randrw do both). */
+bool rw_mode_has_read(rw_mode_t m);
+bool rw_mode_has_write(rw_mode_t m);
+
+/* Values fio derives from the options, so that every reader derives them the same way. */
+/* Files each clone works on: 1 when filename= is given (fio ignores nrfiles then), else nrfiles. */
+uint32_t job_spec_nrfiles(const job_spec_t *j);
+/* Bytes of each file the job does I/O in, from offset on: filesize - offset when filesize is
+ * given (size then only caps the total I/O: fio's io_size defaults to it), else
+ * size / job_spec_nrfiles(); 0 when neither is given (null engine, time_based). */
+uint64_t job_spec_file_io_size(const job_spec_t *j);
+/* I/Os submitted at once: iodepth_batch_submit, fio's 0 meaning iodepth. */
+uint32_t job_spec_batch_submit(const job_spec_t *j);
+/* True when random offsets come from randseed (randrepeat=1, or randseed given), false when fio
+ * would seed from the system's entropy (randrepeat=0 and no randseed). */
+bool job_spec_seed_is_fixed(const job_spec_t *j);
 
 /* Prints the supported options with their meaning, range and default. */
 void job_options_help(FILE *f);

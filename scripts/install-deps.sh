@@ -4,7 +4,7 @@ set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config
       libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libsystemd-dev uuid-dev
-      libcmocka-dev libinih-dev libjansson-dev libsodium-dev
+      libcmocka-dev libinih-dev libjansson-dev libsodium-dev liburing-dev libaio-dev libxxhash-dev
       iproute2 jq systemd fio clang libclang-rt-14-dev)
 
 missing=()

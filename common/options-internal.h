@@ -1,0 +1,93 @@
+/* What the option modules share (options.c, options-table.c, options-validate.c): the table's
+ * shape, the table itself and the message helpers. Nothing outside common/options*.c includes it.
+ */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "util.h"
+
+#define JOB_NAME_MAX 64
+#define JOB_PATH_MAX (PATH_MAX - 1)
+#define JOB_BS_MAX (2ULL << 30)
+#define JOB_SIZE_MAX ((uint64_t)INT64_MAX) /* offsets are off_t */
+#define JOB_NUMJOBS_MAX 4096
+#define JOB_NRFILES_MAX 1000000
+#define JOB_IODEPTH_MAX 65536
+#define JOB_RUNTIME_MAX (3650 * NSEC_PER_DAY) /* ten years */
+#define JOB_DIRECT_ALIGN 512                  /* what O_DIRECT needs at the least */
+#define JOB_RANDSEED_DEFAULT 0x89             /* fio's */
+
+#define ECHO_MAX 48 /* bytes of a user's value quoted back in a message */
+#define ECHO_BUF (ECHO_MAX * 4 + 8)
+
+typedef enum opt_type {
+        OPT_STR,    /* char *: one of .choices, or any text .check accepts */
+        OPT_ENUM,   /* an enum field: choosing .choices[i] stores .values[i] */
+        OPT_SIZE,   /* uint64_t bytes, fio's int syntax with k/m/g/t/p */
+        OPT_COUNT,  /* uint64_t count, same syntax as fio reads any int */
+        OPT_UINT32, /* uint32_t count, same syntax */
+        OPT_TIME,   /* uint64_t nanoseconds, fio's time syntax */
+        OPT_BOOL,   /* bool; no value means true, as fio's --time_based */
+} opt_type_t;
+
+typedef struct job_option {
+        const char *name;
+        const char *aliases[2];
+        opt_type_t type;
+        size_t offset;                  /* of the field in job_spec_t */
+        size_t offset_write;            /* .per_ddir: the write direction's field */
+        uint64_t min, max;              /* numeric types, in stored units */
+        uint64_t unit_ns;               /* OPT_TIME: unit of a bare number */
+        bool zero_unset;                /* 0 means "not given", exempt from min */
+        bool per_ddir;                  /* fio's "read,write,trim" values; trim is ignored */
+        bool inverse;                   /* sets another option's field: max - v, or !b */
+        bool no_effect;                 /* checked, then dropped: fio display options */
+        bool fio_range;                 /* fio also takes "low-high", which iofleet does not */
+        bool fio_paths;                 /* fio's ':' separates several paths, '\:' escapes */
+        bool sets_randseed;             /* also records that randseed was given */
+        const char *const *choices;     /* accepted values (OPT_STR, OPT_ENUM) */
+        const int *values;              /* OPT_ENUM: what each choice stores */
+        const char *const *fio_choices; /* real fio values iofleet does not do yet */
+        int (*check)(const char *key, const char *s, char *err, size_t errlen);
+        const char *range; /* help text of the range when not numeric */
+        const char *def;   /* default as the user would write it */
+        const char *example;
+        const char *help;
+} job_option_t;
+
+/* offsetof() that refuses to compile when the field is not of type t. */
+#define FIELD(t, f)                                                                                \
+        (offsetof(job_spec_t, f) +                                                                 \
+         0 * sizeof(char[__builtin_types_compatible_p(__typeof__(((job_spec_t *)0)->f), t) ? 1     \
+                                                                                           : -1]))
+/* The same for an enum field, which the table reads and writes as an int. */
+#define FIELD_ENUM(t, f) (FIELD(t, f) + 0 * sizeof(char[sizeof(t) == sizeof(int) ? 1 : -1]))
+
+extern const job_option_t options_table[];
+extern const size_t options_table_len;
+
+/* One line into err (when there is room), cut on a UTF-8 boundary. */
+void options_err(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
+/* Quotes user text into buf (ECHO_BUF bytes) as one printable line, shortened with "...". */
+const char *options_echo(char *buf, const char *s);
+/* "a, b, c" into buf (n bytes). */
+const char *options_join(char *buf, size_t n, const char *const *list, const char *sep);
+bool options_str_in(const char *s, const char *const *list);
+/* Shortest form parse_size() reads back: "64k", "2g", or plain bytes. */
+const char *options_format_size(char *buf, size_t n, uint64_t v);
+/* A value of o as the user would write it: a size, a duration or a plain number. */
+const char *options_format_value(char *buf, size_t n, const job_option_t *o, uint64_t v);
+/* "key: <what><shown> is out of range min..max"; returns -ERANGE. */
+int options_range_error(const job_option_t *o, const char *key, const char *what, const char *shown,
+                        char *err, size_t errlen);
+
+/* The checks of string values the table names: 0 or -errno with a message naming key. */
+int options_check_name(const char *key, const char *s, char *err, size_t errlen);
+int options_check_directory(const char *key, const char *s, char *err, size_t errlen);
+int options_check_filename(const char *key, const char *s, char *err, size_t errlen);
+int options_check_filename_format(const char *key, const char *s, char *err, size_t errlen);
