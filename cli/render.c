@@ -80,6 +80,9 @@ void render_interval(FILE *f, const Iofleet__RunUpdate *u, uint64_t total, bool 
                 u->clat_p99_ns ? clock_format_duration((int64_t)u->clat_p99_ns, p99, sizeof(p99))
                                : "-",
                 u->reported, u->agents, u->errors ? " ERRORS" : "");
+        if (u->meta_ops)
+                fprintf(f, "        metadata %s ops/s\n",
+                        count_str(u->meta_ops / secs, rio, sizeof(rio)));
         if (per_host)
                 for (size_t i = 0; i < u->n_per_agent; i++) {
                         const Iofleet__AgentInterval *a = u->per_agent[i];

@@ -291,6 +291,19 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                             (r = check_dir(j->read, "finished.job.read", err, errlen)) < 0 ||
                             (r = check_dir(j->write, "finished.job.write", err, errlen)) < 0)
                                 return r;
+                        if (j->n_phases > 16)
+                                return errorf(err, errlen, -EBADMSG,
+                                              "finished.job: %zu phases, at most 16", j->n_phases);
+                        for (size_t q = 0; q < j->n_phases; q++)
+                                if ((r = check_str(j->phases[q]->name, WIRE_MAX_NAME, true,
+                                                   "finished.job.phase.name", err, errlen)) < 0 ||
+                                    (r = check_hist(j->phases[q]->lat, "finished.job.phase.lat",
+                                                    err, errlen)) < 0)
+                                        return r;
+                        if (j->clone < -1 || j->clone > 65535)
+                                return errorf(err, errlen, -EBADMSG,
+                                              "finished.job.clone %d out of range -1..65535",
+                                              j->clone);
                         if (j->first_done_ns > j->last_done_ns)
                                 return errorf(err, errlen, -EBADMSG,
                                               "finished.job: first_done after last_done");

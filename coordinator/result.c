@@ -76,6 +76,61 @@ static json_t *lat_json(const hist_t *h)
         return o;
 }
 
+/* Metadata phases summed over entries: ops add up, time is the longest, latency merges. */
+#define RESULT_MAX_PHASES 16
+typedef struct phase_acc {
+        char name[WIRE_MAX_NAME + 1];
+        uint64_t ops, errors, bytes, elapsed_ns;
+        hist_t *lat;
+} phase_acc_t;
+
+static void phases_add(phase_acc_t *acc, size_t *n, const Iofleet__JobResult *jr)
+{
+        for (size_t q = 0; q < jr->n_phases; q++) {
+                const Iofleet__Phase *p = jr->phases[q];
+                size_t i;
+                for (i = 0; i < *n && !streq(acc[i].name, p->name); i++)
+                        ;
+                if (i == *n) {
+                        if (*n == RESULT_MAX_PHASES || hist_new(&acc[i].lat) < 0)
+                                continue;
+                        snprintf(acc[i].name, sizeof(acc[i].name), "%s", p->name);
+                        (*n)++;
+                }
+                acc[i].ops += p->ops;
+                acc[i].errors += p->errors;
+                acc[i].bytes += p->bytes;
+                if (p->elapsed_ns > acc[i].elapsed_ns)
+                        acc[i].elapsed_ns = p->elapsed_ns;
+                wire_hist_add(acc[i].lat, p->lat);
+        }
+}
+
+/* The metadata workload per phase, as bonnie++ reports it: operations per second and latency. */
+static json_t *phases_json(const phase_acc_t *acc, size_t n)
+{
+        json_t *o = json_object();
+        for (size_t i = 0; i < n; i++) {
+                json_t *p = json_object();
+                json_object_set_new(p, "ops", json_integer((json_int_t)acc[i].ops));
+                json_object_set_new(p, "errors", json_integer((json_int_t)acc[i].errors));
+                json_object_set_new(p, "bytes", json_integer((json_int_t)acc[i].bytes));
+                json_object_set_new(p, "elapsed_ns", json_integer((json_int_t)acc[i].elapsed_ns));
+                json_object_set_new(
+                    p, "ops_per_sec",
+                    json_real(acc[i].elapsed_ns ? acc[i].ops * 1e9 / acc[i].elapsed_ns : 0));
+                json_object_set_new(p, "lat_ns", lat_json(acc[i].lat));
+                json_object_set_new(o, acc[i].name, p);
+        }
+        return o;
+}
+
+static void phases_done(phase_acc_t *acc, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                hist_free(&acc[i].lat);
+}
+
 /* Series statistics of per-interval samples: min, max, mean, population stddev. */
 typedef struct series {
         double min, max, sum, sumsq;
@@ -348,6 +403,7 @@ static json_t *iofleet_json(const run_t *run)
                 json_object_set_new(j, "read_bytes", json_integer((json_int_t)c->read_bytes));
                 json_object_set_new(j, "write_bytes", json_integer((json_int_t)c->write_bytes));
                 json_object_set_new(j, "read_ios", json_integer((json_int_t)c->read_ios));
+                json_object_set_new(j, "meta_ops", json_integer((json_int_t)c->meta_ops));
                 json_object_set_new(j, "write_ios", json_integer((json_int_t)c->write_ios));
                 json_object_set_new(j, "errors", json_integer((json_int_t)c->errors));
                 json_object_set_new(j, "reported", json_integer(c->reported));
@@ -404,6 +460,9 @@ int result_build(const run_t *run, json_t **ret)
 {
         json_t *doc = json_object(), *stats = json_array(), *global = json_object();
         dir_acc_t all_r, all_w;
+        phase_acc_t all_phases[RESULT_MAX_PHASES] = {0};
+        size_t n_all_phases = 0;
+        json_t *entry;
         uint64_t all_runtime = 0, total_r = 0, total_w = 0;
         int64_t real = run->start_ns ? run->start_ns : run->submitted_ns;
         time_t secs = real / (int64_t)NSEC_PER_SEC;
@@ -466,12 +525,23 @@ int result_build(const run_t *run, json_t **ret)
                                         job = run->submit->submit_run->jobs[s];
                         if (jr->runtime_ns > all_runtime)
                                 all_runtime = jr->runtime_ns;
-                        json_array_append_new(
-                            stats, client_entry(jr->name, a->hostname, a->name, &rd, &wr,
-                                                jr->runtime_ns, &rbw, &riops, &wbw, &wiops,
-                                                jr->error, job ? job_options_json(job) : NULL,
-                                                total_r ? 100.0 * rd.bytes / total_r : 0,
-                                                total_w ? 100.0 * wr.bytes / total_w : 0));
+                        entry = client_entry(jr->name, a->hostname, a->name, &rd, &wr,
+                                             jr->runtime_ns, &rbw, &riops, &wbw, &wiops, jr->error,
+                                             job ? job_options_json(job) : NULL,
+                                             total_r ? 100.0 * rd.bytes / total_r : 0,
+                                             total_w ? 100.0 * wr.bytes / total_w : 0);
+                        if (jr->clone >= 0)
+                                /* fio's per-clone entries (no group_reporting): its job number */
+                                json_object_set_new(entry, "jobnum", json_integer(jr->clone));
+                        if (jr->n_phases) {
+                                phase_acc_t one[RESULT_MAX_PHASES] = {0};
+                                size_t n1 = 0;
+                                phases_add(one, &n1, jr);
+                                json_object_set_new(entry, "metadata", phases_json(one, n1));
+                                phases_done(one, n1);
+                                phases_add(all_phases, &n_all_phases, jr);
+                        }
+                        json_array_append_new(stats, entry);
                         dir_acc_done(&rd);
                         dir_acc_done(&wr);
                 }
@@ -481,11 +551,15 @@ int result_build(const run_t *run, json_t **ret)
                 series_t rbw, riops, wbw, wiops;
                 cluster_series(run, false, &rbw, &riops);
                 cluster_series(run, true, &wbw, &wiops);
-                json_array_append_new(
-                    stats, client_entry("All clients", "All clients", NULL, &all_r, &all_w,
-                                        all_runtime, &rbw, &riops, &wbw, &wiops, 0, NULL,
-                                        total_r ? 100.0 : 0, total_w ? 100.0 : 0));
+                entry = client_entry("All clients", "All clients", NULL, &all_r, &all_w,
+                                     all_runtime, &rbw, &riops, &wbw, &wiops, 0, NULL,
+                                     total_r ? 100.0 : 0, total_w ? 100.0 : 0);
+                if (n_all_phases)
+                        json_object_set_new(entry, "metadata",
+                                            phases_json(all_phases, n_all_phases));
+                json_array_append_new(stats, entry);
         }
+        phases_done(all_phases, n_all_phases);
         dir_acc_done(&all_r);
         dir_acc_done(&all_w);
         json_object_set_new(doc, "client_stats", stats);
@@ -537,24 +611,26 @@ int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, cha
         f = fopen(path, "we");
         if (!f)
                 return log_error_errno(-errno, "results: cannot write %s: %m", path);
-        fprintf(f, "interval,start_s,agent,read_bytes,read_ios,write_bytes,write_ios,errors\n");
+        fprintf(f, "interval,start_s,agent,read_bytes,read_ios,write_bytes,write_ios,errors,"
+                   "meta_ops\n");
         for (size_t k = 0; k < run->n_civ; k++) {
                 double t = k * run->interval_ns / 1e9;
                 const cluster_interval_t *c = &run->civ[k];
-                fprintf(f, "%zu,%.3f,*,%llu,%llu,%llu,%llu,%llu\n", k, t,
+                fprintf(f, "%zu,%.3f,*,%llu,%llu,%llu,%llu,%llu,%llu\n", k, t,
                         (unsigned long long)c->read_bytes, (unsigned long long)c->read_ios,
                         (unsigned long long)c->write_bytes, (unsigned long long)c->write_ios,
-                        (unsigned long long)c->errors);
+                        (unsigned long long)c->errors, (unsigned long long)c->meta_ops);
                 for (size_t i = 0; i < run->n_agents; i++) {
                         const run_agent_t *a = &run->agents[i];
                         if (k >= a->n_iv || !a->iv[k].received)
                                 continue;
-                        fprintf(f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu\n", k, t, a->name,
+                        fprintf(f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu,%llu\n", k, t, a->name,
                                 (unsigned long long)a->iv[k].read_bytes,
                                 (unsigned long long)a->iv[k].read_ios,
                                 (unsigned long long)a->iv[k].write_bytes,
                                 (unsigned long long)a->iv[k].write_ios,
-                                (unsigned long long)a->iv[k].errors);
+                                (unsigned long long)a->iv[k].errors,
+                                (unsigned long long)a->iv[k].meta_ops);
                 }
         }
         if (fclose(f) != 0)

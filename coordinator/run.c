@@ -214,6 +214,7 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
         u.write_bytes = c->write_bytes;
         u.write_ios = c->write_ios;
         u.errors = c->errors;
+        u.meta_ops = c->meta_ops;
         u.reported = c->reported;
         u.agents = expected;
         u.per_agent = pp;
@@ -316,6 +317,7 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
         iv->write_bytes = m->write ? m->write->bytes : 0;
         iv->write_ios = m->write ? m->write->ios : 0;
         iv->errors = (m->read ? m->read->errors : 0) + (m->write ? m->write->errors : 0);
+        iv->meta_ops = m->meta_ops;
         if (m->last)
                 a->last_index = k;
 
@@ -325,6 +327,7 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
         c->write_bytes += iv->write_bytes;
         c->write_ios += iv->write_ios;
         c->errors += iv->errors;
+        c->meta_ops += iv->meta_ops;
         c->reported++;
         if (!c->emitted && (!c->clat ? hist_new(&c->clat) : 0) == 0) {
                 if (m->read)

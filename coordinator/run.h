@@ -22,7 +22,7 @@ typedef enum run_phase {
 
 /* One agent's counters for one interval. */
 typedef struct run_interval {
-        uint64_t read_bytes, read_ios, write_bytes, write_ios, errors;
+        uint64_t read_bytes, read_ios, write_bytes, write_ios, errors, meta_ops;
         bool received;
 } run_interval_t;
 
@@ -47,7 +47,7 @@ typedef struct run_agent {
 
 /* Interval k summed across agents. */
 typedef struct cluster_interval {
-        uint64_t read_bytes, read_ios, write_bytes, write_ios, errors;
+        uint64_t read_bytes, read_ios, write_bytes, write_ios, errors, meta_ops;
         uint32_t reported;
         bool emitted;
         hist_t *clat; /* merged latency of the interval, kept until it is shown */
