@@ -42,15 +42,28 @@ static void on_sigint(int sig)
 static void usage(FILE *f)
 {
         fprintf(
-            f, "Usage: iofleet run [RUN OPTIONS] [--JOB-OPTION=VALUE ...]\n\n"
-               "Runs fio-style jobs on many agents at one instant and shows the summed bandwidth\n"
-               "live. Job options are fio's: those before the first --name apply to every job,\n"
-               "each --name starts a job (see --help-options).\n\n"
+            f, "Usage: iofleet run [RUN OPTIONS] [--FIO-OPTION=VALUE ...] [JOBFILE ...]\n\n"
+               "Runs fio jobs on many agents at one instant and shows the summed bandwidth live.\n"
+               "The jobs come from fio options on the command line, fio job files, or both, read\n"
+               "as fio reads them (see --help-options for the options):\n\n"
+               "  Command line: options before the first --name apply to every job; each --name\n"
+               "    starts a job; --name=global goes back to options for the jobs after it.\n"
+               "  JOBFILE: fio's INI job file. [global] sets defaults for the sections below it\n"
+               "    (a later [global] for the sections after it); every other [NAME] is a job.\n"
+               "    Lines are key=value or a bare key (time_based); ';' and '#' start comments;\n"
+               "    'include FILE' reads options from FILE (relative to the including file);\n"
+               "    ${VAR} is an environment variable (unset is an error). '-' is standard input.\n"
+               "  Both: the command line's global options are defaults under the job files; a\n"
+               "    file's own settings win, as in fio. --name jobs run beside the files' jobs.\n"
+               "  Several job files: fio runs each after the one before (stonewall), which\n"
+               "    iofleet does not support yet.\n\n"
                "Run options:\n"
                "  --local=N                 a private coordinator and N agents on this host\n"
                "  --coordinator=ENDPOINT    the coordinator's control endpoint (default: config)\n"
                "  --agents=SELECTOR         which agents: role=R, name=GLOB, host=GLOB, LABEL=V,\n"
                "                            comma-joined (all must match); default all\n"
+               "  --section=NAME            run only job section NAME of the job files (may be\n"
+               "                            repeated); [global] sections always apply\n"
                "  --output=FILE             write the result there instead of standard output\n"
                "  --output-format=FORMAT    normal (fio-like summary) or json (fio's JSON layout)\n"
                "  --per-host                a live line per agent under each cluster line\n"
@@ -75,48 +88,58 @@ static void split(const char *a, char *key, size_t klen, const char **value)
         *value = eq ? eq + 1 : "";
 }
 
+/* As fio: every command-line option first, wherever it stands, then the job files in order. */
 static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char *err, size_t errlen)
 {
+        int n_files = 0, r;
+        char **files = calloc((size_t)argc, sizeof(*files));
+
+        if (!files)
+                return errorf(err, errlen, -ENOMEM, "out of memory");
         for (int i = 1; i < argc; i++) {
                 const char *a = argv[i], *v;
                 char key[128];
                 uint64_t u;
                 if (a[0] != '-' || !a[1]) {
-                        snprintf(err, errlen,
-                                 "'%s': job files are not supported yet; give fio options as "
-                                 "--name=... --rw=... on the command line",
-                                 a);
-                        return -EINVAL;
+                        files[n_files++] = argv[i];
+                        continue;
                 }
                 split(a, key, sizeof(key), &v);
                 if (streq(key, "help") || streq(key, "h")) {
                         usage(stdout);
+                        free(files);
                         exit(0);
                 } else if (streq(key, "help-options")) {
                         job_options_help(stdout);
+                        free(files);
                         exit(0);
                 } else if (streq(key, "local")) {
                         char *end;
                         unsigned long n = strtoul(v, &end, 10);
                         if (!*v || *end || n < 1 || n > 64) {
-                                snprintf(err, errlen,
-                                         "--local: '%s' is not a number of agents 1..64", v);
-                                return -EINVAL;
+                                r = errorf(err, errlen, -EINVAL,
+                                           "--local: '%s' is not a number of agents 1..64", v);
+                                goto out;
                         }
                         o->local = (unsigned)n;
                 } else if (streq(key, "coordinator"))
                         o->coordinator = v;
-                else if (streq(key, "agents")) {
-                        if (selector_validate(v, err, errlen) < 0)
-                                return -EINVAL;
+                else if (streq(key, "section")) {
+                        if ((r = jobargs_add_section(ja, v, err, errlen)) < 0)
+                                goto out;
+                } else if (streq(key, "agents")) {
+                        if (selector_validate(v, err, errlen) < 0) {
+                                r = -EINVAL;
+                                goto out;
+                        }
                         o->agents = v;
                 } else if (streq(key, "output"))
                         o->output = v;
                 else if (streq(key, "output-format")) {
                         if (!streq(v, "normal") && !streq(v, "json")) {
-                                snprintf(err, errlen,
-                                         "--output-format: '%s' is not one of normal, json", v);
-                                return -EINVAL;
+                                r = errorf(err, errlen, -EINVAL,
+                                           "--output-format: '%s' is not one of normal, json", v);
+                                goto out;
                         }
                         o->format = v;
                 } else if (streq(key, "config"))
@@ -133,23 +156,33 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         if (parse_duration(v, NSEC_PER_SEC, &u) < 0 ||
                             u < (streq(key, "interval") ? 10 : 1) * NSEC_PER_MSEC ||
                             u > 3600 * NSEC_PER_SEC) {
-                                snprintf(err, errlen, "--%s: '%s' is not a duration from %s to 1h",
-                                         key, v, streq(key, "interval") ? "10ms" : "1ms");
-                                return -EINVAL;
+                                r = errorf(err, errlen, -EINVAL,
+                                           "--%s: '%s' is not a duration from %s to 1h", key, v,
+                                           streq(key, "interval") ? "10ms" : "1ms");
+                                goto out;
                         }
                         *(streq(key, "interval") ? &o->interval_ns : &o->lead_ns) = u;
-                } else if (jobargs_add(ja, key, v) < 0)
-                        return -ENOMEM;
+                } else if ((r = jobargs_add(ja, key, v)) < 0)
+                        goto out;
         }
+        r = -EINVAL;
         if (o->local && o->coordinator) {
                 snprintf(err, errlen, "--local and --coordinator exclude each other");
-                return -EINVAL;
+                goto out;
         }
         if (!o->local && (o->insecure || o->results_dir || o->verbose)) {
                 snprintf(err, errlen, "--insecure, --results-dir and --verbose go with --local");
-                return -EINVAL;
+                goto out;
         }
-        return jobargs_check(ja, err, errlen);
+        for (int i = 0; i < n_files; i++)
+                if ((r = jobargs_add_file(ja, files[i], NULL, err, errlen)) < 0)
+                        goto out;
+        r = jobargs_check(ja, err, errlen);
+out:
+        free(files);
+        if (r == -ENOMEM && !*err)
+                snprintf(err, errlen, "out of memory");
+        return r;
 }
 
 static char *command_line(int argc, char **argv)

@@ -1,5 +1,5 @@
-/* Jobs from fio-style arguments: options before the first --name are global, each --name opens a
- * job. */
+/* Jobs from fio-style arguments and fio job files, as fio reads them: global options are the
+ * defaults of the jobs that follow, each --name or [section] opens a job. */
 #include "jobargs.h"
 
 #include <errno.h>
@@ -10,28 +10,172 @@
 #include "options.h"
 #include "util.h"
 
-int jobargs_add(jobargs_t *ja, const char *key, const char *value)
+static int push(strv_t *k, strv_t *v, strv_t *w, const char *key, const char *value,
+                const char *where)
 {
-        jobargs_job_t *j;
-        if (streq(key, "name")) {
-                j = realloc(ja->jobs, (ja->n_jobs + 1) * sizeof(*j));
-                if (!j)
-                        return -ENOMEM;
-                ja->jobs = j;
-                j = &ja->jobs[ja->n_jobs++];
-                memset(j, 0, sizeof(*j));
-                j->name = strdup(value);
-                return j->name ? 0 : -ENOMEM;
-        }
-        if (ja->n_jobs == 0)
-                return strv_push(&ja->gkeys, key) < 0 || strv_push(&ja->gvalues, value) < 0
-                           ? -ENOMEM
-                           : 0;
-        j = &ja->jobs[ja->n_jobs - 1];
-        return strv_push(&j->keys, key) < 0 || strv_push(&j->values, value) < 0 ? -ENOMEM : 0;
+        return strv_push(k, key) < 0 || strv_push(v, value) < 0 || strv_push(w, where) < 0 ? -ENOMEM
+                                                                                           : 0;
 }
 
-/* Applies the options a job sees: globals, then its own, as fio does. */
+static int copy(strv_t *dst, const strv_t *src)
+{
+        for (size_t i = 0; i < src->n; i++)
+                if (strv_push(dst, src->v[i]) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
+/* A job starts from the global options in effect where it opens, as fio copies its defaults. */
+static int open_job(jobargs_t *ja, const char *name, const char *where)
+{
+        jobargs_job_t *j = realloc(ja->jobs, (ja->n_jobs + 1) * sizeof(*j));
+        if (!j)
+                return -ENOMEM;
+        ja->jobs = j;
+        j = &ja->jobs[ja->n_jobs++];
+        memset(j, 0, sizeof(*j));
+        ja->in_job = true;
+        j->name = strdup(name);
+        j->where = where ? strdup(where) : NULL;
+        j->n_global = ja->gkeys.n;
+        if (!j->name || (where && !j->where) || copy(&j->keys, &ja->gkeys) < 0 ||
+            copy(&j->values, &ja->gvalues) < 0 || copy(&j->wheres, &ja->gwheres) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static int add_option(jobargs_t *ja, const char *key, const char *value, const char *where)
+{
+        jobargs_job_t *j;
+        if (!ja->in_job)
+                return push(&ja->gkeys, &ja->gvalues, &ja->gwheres, key, value, where);
+        j = &ja->jobs[ja->n_jobs - 1];
+        return push(&j->keys, &j->values, &j->wheres, key, value, where);
+}
+
+int jobargs_add(jobargs_t *ja, const char *key, const char *value)
+{
+        if (streq(key, "name")) {
+                if (jobfile_section_is_global(value)) {
+                        ja->in_job = false;
+                        return 0;
+                }
+                return open_job(ja, value, NULL);
+        }
+        return add_option(ja, key, value, "");
+}
+
+int jobargs_add_section(jobargs_t *ja, const char *name, char *err, size_t errlen)
+{
+        if (!*name)
+                return errorf(err, errlen, -EINVAL, "--section: needs a job section name");
+        if (jobfile_section_is_global(name))
+                return errorf(err, errlen, -EINVAL,
+                              "--section=%s: global sections always apply; name a job section",
+                              name);
+        if (strv_contains(&ja->sections, name))
+                return 0;
+        return strv_push(&ja->sections, name);
+}
+
+/* One option alone through the option table, so that a bad line is reported where it is even
+ * when no job uses it (a [global] at the end of a file). */
+static int check_option(const char *key, const char *value, const char *where, char *err,
+                        size_t errlen)
+{
+        job_spec_t spec;
+        char e[512];
+        int r = job_spec_init(&spec, "check");
+        if (r < 0)
+                return r;
+        r = job_option_set(&spec, key, value, e, sizeof(e));
+        job_spec_done(&spec);
+        return r < 0 ? errorf(err, errlen, r, "%s %s", where, e) : 0;
+}
+
+typedef struct saved_globals {
+        strv_t k, v, w;
+} saved_globals_t;
+
+static void saved_clear(saved_globals_t *s)
+{
+        strv_clear(&s->k);
+        strv_clear(&s->v);
+        strv_clear(&s->w);
+}
+
+int jobargs_add_file(jobargs_t *ja, const char *path, const jobfile_io_t *io, char *err,
+                     size_t errlen)
+{
+        jobfile_t jf = {0};
+        saved_globals_t cmdline = {0};
+        bool first = true, saved = false;
+        char where[1024];
+        int r;
+
+        if ((r = jobfile_parse(path, io, &ja->sections, &jf, err, errlen)) < 0)
+                return r;
+        if (jf.n_job_sections == 0) {
+                r = errorf(err, errlen, -EINVAL,
+                           "%s: no job section; fio runs a file's [JOBNAME] sections, its [global] "
+                           "ones only set their defaults",
+                           streq(path, "-") ? "<stdin>" : path);
+                goto out;
+        }
+        /* The command line's globals, to be put back: a file's [global]s end with the file. */
+        if (copy(&cmdline.k, &ja->gkeys) < 0 || copy(&cmdline.v, &ja->gvalues) < 0 ||
+            copy(&cmdline.w, &ja->gwheres) < 0) {
+                r = -ENOMEM;
+                goto out;
+        }
+        saved = true;
+        ja->in_job = false;
+        for (size_t i = 0; i < jf.n; i++) {
+                const jobfile_entry_t *e = &jf.entries[i];
+                snprintf(where, sizeof(where), "%s:%d: [%s]", e->path, e->line, e->section);
+                if (e->key) {
+                        if ((r = check_option(e->key, e->value, where, err, errlen)) < 0 ||
+                            (r = add_option(ja, e->key, e->value, where)) < 0)
+                                goto out;
+                        continue;
+                }
+                if (e->global) {
+                        ja->in_job = false;
+                        continue;
+                }
+                if ((r = open_job(ja, e->section, where)) < 0)
+                        goto out;
+                if (first && ja->n_jobs > 1 && ja->n_files > 0) {
+                        /* fio starts the jobs of each job file after those of the files before */
+                        snprintf(where, sizeof(where),
+                                 "%s:%d: [%s] (fio runs this job file after the one before, as "
+                                 "with stonewall):",
+                                 e->path, e->line, e->section);
+                        if ((r = check_option("stonewall", "", where, err, errlen)) < 0 ||
+                            (r = add_option(ja, "stonewall", "", where)) < 0)
+                                goto out;
+                }
+                first = false;
+        }
+        ja->n_files++;
+        r = 0;
+out:
+        if (saved) {
+                strv_clear(&ja->gkeys);
+                strv_clear(&ja->gvalues);
+                strv_clear(&ja->gwheres);
+                ja->gkeys = cmdline.k;
+                ja->gvalues = cmdline.v;
+                ja->gwheres = cmdline.w;
+                memset(&cmdline, 0, sizeof(cmdline));
+        }
+        ja->in_job = false;
+        saved_clear(&cmdline);
+        jobfile_free(&jf);
+        return r;
+}
+
+/* Applies the options a job sees in order (its globals, then its own), as fio does. */
 static int build_spec(const jobargs_t *ja, const jobargs_job_t *j, job_spec_t *spec, char *err,
                       size_t errlen)
 {
@@ -39,38 +183,122 @@ static int build_spec(const jobargs_t *ja, const jobargs_job_t *j, job_spec_t *s
         int r = job_spec_init(spec, j->name);
         if (r < 0)
                 return r;
-        for (size_t i = 0; i < ja->gkeys.n; i++)
-                if ((r = job_option_set(spec, ja->gkeys.v[i], ja->gvalues.v[i], e, sizeof(e))) < 0)
-                        goto fail;
-        for (size_t i = 0; i < j->keys.n; i++)
-                if ((r = job_option_set(spec, j->keys.v[i], j->values.v[i], e, sizeof(e))) < 0)
-                        goto fail;
+        for (size_t i = 0; i < j->keys.n; i++) {
+                const char *where = j->wheres.v[i];
+                r = job_option_set(spec, j->keys.v[i], j->values.v[i], e, sizeof(e));
+                if (r >= 0)
+                        continue;
+                if (*where)
+                        snprintf(err, errlen, "%s %s", where, e);
+                else if (ja->n_jobs > 1 && i >= j->n_global)
+                        snprintf(err, errlen, "job %s: %s", j->name, e);
+                else
+                        snprintf(err, errlen, "%s", e);
+                goto fail;
+        }
         if ((r = job_spec_validate(spec, e, sizeof(e))) >= 0)
                 return 0;
-fail:
-        if (ja->n_jobs > 1)
+        if (j->where)
+                snprintf(err, errlen, "%s %s", j->where, e);
+        else if (ja->n_jobs > 1)
                 snprintf(err, errlen, "job %s: %s", j->name, e);
         else
                 snprintf(err, errlen, "%s", e);
+fail:
         job_spec_done(spec);
         return r;
+}
+
+/* Where a job is, for messages: "seq.fio:5: [seqread] " or "". */
+static const char *job_where(const jobargs_job_t *j, char *buf, size_t len)
+{
+        snprintf(buf, len, "%s%s", j->where ? j->where : "", j->where ? " " : "");
+        return buf;
+}
+
+static int printable(const char *s)
+{
+        for (const char *p = s; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                        return (unsigned char)*p;
+        return -1;
+}
+
+/* What the wire would refuse, said here where the file and line are known. */
+static int check_limits(const jobargs_t *ja, const jobargs_job_t *j, char *err, size_t errlen)
+{
+        char w[1100];
+        int c;
+
+        job_where(j, w, sizeof(w));
+        if (!*j->name)
+                return errorf(err, errlen, -EINVAL, "%sname: a job needs a name", w);
+        if (strlen(j->name) > WIRE_MAX_NAME)
+                return errorf(err, errlen, -EINVAL,
+                              "%sname: job name '%.40s...' is longer than %d characters", w,
+                              j->name, WIRE_MAX_NAME);
+        if ((c = printable(j->name)) >= 0)
+                return errorf(err, errlen, -EINVAL, "%sname: control character 0x%02x in job name",
+                              w, c);
+        for (const jobargs_job_t *k = ja->jobs; k < j; k++)
+                if (streq(k->name, j->name)) {
+                        if (!j->where && !k->where)
+                                return errorf(err, errlen, -EINVAL,
+                                              "name: job '%s' is given twice; job names must "
+                                              "differ",
+                                              j->name);
+                        return errorf(err, errlen, -EINVAL,
+                                      "%sname: job '%s' is given twice (also %s); job names "
+                                      "must differ",
+                                      w, j->name,
+                                      k->where ? k->where : "--name on the command line");
+                }
+        if (j->keys.n > WIRE_MAX_JOB_OPTIONS)
+                return errorf(err, errlen, -E2BIG,
+                              "%sjob %s: %zu options with the globals it inherits, at most %d", w,
+                              j->name, j->keys.n, WIRE_MAX_JOB_OPTIONS);
+        for (size_t i = 0; i < j->keys.n; i++) {
+                const char *where = *j->wheres.v[i] ? j->wheres.v[i] : w;
+                const char *sep = *j->wheres.v[i] ? " " : "";
+                if (strlen(j->keys.v[i]) > WIRE_MAX_NAME)
+                        return errorf(err, errlen, -EINVAL,
+                                      "%s%sunknown option '%.40s...' (longer than %d characters)",
+                                      where, sep, j->keys.v[i], WIRE_MAX_NAME);
+                if (strlen(j->values.v[i]) > WIRE_MAX_OPTION_VALUE)
+                        return errorf(err, errlen, -EINVAL,
+                                      "%s%s%s: value longer than %d characters", where, sep,
+                                      j->keys.v[i], WIRE_MAX_OPTION_VALUE);
+                if ((c = printable(j->values.v[i])) >= 0)
+                        return errorf(err, errlen, -EINVAL,
+                                      "%s%s%s: control character 0x%02x in the value", where, sep,
+                                      j->keys.v[i], c);
+        }
+        return 0;
 }
 
 int jobargs_check(jobargs_t *ja, char *err, size_t errlen)
 {
         int r;
+
+        for (size_t s = 0; s < ja->sections.n; s++) {
+                bool found = false;
+                for (size_t i = 0; i < ja->n_jobs && !found; i++)
+                        found = ja->jobs[i].where && streq(ja->jobs[i].name, ja->sections.v[s]);
+                if (!found)
+                        return errorf(err, errlen, -EINVAL,
+                                      "--section=%s: no job section [%s] in the job files%s",
+                                      ja->sections.v[s], ja->sections.v[s],
+                                      ja->n_files ? "" : " (no job file given)");
+        }
         if (ja->n_jobs == 0 && (r = jobargs_add(ja, "name", "job")) < 0)
                 return r;
+        if (ja->n_jobs > WIRE_MAX_JOBS)
+                return errorf(err, errlen, -E2BIG, "%zu jobs; one run takes at most %d", ja->n_jobs,
+                              WIRE_MAX_JOBS);
         for (size_t i = 0; i < ja->n_jobs; i++) {
                 job_spec_t spec;
-                for (size_t k = 0; k < i; k++)
-                        if (streq(ja->jobs[k].name, ja->jobs[i].name)) {
-                                snprintf(err, errlen,
-                                         "name: job '%s' is given twice; job names must differ",
-                                         ja->jobs[i].name);
-                                return -EINVAL;
-                        }
-                if ((r = build_spec(ja, &ja->jobs[i], &spec, err, errlen)) < 0)
+                if ((r = check_limits(ja, &ja->jobs[i], err, errlen)) < 0 ||
+                    (r = build_spec(ja, &ja->jobs[i], &spec, err, errlen)) < 0)
                         return r;
                 job_spec_done(&spec);
         }
@@ -114,7 +342,7 @@ int jobargs_to_wire(const jobargs_t *ja, Iofleet__Job ***ret, size_t *n)
                 return -ENOMEM;
         for (size_t i = 0; i < ja->n_jobs; i++) {
                 const jobargs_job_t *j = &ja->jobs[i];
-                size_t no = ja->gkeys.n + j->keys.n, k = 0;
+                size_t no = j->keys.n, k = 0;
                 Iofleet__Job *pj = malloc(sizeof(*pj));
                 if (!pj) {
                         jobargs_free_wire(jobs, i);
@@ -128,8 +356,6 @@ int jobargs_to_wire(const jobargs_t *ja, Iofleet__Job ***ret, size_t *n)
                         jobargs_free_wire(jobs, i + 1);
                         return -ENOMEM;
                 }
-                for (size_t g = 0; g < ja->gkeys.n; g++)
-                        pj->options[k++] = option(ja->gkeys.v[g], ja->gvalues.v[g]);
                 for (size_t o = 0; o < j->keys.n; o++)
                         pj->options[k++] = option(j->keys.v[o], j->values.v[o]);
                 pj->n_options = k;
@@ -161,10 +387,14 @@ void jobargs_free(jobargs_t *ja)
 {
         strv_clear(&ja->gkeys);
         strv_clear(&ja->gvalues);
+        strv_clear(&ja->gwheres);
+        strv_clear(&ja->sections);
         for (size_t i = 0; i < ja->n_jobs; i++) {
                 free(ja->jobs[i].name);
+                free(ja->jobs[i].where);
                 strv_clear(&ja->jobs[i].keys);
                 strv_clear(&ja->jobs[i].values);
+                strv_clear(&ja->jobs[i].wheres);
         }
         free(ja->jobs);
         memset(ja, 0, sizeof(*ja));

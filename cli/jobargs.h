@@ -1,27 +1,48 @@
-/* Jobs from fio-style arguments: options before the first --name are global, each --name opens a
- * job. */
+/* Jobs from fio-style arguments and fio job files, as fio reads them: global options are the
+ * defaults of the jobs that follow, each --name or [section] opens a job. */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config.h"
+#include "jobfile.h"
 #include "wire.h"
 
 typedef struct jobargs_job {
         char *name;
-        strv_t keys, values;
+        char *where;         /* "seq.fio:5: [seqread]" for a job file's section; NULL for --name */
+        strv_t keys, values; /* in the order they apply: the globals it inherited, then its own */
+        strv_t wheres;       /* per option "seq.fio:7: [global]"; "" for the command line */
+        size_t n_global;     /* how many leading options are inherited globals */
 } jobargs_job_t;
 
 typedef struct jobargs {
-        strv_t gkeys, gvalues; /* global options */
+        strv_t gkeys, gvalues, gwheres; /* the global options a job opened now inherits */
+        bool in_job;                    /* options go to the last job rather than the globals */
         jobargs_job_t *jobs;
         size_t n_jobs;
+        size_t n_files;
+        strv_t sections; /* fio's --section: the job sections to run from the job files */
 } jobargs_t;
 
-/* Adds one option in command-line order ("name" opens a new job). */
+/* Adds one command-line option in order. "name" opens a job, or, for a name starting with
+ * "global", goes back to setting global options (fio's --name=global). 0 or -ENOMEM. */
 int jobargs_add(jobargs_t *ja, const char *key, const char *value);
-/* Checks every job through the option table (unknown options, values, whole-job rules); err
- * says which job and option. With no --name at all the options make one job called "job". */
+/* fio's --section=NAME: run only the job sections of that name from the job files (repeatable;
+ * global sections always apply). Give it before the files. */
+int jobargs_add_section(jobargs_t *ja, const char *name, char *err, size_t errlen);
+/* Adds the jobs of an fio job file, after every command-line option, as fio does: the command
+ * line's global options are defaults that the file's [global] and job sections override; a
+ * file's [global] sections count for that file only; a job file after one that gave jobs runs
+ * after them in fio (an implied stonewall, passed on as the option "stonewall"). io may be NULL
+ * (the file system and getenv()). Checks each option through the option table; err names file,
+ * line, section and key. */
+int jobargs_add_file(jobargs_t *ja, const char *path, const jobfile_io_t *io, char *err,
+                     size_t errlen);
+/* Checks every job through the option table (unknown options, values, whole-job rules) and the
+ * wire's limits (names, counts, lengths); err says which job, file, line and option. With no
+ * job at all the command-line options make one job called "job". */
 int jobargs_check(jobargs_t *ja, char *err, size_t errlen);
 /* The jobs as they travel (global options first, then the job's own); free with
  * jobargs_free_wire(). */
