@@ -6,9 +6,12 @@
 
 extern const engine_ops_t engine_psync;
 extern const engine_ops_t engine_null;
+extern const engine_ops_t engine_libaio;
+extern const engine_ops_t engine_io_uring;
 
-static const engine_ops_t *const engines[] = {&engine_psync, &engine_null};
-static const char *const names[] = {"psync", "null", NULL};
+static const engine_ops_t *const engines[] = {&engine_psync, &engine_null, &engine_libaio,
+                                              &engine_io_uring};
+static const char *const names[] = {"psync", "null", "libaio", "io_uring", NULL};
 
 const engine_ops_t *engine_find(const char *name)
 {

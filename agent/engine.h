@@ -2,45 +2,77 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "options.h"
 
-#define ENGINE_OPS_VERSION 1
+/* Bumped whenever engine_ops_t or io_unit_t changes: a table of another version is not used. */
+#define ENGINE_OPS_VERSION 2
 
-/* One I/O in flight. */
+/* One I/O. The worker owns depth of them for the whole run (never allocated per I/O) and hands
+ * them to the engine; an engine keeps its own per-unit state in arrays indexed by index. */
 typedef struct io_unit {
+        /* Set by the worker before queue(). */
         int fd;
+        unsigned file;  /* index of fd in engine_setup_t.fds (registered files) */
+        unsigned index; /* the unit's slot in [0, depth); its buffer is bufs + index * buf_size */
+        uint8_t ddir;   /* DDIR_READ or DDIR_WRITE */
         void *buf;
         uint64_t offset;
         uint64_t len;
-        bool write;
-        int64_t result; /* bytes transferred, or -errno */
-        void *engine_data;
+        /* Set by the engine when the I/O completes: bytes transferred, or -errno. */
+        int64_t result;
+        /* The worker's bookkeeping; engines leave it alone. */
+        int64_t start_ns, issue_ns;
+        bool counted;
 } io_unit_t;
 
+/* What an engine gets to set itself up, in the worker's thread, before the start gate. */
+typedef struct engine_setup {
+        const job_spec_t *job;
+        unsigned depth; /* most I/Os queued or in flight at once (the job's iodepth) */
+        const int *fds; /* the worker's open files; nfds == 0 for ENGINE_NO_FILES */
+        unsigned nfds;
+        void *bufs; /* depth buffers of buf_size bytes, contiguous and page aligned */
+        size_t buf_size;
+} engine_setup_t;
+
+/* queue() results. */
 enum {
-        ENGINE_COMPLETED = 0, /* queue() finished the I/O and set result */
-        ENGINE_QUEUED = 1,    /* the I/O completes later, through getevents() */
+        ENGINE_COMPLETED = 0, /* the I/O is done and its result set */
+        ENGINE_QUEUED = 1,    /* it completes later and comes back through getevents() */
+        ENGINE_BUSY = 2,      /* not taken: commit and reap, then queue it again */
 };
 
+/* Engine flags. */
 enum {
         ENGINE_NO_FILES = 1u << 0, /* the engine does no file I/O (null): nothing to lay out */
-        ENGINE_SYNC = 1u << 1,     /* queue() always completes */
+        ENGINE_SYNC = 1u << 1,     /* queue() always completes: the worker's synchronous loop */
 };
+
+/* init() returns this (>= 0) when, for this setup, queue() will always complete (fio's null
+ * engine at iodepth=1): the worker then runs its synchronous loop, with no submission latency. */
+#define ENGINE_INIT_SYNC 1
 
 typedef struct engine_ops {
         unsigned version; /* ENGINE_OPS_VERSION */
         const char *name;
         unsigned flags;
-        /* Per worker state; depth is the most I/Os it will have in flight. */
-        int (*init)(const job_spec_t *job, unsigned depth, void **data);
+        /* Per-worker state in *data. 0, ENGINE_INIT_SYNC, or -errno (with *data untouched). */
+        int (*init)(const engine_setup_t *setup, void **data);
+        /* Called only once no I/O is in flight. NULL-safe on data. */
         void (*cleanup)(void *data);
-        /* Starts one I/O: ENGINE_COMPLETED, ENGINE_QUEUED or -errno. */
+        /* Takes one I/O: ENGINE_COMPLETED, ENGINE_QUEUED, ENGINE_BUSY or -errno (not taken). */
         int (*queue)(void *data, io_unit_t *io);
-        /* Async engines: submit what was queued; reap between min and max completions. */
+        /* Async engines. commit() submits what queue() took, in order, and returns how many I/Os
+         * it took (each comes back through getevents(), a failed submission with its -errno as
+         * result) or -errno when it could take none (-EAGAIN: reap, then commit again). */
         int (*commit)(void *data);
-        int (*getevents)(void *data, unsigned min, unsigned max);
+        /* Reaps at least min (fewer only when timeout_ns passes; < 0 waits for ever) and at most
+         * max completions; returns how many, or -errno. event(data, i) for i below that number
+         * gives each, with its result set, until the next getevents(). */
+        int (*getevents)(void *data, unsigned min, unsigned max, int64_t timeout_ns);
         io_unit_t *(*event)(void *data, unsigned i);
 } engine_ops_t;
 

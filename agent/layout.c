@@ -1,5 +1,5 @@
-/* Laying out job files as fio does: create them, and fill missing or short files that will be read.
- */
+/* Job files as fio lays them out: their names, sizes and I/O regions; creating them and filling
+ * missing or short files that will be read. */
 #include "layout.h"
 
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include "util.h"
 
 #define LAYOUT_CHUNK (1u << 20)
+#define LAYOUT_ALIGN 4096u
 
 int layout_check_regular(int fd, const char *path, char *err, size_t errlen)
 {
@@ -32,66 +33,293 @@ int layout_check_regular(int fd, const char *path, char *err, size_t errlen)
         return 0;
 }
 
-int layout_file(const char *path, uint64_t size, bool fill, uint64_t seed, const int *stop,
-                char *err, size_t errlen)
+int layout_expand_name(const char *format, const char *job, const char *agent, unsigned jobnum,
+                       unsigned filenum, char *buf, size_t len)
 {
-        _cleanup_(closep) int fd = -1;
-        _cleanup_(freep) uint64_t *buf = NULL;
-        struct stat st;
-        /* Each file its own data (xorshift must not start at 0), so files do not deduplicate. */
-        uint64_t x = (seed ^ 0x2545f4914f6cdd1dULL) | 1;
+        size_t o = 0;
+        for (const char *p = format; *p;) {
+                char num[16];
+                const char *add = NULL;
+                size_t skip = 1, n;
+                if (*p == '$') {
+                        if (strncmp(p, "$jobname", 8) == 0)
+                                add = job, skip = 8;
+                        else if (strncmp(p, "$jobnum", 7) == 0) {
+                                snprintf(num, sizeof(num), "%u", jobnum);
+                                add = num, skip = 7;
+                        } else if (strncmp(p, "$filenum", 8) == 0) {
+                                snprintf(num, sizeof(num), "%u", filenum);
+                                add = num, skip = 8;
+                        } else if (strncmp(p, "$agent", 6) == 0)
+                                add = agent, skip = 6;
+                }
+                if (!add) {
+                        /* Anything else, '$' included, is taken literally, as fio does. */
+                        num[0] = *p;
+                        num[1] = 0;
+                        add = num;
+                }
+                n = strlen(add);
+                if (o + n >= len)
+                        return -ENAMETOOLONG;
+                memcpy(buf + o, add, n);
+                o += n;
+                p += skip;
+        }
+        if (o >= len)
+                return -ENAMETOOLONG;
+        buf[o] = 0;
+        return 0;
+}
+
+void layout_files_free(layout_file_t **files, size_t n)
+{
+        if (!*files)
+                return;
+        for (size_t i = 0; i < n; i++)
+                free((*files)[i].path);
+        free(*files);
+        *files = NULL;
+}
+
+static int join_path(const char *dir, const char *name, char **ret, const job_spec_t *j, char *err,
+                     size_t errlen)
+{
+        char *p;
+        if (name[0] == '/')
+                p = strdup(name);
+        else if (asprintf(&p, "%s/%s", dir, name) < 0)
+                p = NULL;
+        if (!p)
+                return errorf(err, errlen, -ENOMEM, "job %s: no memory for file names", j->name);
+        if (strlen(p) >= 4096) {
+                free(p);
+                return errorf(err, errlen, -ENAMETOOLONG, "job %s: file name too long: %.60s...",
+                              j->name, name);
+        }
+        *ret = p;
+        return 0;
+}
+
+int layout_plan(const job_spec_t *j, const char *agent, const char *work_dir, unsigned clone,
+                bool with_files, layout_file_t **ret, size_t *n, char *err, size_t errlen)
+{
+        const char *dir = j->directory ? j->directory : work_dir;
+        layout_file_t *files = NULL;
+        size_t nf = 0;
+        bool need_dir = false;
         int r;
 
-        /* O_NOFOLLOW: a symbolic link planted where a job file goes is refused, not followed. */
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0) {
-                snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-                return -errno;
-        }
-        if ((r = layout_check_regular(fd, path, err, errlen)) < 0)
-                return r;
-        if (fstat(fd, &st) < 0)
-                return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
-        if ((uint64_t)st.st_size >= size)
-                return 0;
-        if (!fill) {
-                r = posix_fallocate(fd, st.st_size, (off_t)(size - st.st_size));
-                if (r != 0 && r != EOPNOTSUPP && r != EINVAL) {
-                        snprintf(err, errlen, "cannot reserve %llu bytes for %s: %s",
-                                 (unsigned long long)size, path, strerror(r));
-                        return -r;
+        /* How many files: a filename list names them, nrfiles counts them otherwise. */
+        if (with_files && !strempty(j->filename)) {
+                nf = 1;
+                for (const char *c = j->filename; *c; c++)
+                        nf += *c == ':';
+        } else
+                nf = j->nrfiles ? j->nrfiles : 1;
+        files = calloc(nf, sizeof(*files));
+        if (!files)
+                return errorf(err, errlen, -ENOMEM, "job %s: no memory for %zu files", j->name, nf);
+
+        if (with_files) {
+                if (!strempty(j->filename)) {
+                        /* fio's meaning: the named files, shared by every clone (and agent). */
+                        const char *s = j->filename;
+                        for (size_t i = 0; i < nf; i++) {
+                                const char *e = strchr(s, ':');
+                                size_t len = e ? (size_t)(e - s) : strlen(s);
+                                char *name = strndup(s, len);
+                                if (!name) {
+                                        r = -ENOMEM;
+                                        goto fail_msg;
+                                }
+                                if (!len) {
+                                        free(name);
+                                        r = errorf(err, errlen, -EINVAL,
+                                                   "job %s: filename=%s has an empty name", j->name,
+                                                   j->filename);
+                                        goto fail;
+                                }
+                                need_dir |= name[0] != '/';
+                                r = join_path(dir, name, &files[i].path, j, err, errlen);
+                                free(name);
+                                if (r < 0)
+                                        goto fail;
+                                s = e ? e + 1 : s + len;
+                        }
+                } else {
+                        const char *fmt = !strempty(j->filename_format) ? j->filename_format
+                                                                        : LAYOUT_DEFAULT_FORMAT;
+                        char name[4096];
+                        for (size_t i = 0; i < nf; i++) {
+                                if (layout_expand_name(fmt, j->name, agent, clone, (unsigned)i,
+                                                       name, sizeof(name)) < 0) {
+                                        r = errorf(err, errlen, -ENAMETOOLONG,
+                                                   "job %s: filename_format=%s makes a name "
+                                                   "too long",
+                                                   j->name, fmt);
+                                        goto fail;
+                                }
+                                need_dir |= name[0] != '/';
+                                if ((r = join_path(dir, name, &files[i].path, j, err, errlen)) < 0)
+                                        goto fail;
+                        }
                 }
-                return 0;
+                if (need_dir) {
+                        struct stat st;
+                        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                                r = errorf(
+                                    err, errlen, -ENOENT, "job %s: directory=%s %s", j->name, dir,
+                                    errno == ENOENT || !errno ? "does not exist" : strerror(errno));
+                                goto fail;
+                        }
+                }
         }
-        log_debug("laying out %s: %llu of %llu bytes missing", path,
-                  (unsigned long long)(size - st.st_size), (unsigned long long)size);
-        buf = malloc(LAYOUT_CHUNK);
-        if (!buf) {
-                snprintf(err, errlen, "no memory to lay out %s", path);
-                return -ENOMEM;
+
+        /* Sizes as fio's setup_files(): each file's region starts at offset and holds filesize
+         * - offset bytes, or size / nrfiles (the file then extends to offset + that). */
+        for (size_t i = 0; i < nf; i++) {
+                layout_file_t *f = &files[i];
+                f->base = j->offset;
+                if (j->filesize) {
+                        if (j->offset >= j->filesize) {
+                                r = errorf(err, errlen, -EINVAL,
+                                           "job %s: offset=%llu leaves nothing of filesize=%llu",
+                                           j->name, (unsigned long long)j->offset,
+                                           (unsigned long long)j->filesize);
+                                goto fail;
+                        }
+                        f->io_size = j->filesize - j->offset;
+                        f->length = j->filesize;
+                } else if (j->size) {
+                        f->io_size = j->size / nf;
+                        f->length = j->offset + f->io_size;
+                } else if (!with_files) {
+                        f->io_size = LAYOUT_NOTIONAL_SIZE;
+                } /* else: an existing file, sized when opened */
         }
-        for (uint64_t off = (uint64_t)st.st_size; off < size;) {
-                size_t n = size - off < LAYOUT_CHUNK ? (size_t)(size - off) : LAYOUT_CHUNK;
+        *ret = files;
+        *n = nf;
+        return 0;
+fail_msg:
+        errorf(err, errlen, r, "job %s: no memory for file names", j->name);
+fail:
+        layout_files_free(&files, nf);
+        return r;
+}
+
+/* Writes [off, end) of fd with data from *x; fd may be O_DIRECT (then off, end and buf aligned). */
+static int fill_range(int fd, uint64_t off, uint64_t end, uint64_t *buf, uint64_t *x,
+                      const char *path, const int *stop, char *err, size_t errlen)
+{
+        while (off < end) {
+                size_t n = end - off < LAYOUT_CHUNK ? (size_t)(end - off) : LAYOUT_CHUNK;
                 ssize_t w;
                 if (__atomic_load_n(stop, __ATOMIC_RELAXED))
                         return errorf(err, errlen, -ECANCELED, "laying out %s: stopped", path);
                 /* xorshift: cheap data that neither compresses nor deduplicates. */
                 for (size_t i = 0; i < LAYOUT_CHUNK / 8; i++) {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        buf[i] = x;
+                        *x ^= *x << 13;
+                        *x ^= *x >> 7;
+                        *x ^= *x << 17;
+                        buf[i] = *x;
                 }
                 w = pwrite(fd, buf, n, (off_t)off);
                 if (w < 0 && errno == EINTR)
                         continue;
                 if (w <= 0) {
                         int e = w < 0 ? errno : ENOSPC;
-                        snprintf(err, errlen, "laying out %s at offset %llu: %s", path,
-                                 (unsigned long long)off, strerror(e));
-                        return -e;
+                        return errorf(err, errlen, -e, "laying out %s at offset %llu: %s", path,
+                                      (unsigned long long)off, strerror(e));
                 }
                 off += (uint64_t)w;
         }
+        return 0;
+}
+
+int layout_file(const char *path, uint64_t length, bool fill, bool direct, bool readonly,
+                uint64_t seed, const int *stop, char *err, size_t errlen)
+{
+        _cleanup_(closep) int fd = -1, dfd = -1;
+        _cleanup_(freep) uint64_t *buf = NULL;
+        struct stat st;
+        /* Each file its own data (xorshift must not start at 0), so files do not deduplicate. */
+        uint64_t x = (seed ^ 0x2545f4914f6cdd1dULL) | 1, off;
+        int r;
+
+        /* O_NOFOLLOW: a symbolic link planted where a job file goes is refused, not followed.
+         * Without a length (no size given) the file must exist: nothing says how large. */
+        fd = open(path,
+                  (readonly ? O_RDONLY : O_RDWR) | (readonly || !length ? 0 : O_CREAT) | O_CLOEXEC |
+                      O_NOFOLLOW,
+                  0644);
+        if (fd < 0) {
+                r = -errno;
+                if (readonly && r == -ENOENT)
+                        return errorf(err, errlen, r,
+                                      "readonly: %s does not exist and readonly forbids creating "
+                                      "it",
+                                      path);
+                if (!length && r == -ENOENT)
+                        return errorf(err, errlen, r,
+                                      "size: %s does not exist; give size= (or filesize=) to "
+                                      "lay it out",
+                                      path);
+                return errorf(err, errlen, r, "cannot %s %s: %s", readonly ? "open" : "create",
+                              path, strerror(-r));
+        }
+        if ((r = layout_check_regular(fd, path, err, errlen)) < 0)
+                return r;
+        if (fstat(fd, &st) < 0)
+                return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+        if ((uint64_t)st.st_size >= length)
+                return 0;
+        if (readonly)
+                return errorf(err, errlen, -EROFS,
+                              "readonly: %s holds %llu bytes, the job needs %llu, and readonly "
+                              "forbids laying it out",
+                              path, (unsigned long long)st.st_size, (unsigned long long)length);
+        if (!fill) {
+                r = posix_fallocate(fd, st.st_size, (off_t)(length - st.st_size));
+                if (r != 0 && r != EOPNOTSUPP && r != EINVAL)
+                        return errorf(err, errlen, -r, "cannot reserve %llu bytes for %s: %s",
+                                      (unsigned long long)length, path, strerror(r));
+                if (r != 0 && ftruncate(fd, (off_t)length) < 0)
+                        return errorf(err, errlen, -errno, "cannot extend %s to %llu bytes: %s",
+                                      path, (unsigned long long)length, strerror(errno));
+        } else {
+                log_debug("laying out %s: %llu of %llu bytes missing", path,
+                          (unsigned long long)(length - st.st_size), (unsigned long long)length);
+                if (posix_memalign((void **)&buf, LAYOUT_ALIGN, LAYOUT_CHUNK) != 0) {
+                        buf = NULL;
+                        return errorf(err, errlen, -ENOMEM, "no memory to lay out %s", path);
+                }
+                off = (uint64_t)st.st_size;
+                if (direct)
+                        /* A filesystem that refuses O_DIRECT (tmpfs) is laid out buffered; the
+                         * job's own open says so if it needs O_DIRECT. */
+                        dfd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC | O_NOFOLLOW);
+                if (dfd >= 0) {
+                        /* Buffered up to the first aligned offset, direct for the aligned
+                         * middle, buffered for the tail. */
+                        uint64_t a = (off + LAYOUT_ALIGN - 1) / LAYOUT_ALIGN * LAYOUT_ALIGN;
+                        uint64_t b = length / LAYOUT_ALIGN * LAYOUT_ALIGN;
+                        if (a > length)
+                                a = length;
+                        if ((r = fill_range(fd, off, a, buf, &x, path, stop, err, errlen)) < 0)
+                                return r;
+                        if (b > a &&
+                            (r = fill_range(dfd, a, b, buf, &x, path, stop, err, errlen)) < 0)
+                                return r;
+                        off = b > a ? b : a;
+                }
+                if ((r = fill_range(fd, off, length, buf, &x, path, stop, err, errlen)) < 0)
+                        return r;
+        }
+        /* As fio's create_fsync: the layout is on stable storage before the job measures, and
+         * clean pages are what invalidate can drop. */
+        if (fsync(fd) < 0)
+                return errorf(err, errlen, -errno, "fsync of %s after laying it out: %s", path,
+                              strerror(errno));
         return 0;
 }

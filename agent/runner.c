@@ -10,11 +10,13 @@
 #include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "engine.h"
+#include "layout.h"
 #include "log.h"
 #include "util.h"
 #include "worker.h"
@@ -50,7 +52,7 @@ int runner_dir_init(runner_dir_t *d)
         int r;
         memset(d, 0, sizeof(*d));
         if ((r = hist_new(&d->clat)) < 0 || (r = hist_new(&d->slat)) < 0 ||
-            (r = hist_new(&d->lat)) < 0) {
+            (r = hist_new(&d->lat)) < 0 || (r = hist_new(&d->sync_lat)) < 0) {
                 runner_dir_done(d);
                 return r;
         }
@@ -62,6 +64,7 @@ void runner_dir_done(runner_dir_t *d)
         hist_free(&d->clat);
         hist_free(&d->slat);
         hist_free(&d->lat);
+        hist_free(&d->sync_lat);
 }
 
 static void notify(void *userdata)
@@ -73,37 +76,82 @@ static void notify(void *userdata)
         }
 }
 
-static int resolve_path(const job_spec_t *j, const runner_params_t *p, unsigned clone, char *buf,
-                        size_t len, char *err, size_t errlen)
-{
-        const char *dir = j->directory ? j->directory : p->work_dir;
-        struct stat st;
+/* fio's randseed default. */
+#define RUNNER_DEFAULT_RANDSEED 0x89
 
-        if (j->filename && j->filename[0] == '/') {
-                snprintf(buf, len, "%s", j->filename);
-                return 0;
+/* Each clone's random streams. Repeatable (randrepeat, or a randseed given) from randseed, the
+ * job's name, the agent's rank and the clone, so that runs repeat and clones and agents differ;
+ * otherwise from the system's generator, as fio's randrepeat=0. */
+static uint64_t seed_of(const job_spec_t *j, uint32_t rank, unsigned clone)
+{
+        uint64_t h = 1469598103934665603ULL, x;
+        bool repeat = j->randrepeat || (j->randseed && j->randseed != RUNNER_DEFAULT_RANDSEED);
+
+        if (!repeat && getrandom(&x, sizeof(x), 0) == sizeof(x))
+                return x;
+        for (const char *c = j->name; c && *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        x = (j->randseed ? j->randseed : RUNNER_DEFAULT_RANDSEED) * 0x9e3779b97f4a7c15ULL;
+        return x ^ h ^ ((uint64_t)rank << 32) ^ clone;
+}
+
+/* A file of a worker, for finding the workers that share it. */
+typedef struct file_ref {
+        const char *path;
+        size_t worker, file;
+} file_ref_t;
+
+static int file_ref_cmp(const void *a, const void *b)
+{
+        const file_ref_t *x = a, *y = b;
+        int c = strcmp(x->path, y->path);
+        if (c)
+                return c;
+        return x->worker < y->worker ? -1 : x->worker > y->worker;
+}
+
+/* Shared files are laid out once, by the first worker that names them, to the largest length any
+ * of them needs, and filled if any of them reads. */
+static int share_files(runner_t *r)
+{
+        size_t n = 0, k = 0;
+        file_ref_t *refs;
+
+        for (size_t i = 0; i < r->n_workers; i++)
+                n += r->workers[i].nfiles;
+        refs = calloc(n ? n : 1, sizeof(*refs));
+        if (!refs)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_workers; i++)
+                for (size_t f = 0; f < r->workers[i].nfiles; f++)
+                        if (r->workers[i].files[f].path)
+                                refs[k++] = (file_ref_t){r->workers[i].files[f].path, i, f};
+        qsort(refs, k, sizeof(*refs), file_ref_cmp);
+        for (size_t a = 0; a < k;) {
+                size_t b = a + 1;
+                layout_file_t *owner = &r->workers[refs[a].worker].files[refs[a].file];
+                owner->owner = true;
+                for (; b < k && streq(refs[b].path, refs[a].path); b++) {
+                        layout_file_t *f = &r->workers[refs[b].worker].files[refs[b].file];
+                        f->owner = false;
+                        if (f->length > owner->length)
+                                owner->length = f->length;
+                        owner->fill |= f->fill;
+                }
+                a = b;
         }
-        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-                snprintf(err, errlen, "job %s: directory=%s %s", j->name, dir,
-                         errno == ENOENT || !errno ? "does not exist" : strerror(errno));
-                return -ENOENT;
-        }
-        if (j->filename)
-                /* fio's meaning: the named file, shared by every clone, here and on every agent. */
-                snprintf(buf, len, "%s/%s", dir, j->filename);
-        else
-                /* fio's jobname.jobnum.filenum, with the agent's name so that agents sharing a
-                 * directory (an NFS export) never trample each other's files. */
-                snprintf(buf, len, "%s/%s.%s.%u.0", dir, j->name, p->agent_name, clone);
+        free(refs);
         return 0;
 }
 
-static uint64_t seed_of(const char *name, uint32_t rank, unsigned clone)
+/* A worker's I/O buffers: one per I/O in flight, each of the larger bs rounded to a page. */
+static uint64_t job_buffer_bytes(const job_spec_t *j)
 {
-        uint64_t h = 1469598103934665603ULL;
-        for (const char *c = name; *c; c++)
-                h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-        return h ^ ((uint64_t)rank << 32) ^ clone;
+        const engine_ops_t *e = engine_find(j->ioengine);
+        uint64_t bs = j->bs ? j->bs : 4096, bsw = j->bs_write ? j->bs_write : bs;
+        uint64_t m = bs > bsw ? bs : bsw;
+        m = (m + 4095) / 4096 * 4096;
+        return m * (j->iodepth && e && !(e->flags & ENGINE_SYNC) ? j->iodepth : 1);
 }
 
 int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
@@ -133,25 +181,25 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
         {
                 /* Limits a coordinator cannot talk an agent past: threads, and buffer memory
                  * (each worker holds one block of bs bytes). */
-                uint64_t buffers = 0, mem = (uint64_t)sysconf(_SC_PHYS_PAGES) *
-                                            (uint64_t)sysconf(_SC_PAGESIZE);
+                uint64_t buffers = 0,
+                         mem = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
                 for (size_t i = 0; i < r->n_jobs; i++) {
                         n += r->jobs[i].numjobs;
-                        buffers += (uint64_t)r->jobs[i].numjobs * r->jobs[i].bs;
+                        buffers += (uint64_t)r->jobs[i].numjobs * job_buffer_bytes(&r->jobs[i]);
                 }
                 if (n > RUNNER_MAX_WORKERS) {
                         snprintf(err, errlen,
-                                 "numjobs: %zu workers in all exceed this agent's limit of %d",
-                                 n, RUNNER_MAX_WORKERS);
+                                 "numjobs: %zu workers in all exceed this agent's limit of %d", n,
+                                 RUNNER_MAX_WORKERS);
                         rc = -E2BIG;
                         goto fail;
                 }
                 if (buffers > mem / 4) {
-                        snprintf(err, errlen,
-                                 "bs x numjobs: %llu MiB of I/O buffers exceed a quarter of this "
-                                 "agent's memory (%llu MiB)",
-                                 (unsigned long long)(buffers >> 20),
-                                 (unsigned long long)(mem >> 22));
+                        snprintf(
+                            err, errlen,
+                            "bs x iodepth x numjobs: %llu MiB of I/O buffers exceed a quarter of "
+                            "this agent's memory (%llu MiB)",
+                            (unsigned long long)(buffers >> 20), (unsigned long long)(mem >> 22));
                         rc = -E2BIG;
                         goto fail;
                 }
@@ -170,13 +218,21 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         rc = -EOPNOTSUPP;
                         goto fail;
                 }
+                if (j->readonly && worker_rw_writes(j->rw)) {
+                        snprintf(err, errlen,
+                                 "job %s: readonly: rw=%s writes, and readonly "
+                                 "forbids it",
+                                 j->name, rw_mode_to_string(j->rw));
+                        rc = -EROFS;
+                        goto fail;
+                }
                 for (unsigned c = 0; c < j->numjobs; c++, w++) {
                         worker_t *wk = &r->workers[w];
                         wk->job = j;
                         wk->engine = e;
                         wk->job_index = i;
                         wk->clone = c;
-                        wk->seed = seed_of(j->name, p->rank, c);
+                        wk->seed = seed_of(j, p->rank, c);
                         wk->gate = &r->gate;
                         wk->stop = &r->stop;
                         wk->notify = notify;
@@ -186,26 +242,27 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                                 hist_init(&wk->dir[d].slat);
                                 hist_init(&wk->dir[d].lat);
                         }
-                        if (!(e->flags & ENGINE_NO_FILES) &&
-                            (rc = resolve_path(j, p, c, wk->path, sizeof(wk->path), err, errlen)) <
-                                0)
+                        hist_init(&wk->sync_lat);
+                        r->n_workers = w + 1; /* so that a failure frees the files planned */
+                        rc = layout_plan(j, p->agent_name, p->work_dir, c,
+                                         !(e->flags & ENGINE_NO_FILES), &wk->files, &wk->nfiles,
+                                         err, errlen);
+                        if (rc < 0)
                                 goto fail;
-                        /* Shared files are laid out once, by the first worker that names them. */
-                        wk->layout_owner = true;
-                        for (size_t k = 0; k < w; k++)
-                                if (wk->path[0] && streq(r->workers[k].path, wk->path))
-                                        wk->layout_owner = false;
+                        for (size_t f = 0; f < wk->nfiles; f++)
+                                wk->files[f].fill = worker_rw_reads(j->rw);
                 }
         }
+        if ((rc = share_files(r)) < 0)
+                goto fail;
         r->n_workers = n;
         r->gate.laying_out = n;
         for (size_t i = 0; i < n; i++) {
                 if ((rc = -pthread_create(&r->workers[i].thread, NULL, worker_main,
                                           &r->workers[i])) < 0) {
                         /* The ones started wait for the rest at layout: call it off. */
-                        snprintf(err, errlen,
-                                 "cannot start %zu worker threads (started %zu): %s", n, i,
-                                 strerror(-rc));
+                        snprintf(err, errlen, "cannot start %zu worker threads (started %zu): %s",
+                                 n, i, strerror(-rc));
                         goto fail;
                 }
                 r->n_threads++;
@@ -250,6 +307,8 @@ void runner_destroy(runner_t **rp)
         open_gate(r, true, 0);
         for (size_t i = 0; i < r->n_threads; i++)
                 pthread_join(r->workers[i].thread, NULL);
+        for (size_t i = 0; r->workers && i < r->n_workers; i++)
+                layout_files_free(&r->workers[i].files, r->workers[i].nfiles);
         pthread_mutex_destroy(&r->gate.lock);
         pthread_cond_destroy(&r->gate.cond);
         for (size_t i = 0; i < r->n_jobs; i++)
@@ -390,20 +449,29 @@ int64_t runner_last_done_mono(const runner_t *r)
         return last;
 }
 
-static void add_dir(runner_dir_t *d, const worker_dir_t *w, hist_t *tmp)
+static void add_hist(hist_t *dst, const hist_t *src, hist_t *tmp)
 {
-        d->bytes += __atomic_load_n(&w->bytes, __ATOMIC_RELAXED);
-        d->ios += __atomic_load_n(&w->ios, __ATOMIC_RELAXED);
-        d->errors += __atomic_load_n(&w->errors, __ATOMIC_RELAXED);
-        d->short_ios += __atomic_load_n(&w->short_ios, __ATOMIC_RELAXED);
-        d->issued += __atomic_load_n(&w->issued, __ATOMIC_RELAXED);
-        d->dropped += __atomic_load_n(&w->dropped, __ATOMIC_RELAXED);
-        hist_snapshot(tmp, &w->clat);
-        hist_merge(d->clat, tmp);
-        hist_snapshot(tmp, &w->slat);
-        hist_merge(d->slat, tmp);
-        hist_snapshot(tmp, &w->lat);
-        hist_merge(d->lat, tmp);
+        hist_snapshot(tmp, src);
+        hist_merge(dst, tmp);
+}
+
+static void add_worker(runner_dir_t d[2], const worker_t *w, hist_t *tmp)
+{
+        for (int i = 0; i < 2; i++) {
+                const worker_dir_t *wd = &w->dir[i];
+                d[i].bytes += __atomic_load_n(&wd->bytes, __ATOMIC_RELAXED);
+                d[i].ios += __atomic_load_n(&wd->ios, __ATOMIC_RELAXED);
+                d[i].errors += __atomic_load_n(&wd->errors, __ATOMIC_RELAXED);
+                d[i].short_ios += __atomic_load_n(&wd->short_ios, __ATOMIC_RELAXED);
+                d[i].issued += __atomic_load_n(&wd->issued, __ATOMIC_RELAXED);
+                d[i].dropped += __atomic_load_n(&wd->dropped, __ATOMIC_RELAXED);
+                add_hist(d[i].clat, &wd->clat, tmp);
+                add_hist(d[i].slat, &wd->slat, tmp);
+                add_hist(d[i].lat, &wd->lat, tmp);
+        }
+        d[DDIR_WRITE].syncs += __atomic_load_n(&w->syncs, __ATOMIC_RELAXED);
+        if (d[DDIR_WRITE].sync_lat)
+                add_hist(d[DDIR_WRITE].sync_lat, &w->sync_lat, tmp);
 }
 
 void runner_totals(runner_t *r, runner_dir_t dirs[2])
@@ -412,8 +480,7 @@ void runner_totals(runner_t *r, runner_dir_t dirs[2])
         if (hist_new(&tmp) < 0)
                 return;
         for (size_t i = 0; i < r->n_workers; i++)
-                for (int d = 0; d < 2; d++)
-                        add_dir(&dirs[d], &r->workers[i].dir[d], tmp);
+                add_worker(dirs, &r->workers[i], tmp);
         hist_free(&tmp);
 }
 
@@ -436,20 +503,22 @@ void runner_job_result(runner_t *r, size_t job, runner_job_result_t *res, runner
                 if (w->job_index != job)
                         continue;
                 if (tmp)
-                        for (int d = 0; d < 2; d++)
-                                add_dir(&dirs[d], &w->dir[d], tmp);
+                        add_worker(dirs, w, tmp);
                 if (w->error && !res->error) {
                         res->error = w->error;
+                        res->error_offset = w->error_offset;
                         res->errmsg = w->errmsg;
                 }
+                res->end_syncs += w->end_syncs;
                 if (!w->ran)
                         continue;
                 if (w->done_mono - start < first)
                         first = w->done_mono - start;
                 if (w->done_mono - start > last)
                         last = w->done_mono - start;
-                if (w->done_mono - w->wake_mono > longest)
-                        longest = w->done_mono - w->wake_mono;
+                /* fio's runtime leaves out startdelay and ramp_time. */
+                if (w->measure_mono && w->done_mono - w->measure_mono > longest)
+                        longest = w->done_mono - w->measure_mono;
         }
         hist_free(&tmp);
         res->first_done_ns = first == INT64_MAX || first < 0 ? 0 : (uint64_t)first;

@@ -28,10 +28,12 @@ typedef enum runner_state {
         RUNNER_FAILED, /* preparation failed: see runner_error() */
 } runner_state_t;
 
-/* Totals of one direction, summed over workers. */
+/* Totals of one direction, summed over workers. Synchronous engines leave slat and lat empty
+ * (fio's lat is then clat). The syncs of fsync=/fdatasync= (fio's "sync" block) are in the write
+ * direction's syncs and sync_lat; the read direction's stay empty. */
 typedef struct runner_dir {
-        uint64_t bytes, ios, errors, short_ios, issued, dropped;
-        hist_t *clat, *slat, *lat;
+        uint64_t bytes, ios, errors, short_ios, issued, dropped, syncs;
+        hist_t *clat, *slat, *lat, *sync_lat;
 } runner_dir_t;
 
 int runner_dir_init(runner_dir_t *d);
@@ -71,8 +73,12 @@ void runner_totals(runner_t *r, runner_dir_t dirs[2]);
 typedef struct runner_job_result {
         const char *name;
         uint32_t numjobs;
+        /* runtime: the longest clone's measured time (from the end of startdelay and ramp_time
+         * to its end), as fio's; first/last done: clone ends after the start instant. */
         uint64_t runtime_ns, first_done_ns, last_done_ns;
+        uint64_t end_syncs; /* files synced by end_fsync */
         int error;
+        uint64_t error_offset; /* file offset of the failed I/O, when error came from one */
         const char *errmsg;
 } runner_job_result_t;
 

@@ -1,22 +1,36 @@
-/* One I/O worker (a clone of a job): lays out and opens its file, waits at the start gate, runs its
- * loop. */
+/* One I/O worker (a clone of a job): lays out and opens its files, waits at the start gate, runs
+ * its loop. */
 #include "worker.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
-#include "layout.h"
 #include "util.h"
 
 /* Single-writer counters: a plain load and a relaxed store, never a locked read-modify-write. */
 #define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Longest a worker sleeps or waits for completions before it looks at its stop flag again. */
+#define WAIT_SLICE_NS (100 * (int64_t)NSEC_PER_MSEC)
+/* After a stop, how long in-flight I/Os get to complete before they are given up as dropped. */
+#define DRAIN_GRACE_NS (2 * (int64_t)NSEC_PER_SEC)
+#define BUF_ALIGN 4096u
+#define HUGE_ALIGN (2u << 20)
+#define HUGE_MIN_BS (512u << 10)
+#define SECTOR 512u
+
+enum { SYNC_FSYNC = 1, SYNC_FDATASYNC = 2 };
 
 /* xoshiro256** seeded through splitmix64: fast, and the same sequence for the same seed, so a
  * random job repeats its offsets run after run as fio's randrepeat does. */
@@ -61,6 +75,65 @@ static inline uint64_t rng_below(rng_t *r, uint64_t n)
         return (uint64_t)(((unsigned __int128)rng_next(r) * n) >> 64);
 }
 
+/*
+ * The random map without a bitmap: a keyed bijection of [0, 2^m) (2^m < 2n) made of
+ * multiply-xorshift rounds, restricted to [0, n) by cycle walking (apply it again while the value
+ * is out of range). Position i of a pass is block perm(i), so a pass visits every block exactly
+ * once in a scrambled order, with O(1) memory and under two rounds per I/O on average. Each pass
+ * gets new keys, so a time_based job does not repeat its order.
+ */
+typedef struct perm {
+        uint64_t n, mask, k0, k1, k2, key, pass, pos;
+        unsigned s1, s2;
+} perm_t;
+
+static void perm_rekey(perm_t *p)
+{
+        uint64_t x = p->key ^ (p->pass * 0xd1b54a32d192ed03ULL);
+        p->k0 = splitmix64(&x);
+        p->k1 = splitmix64(&x) | 1;
+        p->k2 = splitmix64(&x) | 1;
+        p->pos = 0;
+}
+
+static void perm_init(perm_t *p, uint64_t n, uint64_t key)
+{
+        unsigned m = 0;
+        while (m < 64 && (1ULL << m) < n)
+                m++;
+        p->n = n;
+        p->mask = m >= 64 ? UINT64_MAX : (1ULL << m) - 1;
+        p->s1 = m / 2 ? m / 2 : 1;
+        p->s2 = m / 3 + 1;
+        p->key = key;
+        p->pass = 0;
+        perm_rekey(p);
+}
+
+static inline uint64_t perm_mix(const perm_t *p, uint64_t x)
+{
+        x = (x + p->k0) & p->mask;
+        x ^= x >> p->s1;
+        x = (x * p->k1) & p->mask;
+        x ^= x >> p->s2;
+        x = (x * p->k2) & p->mask;
+        x ^= x >> p->s1;
+        return x;
+}
+
+static inline uint64_t perm_next(perm_t *p)
+{
+        uint64_t x = p->pos;
+        do
+                x = perm_mix(p, x);
+        while (x >= p->n);
+        if (++p->pos == p->n) {
+                p->pass++;
+                perm_rekey(p);
+        }
+        return x;
+}
+
 /* Changes 8 bytes in every 4 KiB of the buffer before a write, as fio's scramble_buffers does:
  * without it every block written would be one of a few, and deduplicating storage would
  * flatter the figures. */
@@ -71,6 +144,55 @@ static inline void scramble(void *buf, uint64_t len, uint64_t tag)
                 memcpy((char *)buf + o, &v, 8);
         }
 }
+
+/* A file as the loop sees it. */
+typedef struct wfile {
+        int fd;
+        uint64_t base;
+        uint64_t nblocks[2]; /* whole blocks of each direction's bs in the region */
+        uint64_t seq[2];     /* next sequential block of each direction (fio's last_pos) */
+        perm_t perm[2];      /* random map: one shared when both directions have one bs */
+        bool dirty;          /* written since the last fsync/fdatasync */
+        bool written;        /* written at all: end_fsync syncs it */
+} wfile_t;
+
+/* The loop's state: private to the worker thread. */
+typedef struct run {
+        worker_t *w;
+        const engine_ops_t *e;
+        void *ed;
+        wfile_t *files;
+        unsigned nfiles, next_file;
+        io_unit_t *units;
+        io_unit_t **free_units; /* stack of units neither queued nor in flight */
+        unsigned nfree;
+        io_unit_t **pending; /* queued with the engine, not yet committed, in order */
+        unsigned npending;
+        io_unit_t *held;   /* prepared, refused with ENGINE_BUSY: queued again first */
+        unsigned inflight; /* committed, not yet reaped */
+        unsigned depth, batch, cmin, cmax;
+        void *bufs;
+        size_t buf_size;
+        uint64_t bs[2];
+        bool random, norandommap, shared_perm, mixed;
+        uint8_t ddir;  /* the only direction when not mixed */
+        int next_ddir; /* chosen for the next I/O, or -1 */
+        uint32_t rwmixread;
+        rng_t off_rng, mix_rng;
+        uint64_t total;        /* bytes to issue; UINT64_MAX for time_based */
+        uint64_t issued_bytes; /* ramp included, as fio counts size */
+        int64_t end_ns, ramp_end_ns;
+        bool counting; /* ramp_time has passed */
+        bool rated;
+        int64_t rate_t0;
+        uint64_t rate_bytes[2], rate_ios[2];
+        uint32_t fsync_every, fdatasync_every;
+        uint64_t writes; /* writes issued, for fsync=/fdatasync= */
+        unsigned sync_due;
+        uint64_t write_tag;
+        bool failed;
+        int64_t now;
+} run_t;
 
 static void fail(worker_t *w, int err, const char *fmt, ...) _printf_(3, 4);
 static void fail(worker_t *w, int err, const char *fmt, ...)
@@ -84,35 +206,584 @@ static void fail(worker_t *w, int err, const char *fmt, ...)
         va_end(ap);
 }
 
-static int prepare(worker_t *w)
+static const char *file_name(const run_t *s, unsigned i)
 {
-        const job_spec_t *j = w->job;
-        bool write = !rw_mode_is_read(j->rw);
+        const char *p = s->w->files[i].path;
+        return p ? p : "(null)";
+}
+
+/* --- the I/O path --------------------------------------------------------------------------- */
+
+static inline bool stopped(const run_t *s)
+{
+        return __atomic_load_n(s->w->stop, __ATOMIC_RELAXED);
+}
+
+static inline bool can_issue(const run_t *s, int64_t now)
+{
+        return !s->failed && now < s->end_ns && s->issued_bytes < s->total && !stopped(s);
+}
+
+/* Ramp is over: counters grow from here, and rate pacing starts afresh, as fio resets both. */
+static void begin_counting(run_t *s, int64_t now)
+{
+        s->counting = true;
+        s->rate_t0 = now;
+        memset(s->rate_bytes, 0, sizeof(s->rate_bytes));
+        memset(s->rate_ios, 0, sizeof(s->rate_ios));
+        /* Measured from the end of the ramp (or the wake-up, when the worker woke after it). */
+        __atomic_store_n(&s->w->measure_mono,
+                         s->ramp_end_ns > s->w->wake_mono ? s->ramp_end_ns : s->w->wake_mono,
+                         __ATOMIC_RELAXED);
+}
+
+static inline unsigned pick_ddir(run_t *s)
+{
+        if (s->next_ddir >= 0)
+                return (unsigned)s->next_ddir;
+        if (!s->mixed)
+                s->next_ddir = s->ddir;
+        else
+                /* Decided per I/O from the job's own stream, so a mix repeats with the seed. */
+                s->next_ddir = rng_below(&s->mix_rng, 100) < s->rwmixread ? DDIR_READ : DDIR_WRITE;
+        return (unsigned)s->next_ddir;
+}
+
+/* Earliest instant the next I/O of ddir may start under rate / rate_iops (per clone, as fio). */
+static int64_t rate_due(const run_t *s, unsigned ddir)
+{
+        const job_spec_t *j = s->w->job;
+        int64_t t = INT64_MIN;
+        if (j->rate[ddir])
+                t = s->rate_t0 + (int64_t)((unsigned __int128)s->rate_bytes[ddir] * NSEC_PER_SEC /
+                                           j->rate[ddir]);
+        if (j->rate_iops[ddir]) {
+                int64_t u = s->rate_t0 + (int64_t)((unsigned __int128)s->rate_ios[ddir] *
+                                                   NSEC_PER_SEC / j->rate_iops[ddir]);
+                if (u > t)
+                        t = u;
+        }
+        return t;
+}
+
+/* Under rate limits: 0 when an I/O may go now (*ddir possibly switched to the other direction,
+ * which is behind its own rate, as fio's rate_ddir does), else the instant to sleep until (and
+ * *ddir the direction due first). */
+static int64_t rate_wait(run_t *s, unsigned *ddir, int64_t now)
+{
+        unsigned o = *ddir ^ 1;
+        int64_t due = rate_due(s, *ddir), odue;
+        if (due <= now)
+                return 0;
+        if (!s->mixed || (o == DDIR_READ ? s->rwmixread == 0 : s->rwmixread >= 100))
+                return due;
+        odue = rate_due(s, o);
+        if (odue <= now) {
+                *ddir = o;
+                s->next_ddir = (int)o;
+                return 0;
+        }
+        if (odue < due) {
+                *ddir = o;
+                s->next_ddir = (int)o;
+                return odue;
+        }
+        return due;
+}
+
+/* Sleeps until t (absolute, CLOCK_MONOTONIC) without spinning, in slices so that a stop and the
+ * job's end cut it short. Returns the clock at wake-up. */
+static int64_t sleep_until(const run_t *s, int64_t t)
+{
+        int64_t now = clock_mono_ns();
+        if (t > s->end_ns)
+                t = s->end_ns;
+        while (now < t && !stopped(s)) {
+                int64_t until = t - now > WAIT_SLICE_NS ? now + WAIT_SLICE_NS : t;
+                struct timespec ts = {.tv_sec = until / (int64_t)NSEC_PER_SEC,
+                                      .tv_nsec = until % (int64_t)NSEC_PER_SEC};
+                clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+                now = clock_mono_ns();
+        }
+        return now;
+}
+
+/* Picks the next I/O's file, offset and length: files in turn (fio's roundrobin), sequential
+ * blocks per direction, or random ones from the map or, with norandommap, uniform. */
+static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
+{
+        unsigned fi = s->next_file;
+        wfile_t *f = &s->files[fi];
+        uint64_t blk, bs = s->bs[ddir];
+
+        if (++s->next_file == s->nfiles)
+                s->next_file = 0;
+        if (!s->random) {
+                blk = f->seq[ddir];
+                if (++f->seq[ddir] == f->nblocks[ddir])
+                        f->seq[ddir] = 0;
+        } else if (s->norandommap)
+                blk = rng_below(&s->off_rng, f->nblocks[ddir]);
+        else
+                blk = perm_next(&f->perm[s->shared_perm ? s->ddir : ddir]);
+        io->fd = f->fd;
+        io->file = fi;
+        io->ddir = (uint8_t)ddir;
+        io->offset = f->base + blk * bs;
+        /* A mixed size-bound job whose directions differ in bs ends on a partial block. */
+        io->len = unlikely(s->total - s->issued_bytes < bs) ? s->total - s->issued_bytes : bs;
+        io->counted = s->counting;
+        s->issued_bytes += io->len;
+        s->next_ddir = -1;
+        if (s->rated) {
+                s->rate_bytes[ddir] += io->len;
+                s->rate_ios[ddir]++;
+        }
+        if (ddir == DDIR_WRITE) {
+                f->dirty = f->written = true;
+                scramble(io->buf, io->len, s->write_tag++ ^ io->offset);
+                s->writes++;
+                if (s->fsync_every && s->writes % s->fsync_every == 0)
+                        s->sync_due |= SYNC_FSYNC;
+                if (s->fdatasync_every && s->writes % s->fdatasync_every == 0)
+                        s->sync_due |= SYNC_FDATASYNC;
+        }
+}
+
+static void io_failed(run_t *s, const io_unit_t *io)
+{
+        worker_t *w = s->w;
+        worker_dir_t *d = &w->dir[io->ddir];
+        int e = io->result < 0 ? (int)-io->result : EIO;
+
+        STAT_ADD(d->errors, 1);
+        if (!io->counted)
+                STAT_ADD(d->issued, 1); /* failed in ramp: still accounted for */
+        if (!w->error)
+                w->error_offset = io->offset;
+        fail(w, e, "%s of %llu bytes at offset %llu of %s: %s",
+             io->ddir == DDIR_WRITE ? "write" : "read", (unsigned long long)io->len,
+             (unsigned long long)io->offset, file_name(s, io->file),
+             io->result == 0 ? "unexpected end of file" : strerror(e));
+        /* fio's default continue_on_error=none: the job stops. */
+        s->failed = true;
+}
+
+/* Accounts one completion at now. */
+static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
+{
+        worker_dir_t *d = &s->w->dir[io->ddir];
+        int64_t res = io->result;
+
+        if (unlikely(res != (int64_t)io->len)) {
+                if (res <= 0) {
+                        io_failed(s, io);
+                        return;
+                }
+                if (io->counted)
+                        STAT_ADD(d->short_ios, 1);
+        }
+        if (!io->counted)
+                return;
+        STAT_ADD(d->bytes, (uint64_t)res);
+        STAT_ADD(d->ios, 1);
+        hist_record(&d->clat, (uint64_t)(now - io->issue_ns));
+        if (with_lat)
+                hist_record(&d->lat, (uint64_t)(now - io->start_ns));
+}
+
+static int64_t do_syncs(run_t *s)
+{
+        worker_t *w = s->w;
+        unsigned what = s->sync_due;
+        int64_t now = clock_mono_ns();
+
+        s->sync_due = 0;
+        for (unsigned i = 0; i < s->nfiles && !s->failed; i++) {
+                wfile_t *f = &s->files[i];
+                if (!f->dirty)
+                        continue;
+                f->dirty = false;
+                for (unsigned kind = SYNC_FSYNC; kind <= SYNC_FDATASYNC; kind <<= 1) {
+                        int64_t t0 = now;
+                        if (!(what & kind))
+                                continue;
+                        if (f->fd >= 0 &&
+                            (kind == SYNC_FSYNC ? fsync(f->fd) : fdatasync(f->fd)) < 0) {
+                                fail(w, errno, "%s of %s: %s",
+                                     kind == SYNC_FSYNC ? "fsync" : "fdatasync", file_name(s, i),
+                                     strerror(errno));
+                                s->failed = true;
+                                break;
+                        }
+                        now = clock_mono_ns();
+                        if (s->counting) {
+                                STAT_ADD(w->syncs, 1);
+                                hist_record(&w->sync_lat, (uint64_t)(now - t0));
+                        }
+                }
+        }
+        return now;
+}
+
+/* The synchronous loop (psync; null at iodepth=1): one clock read per I/O, whose reading is both
+ * this I/O's completion and the next one's start. */
+static void run_sync(run_t *s)
+{
+        worker_t *w = s->w;
+        io_unit_t *io = &s->units[0];
+        int64_t now = s->now;
+
+        while (can_issue(s, now)) {
+                unsigned ddir;
+                int64_t t0;
+                int r;
+
+                if (unlikely(!s->counting) && now >= s->ramp_end_ns)
+                        begin_counting(s, now);
+                ddir = pick_ddir(s);
+                if (unlikely(s->rated)) {
+                        int64_t due = rate_wait(s, &ddir, now);
+                        if (due) {
+                                now = sleep_until(s, due);
+                                continue;
+                        }
+                }
+                if (unlikely(s->sync_due)) {
+                        now = do_syncs(s);
+                        continue;
+                }
+                prep_io(s, io, ddir);
+                if (io->counted)
+                        STAT_ADD(w->dir[ddir].issued, 1);
+                t0 = now;
+                r = s->e->queue(s->ed, io);
+                if (unlikely(r < 0))
+                        io->result = r;
+                now = clock_mono_ns();
+                io->start_ns = io->issue_ns = t0;
+                complete(s, io, now, false);
+        }
+        s->now = now;
+}
+
+/* Submits what is queued; stamps each submitted I/O's issue time and slat. */
+static int commit(run_t *s, int64_t *now);
+
+/* Reaps between min and max completions; accounts each. Returns how many, or -errno. */
+static int reap(run_t *s, unsigned min, unsigned max, int64_t timeout_ns, int64_t *now)
+{
+        int n = s->e->getevents(s->ed, min, max, timeout_ns);
+        int64_t t;
+
+        if (unlikely(n < 0)) {
+                fail(s->w, -n, "%s: waiting for completions: %s", s->e->name, strerror(-n));
+                s->failed = true;
+                return n;
+        }
+        t = clock_mono_ns();
+        *now = t;
+        for (int i = 0; i < n; i++) {
+                io_unit_t *io = s->e->event(s->ed, (unsigned)i);
+                s->inflight--;
+                complete(s, io, t, true);
+                s->free_units[s->nfree++] = io;
+        }
+        return n;
+}
+
+static int commit(run_t *s, int64_t *now)
+{
+        while (s->npending) {
+                int r = s->e->commit(s->ed);
+                int64_t t;
+                if (r == 0)
+                        r = -EAGAIN;
+                if (r == -EAGAIN && s->inflight) {
+                        /* Out of kernel resources for now: make room, then submit again. */
+                        if (stopped(s))
+                                return -ECANCELED;
+                        if (reap(s, 1, s->cmax, WAIT_SLICE_NS, now) < 0)
+                                return -EIO;
+                        continue;
+                }
+                if (r < 0) {
+                        io_unit_t *io = s->pending[0];
+                        if (!s->w->error)
+                                s->w->error_offset = io->offset;
+                        fail(s->w, -r, "%s: submitting a %s at offset %llu of %s: %s", s->e->name,
+                             io->ddir == DDIR_WRITE ? "write" : "read",
+                             (unsigned long long)io->offset, file_name(s, io->file), strerror(-r));
+                        s->failed = true;
+                        return r;
+                }
+                t = clock_mono_ns();
+                *now = t;
+                for (int i = 0; i < r; i++) {
+                        io_unit_t *io = s->pending[i];
+                        io->issue_ns = t;
+                        if (io->counted) {
+                                worker_dir_t *d = &s->w->dir[io->ddir];
+                                STAT_ADD(d->issued, 1);
+                                hist_record(&d->slat, (uint64_t)(t - io->start_ns));
+                        }
+                }
+                s->inflight += (unsigned)r;
+                s->npending -= (unsigned)r;
+                if (s->npending)
+                        memmove(s->pending, s->pending + r, s->npending * sizeof(*s->pending));
+        }
+        return 0;
+}
+
+/* Commits what is queued and waits for everything in flight, unless a stop comes first. */
+static void quiesce(run_t *s, int64_t *now)
+{
+        if (s->npending && commit(s, now) < 0)
+                return;
+        while (s->inflight && !stopped(s))
+                if (reap(s, s->inflight, s->inflight, WAIT_SLICE_NS, now) < 0)
+                        return;
+}
+
+/* Queues one I/O. 1 queued, 0 nothing queued (it slept for the rate, or synced), -1 stop
+ * filling (the engine is busy, or the job failed). */
+static int issue_one(run_t *s, int64_t *now)
+{
+        io_unit_t *io;
         int r;
 
-        if (w->engine->init(j, 1, &w->engine_data) < 0) {
-                fail(w, EINVAL, "engine %s could not start", w->engine->name);
+        if (s->held) {
+                io = s->held;
+                s->held = NULL;
+        } else {
+                unsigned ddir;
+                if (unlikely(!s->counting) && *now >= s->ramp_end_ns)
+                        begin_counting(s, *now);
+                ddir = pick_ddir(s);
+                if (unlikely(s->rated)) {
+                        int64_t due = rate_wait(s, &ddir, *now);
+                        if (due) {
+                                /* As fio: let what is in flight finish before sleeping, so a
+                                 * paced job's completion latencies are not its sleeps. */
+                                quiesce(s, now);
+                                *now = sleep_until(s, due);
+                                return 0;
+                        }
+                }
+                if (unlikely(s->sync_due)) {
+                        quiesce(s, now);
+                        if (s->inflight)
+                                return -1;
+                        *now = do_syncs(s);
+                        return 0;
+                }
+                io = s->free_units[--s->nfree];
+                prep_io(s, io, ddir);
+                io->start_ns = *now;
+        }
+        r = s->e->queue(s->ed, io);
+        if (likely(r == ENGINE_QUEUED)) {
+                s->pending[s->npending++] = io;
+                if (s->npending >= s->batch && commit(s, now) < 0)
+                        return -1;
+                return 1;
+        }
+        if (r == ENGINE_BUSY) {
+                s->held = io;
+                return -1;
+        }
+        if (r == ENGINE_COMPLETED) {
+                *now = clock_mono_ns();
+                io->issue_ns = *now;
+                if (io->counted) {
+                        STAT_ADD(s->w->dir[io->ddir].issued, 1);
+                        hist_record(&s->w->dir[io->ddir].slat, (uint64_t)(*now - io->start_ns));
+                }
+                complete(s, io, *now, true);
+                s->free_units[s->nfree++] = io;
+                return 1;
+        }
+        io->result = r;
+        if (io->counted)
+                STAT_ADD(s->w->dir[io->ddir].issued, 1);
+        io_failed(s, io);
+        s->free_units[s->nfree++] = io;
+        return -1;
+}
+
+/* Waits for the I/Os still in flight at the end. Those that complete count, as fio's; those that
+ * do not within DRAIN_GRACE_NS of a stop are dropped, and their buffers are never freed. */
+static void drain(run_t *s, int64_t *now)
+{
+        int64_t stop_seen = 0;
+
+        if (s->npending && !s->failed && !stopped(s))
+                commit(s, now);
+        /* Queued but never submitted (after a failure or a stop): not issued, not waited for. */
+        while (s->npending)
+                s->free_units[s->nfree++] = s->pending[--s->npending];
+        while (s->inflight) {
+                if (reap(s, s->inflight, s->inflight, WAIT_SLICE_NS, now) < 0)
+                        break;
+                if (stopped(s)) {
+                        if (!stop_seen)
+                                stop_seen = *now;
+                        else if (*now - stop_seen >= DRAIN_GRACE_NS)
+                                break;
+                }
+        }
+        if (s->inflight) {
+                /* In flight: the units that are not free. */
+                bool *idle = calloc(s->depth, sizeof(*idle));
+                for (unsigned i = 0; idle && i < s->nfree; i++)
+                        idle[s->free_units[i]->index] = true;
+                for (unsigned i = 0; idle && i < s->depth; i++)
+                        if (!idle[i] && s->units[i].counted)
+                                STAT_ADD(s->w->dir[s->units[i].ddir].dropped, 1);
+                free(idle);
+                s->w->leaked = true;
+                fail(s->w, ETIMEDOUT, "%u I/Os did not complete within %llds of the stop",
+                     s->inflight, (long long)(DRAIN_GRACE_NS / (int64_t)NSEC_PER_SEC));
+        }
+}
+
+/* The asynchronous loop, as fio's: queue until iodepth I/Os are queued or in flight, submitting
+ * whenever iodepth_batch_submit are queued; when full, reap iodepth_batch_complete_min (at least
+ * one, and no more: fio's iodepth_batch_complete_max defaults to the min); at the end, wait for
+ * what is in flight. */
+static void run_async(run_t *s)
+{
+        int64_t now = s->now;
+
+        for (;;) {
+                while (s->inflight + s->npending < s->depth && can_issue(s, now))
+                        if (issue_one(s, &now) < 0)
+                                break;
+                if (s->npending && commit(s, &now) < 0)
+                        break;
+                if (!can_issue(s, now))
+                        break;
+                if (!s->inflight) {
+                        if (s->held) {
+                                fail(s->w, EIO, "%s: busy with nothing in flight", s->e->name);
+                                s->failed = true;
+                                break;
+                        }
+                        continue;
+                }
+                if (s->inflight + s->npending < s->depth && !s->held)
+                        continue;
+                if (reap(s, s->cmin < s->inflight ? s->cmin : s->inflight, s->cmax, WAIT_SLICE_NS,
+                         &now) < 0)
+                        break;
+        }
+        if (s->held) {
+                /* Prepared, never taken by the engine. */
+                s->free_units[s->nfree++] = s->held;
+                s->held = NULL;
+        }
+        drain(s, &now);
+        s->now = now;
+}
+
+static void end_fsync(run_t *s)
+{
+        worker_t *w = s->w;
+        for (unsigned i = 0; i < s->nfiles && !s->failed; i++) {
+                wfile_t *f = &s->files[i];
+                if (!f->written)
+                        continue;
+                if (f->fd >= 0 && fsync(f->fd) < 0) {
+                        fail(w, errno, "end_fsync of %s: %s", file_name(s, i), strerror(errno));
+                        return;
+                }
+                STAT_ADD(w->end_syncs, 1);
+        }
+}
+
+/* --- preparation ---------------------------------------------------------------------------- */
+
+static uint64_t job_bs(const job_spec_t *j, unsigned ddir)
+{
+        uint64_t bs = j->bs ? j->bs : 4096;
+        return ddir == DDIR_WRITE && j->bs_write ? j->bs_write : bs;
+}
+
+/* iodepth; a synchronous engine has one I/O at a time whatever the job says, as in fio. */
+static unsigned job_depth(const worker_t *w)
+{
+        if (w->engine->flags & ENGINE_SYNC)
+                return 1;
+        return w->job->iodepth ? w->job->iodepth : 1;
+}
+
+static bool job_direct(const worker_t *w)
+{
+        return w->job->direct && !(w->engine->flags & ENGINE_NO_FILES);
+}
+
+static int prepare(worker_t *w, run_t *s)
+{
+        const job_spec_t *j = w->job;
+        bool writes = worker_rw_writes(j->rw);
+        unsigned depth = job_depth(w);
+        uint64_t maxbs = job_bs(j, DDIR_READ) > job_bs(j, DDIR_WRITE) ? job_bs(j, DDIR_READ)
+                                                                      : job_bs(j, DDIR_WRITE);
+        uint64_t total;
+        bool huge;
+        int r;
+
+        if (j->readonly && writes) {
+                fail(w, EROFS, "readonly: rw=%s writes, and readonly forbids it",
+                     rw_mode_to_string(j->rw));
+                return -EROFS;
+        }
+        if (job_direct(w) && (job_bs(j, DDIR_READ) % SECTOR || job_bs(j, DDIR_WRITE) % SECTOR ||
+                              j->offset % SECTOR)) {
+                fail(w, EINVAL,
+                     "direct=1: bs and offset must be multiples of %u bytes (bs=%llu,%llu "
+                     "offset=%llu)",
+                     SECTOR, (unsigned long long)job_bs(j, DDIR_READ),
+                     (unsigned long long)job_bs(j, DDIR_WRITE), (unsigned long long)j->offset);
                 return -EINVAL;
         }
-        if (posix_memalign(&w->buf, 4096, j->bs) != 0) {
-                fail(w, ENOMEM, "no memory for a %llu-byte buffer", (unsigned long long)j->bs);
+        /* One buffer per I/O in flight, each aligned for O_DIRECT, contiguous so that io_uring
+         * can register them at once. */
+        s->buf_size = (maxbs + BUF_ALIGN - 1) / BUF_ALIGN * BUF_ALIGN;
+        total = s->buf_size * depth;
+        /* Large blocks on huge pages: physically contiguous, so a 1 MiB direct I/O is one
+         * request rather than two split at the device's segment limit (254 pages on virtio). */
+        huge = maxbs >= HUGE_MIN_BS || total >= HUGE_ALIGN;
+        if (huge)
+                total = (total + HUGE_ALIGN - 1) / HUGE_ALIGN * HUGE_ALIGN;
+        if (posix_memalign(&s->bufs, huge ? HUGE_ALIGN : BUF_ALIGN, total) != 0) {
+                s->bufs = NULL;
+                fail(w, ENOMEM, "no memory for %u buffers of %llu bytes", depth,
+                     (unsigned long long)maxbs);
                 return -ENOMEM;
         }
-        /* Written data is not all zeroes, so compressing or deduplicating storage cannot
-         * flatter the figures. */
+        if (huge)
+                madvise(s->bufs, total, MADV_HUGEPAGE);
+        /* Written data is not all zeroes, so compressing or deduplicating storage cannot flatter
+         * the figures. */
         {
                 rng_t rg;
                 rng_seed(&rg, w->seed ^ 0xa5a5a5a5ULL);
-                for (uint64_t i = 0; i + 8 <= j->bs; i += 8) {
+                for (uint64_t i = 0; i + 8 <= total; i += 8) {
                         uint64_t v = rng_next(&rg);
-                        memcpy((char *)w->buf + i, &v, 8);
+                        memcpy((char *)s->bufs + i, &v, 8);
                 }
         }
         if (w->engine->flags & ENGINE_NO_FILES)
                 return 0;
-        if (w->layout_owner) {
+        for (size_t i = 0; i < w->nfiles; i++) {
+                layout_file_t *f = &w->files[i];
                 char err[512];
-                r = layout_file(w->path, j->size, !write, w->seed, w->stop, err, sizeof(err));
+                if (!f->owner)
+                        continue;
+                r = layout_file(f->path, f->length, f->fill, job_direct(w), j->readonly,
+                                w->seed ^ i, w->stop, err, sizeof(err));
                 if (r < 0) {
                         fail(w, -r, "%s", err);
                         return r;
@@ -121,78 +792,230 @@ static int prepare(worker_t *w)
         return 0;
 }
 
-static int open_file(worker_t *w)
-{
-        bool write = !rw_mode_is_read(w->job->rw);
-        if (w->engine->flags & ENGINE_NO_FILES)
-                return 0;
-        w->fd = open(w->path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW);
-        if (w->fd < 0) {
-                fail(w, errno, "cannot open %s: %s", w->path, strerror(errno));
-                return -errno;
-        }
-        return layout_check_regular(w->fd, w->path, w->errmsg, sizeof(w->errmsg));
-}
-
-static void run_loop(worker_t *w, int64_t end_mono)
+/* Opens the files (after every worker laid out its own), sizes regions of existing files, drops
+ * their cached pages when invalidate=1, and sets the loop's per-file state. */
+static int open_files(worker_t *w, run_t *s)
 {
         const job_spec_t *j = w->job;
-        const bool write = !rw_mode_is_read(j->rw), random = rw_mode_is_random(j->rw);
-        const uint64_t bs = j->bs;
-        /* The null engine needs no file: without a size it spins over a notional 1 GiB. */
-        const uint64_t span = j->size ? j->size : (1ULL << 30);
-        const uint64_t nblocks = span / bs ? span / bs : 1;
-        const uint64_t todo = j->time_based ? UINT64_MAX : nblocks;
-        worker_dir_t *d = &w->dir[write];
-        io_unit_t io = {.fd = w->fd, .buf = w->buf, .len = bs, .write = write};
-        int64_t now = w->wake_mono;
-        uint64_t i, block = 0;
-        rng_t rg;
+        bool no_files = w->engine->flags & ENGINE_NO_FILES;
+        int flags = (worker_rw_writes(j->rw) ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW |
+                    (job_direct(w) ? O_DIRECT : 0);
 
-        rng_seed(&rg, w->seed);
-        for (i = 0; i < todo && now < end_mono; i++) {
-                int64_t t0 = now;
-                if (__atomic_load_n(w->stop, __ATOMIC_RELAXED))
-                        break;
-                if (random)
-                        io.offset = rng_below(&rg, nblocks) * bs;
-                else {
-                        io.offset = block * bs;
-                        if (++block == nblocks)
-                                block = 0;
-                }
-                if (write)
-                        scramble(w->buf, bs, io.offset ^ i);
-                w->engine->queue(w->engine_data, &io);
-                now = clock_mono_ns();
-                if (io.result < 0 || (io.result == 0 && bs > 0)) {
-                        int e = io.result < 0 ? (int)-io.result : EIO;
-                        STAT_ADD(d->errors, 1);
-                        fail(w, e, "%s of %llu bytes at offset %llu of %s: %s",
-                             write ? "write" : "read", (unsigned long long)bs,
-                             (unsigned long long)io.offset, w->path[0] ? w->path : "(null)",
-                             io.result == 0 ? "unexpected end of file" : strerror(e));
-                        break;
-                }
-                if ((uint64_t)io.result < bs)
-                        STAT_ADD(d->short_ios, 1);
-                STAT_ADD(d->bytes, (uint64_t)io.result);
-                STAT_ADD(d->ios, 1);
-                hist_record(&d->clat, (uint64_t)(now - t0));
+        s->nfiles = (unsigned)w->nfiles;
+        s->files = calloc(s->nfiles, sizeof(*s->files));
+        if (!s->files) {
+                fail(w, ENOMEM, "no memory for %u files", s->nfiles);
+                return -ENOMEM;
         }
-        __atomic_store_n(&w->done_mono, now, __ATOMIC_RELAXED);
+        for (unsigned i = 0; i < s->nfiles; i++)
+                s->files[i].fd = -1;
+        for (unsigned i = 0; i < s->nfiles; i++) {
+                layout_file_t *lf = &w->files[i];
+                wfile_t *f = &s->files[i];
+                int r;
+
+                f->base = lf->base;
+                if (no_files)
+                        continue;
+                f->fd = open(lf->path, flags);
+                if (f->fd < 0) {
+                        r = -errno;
+                        if (r == -EINVAL && job_direct(w))
+                                fail(w, EINVAL,
+                                     "direct=1: %s refuses O_DIRECT (its filesystem does not "
+                                     "support it)",
+                                     lf->path);
+                        else
+                                fail(w, -r, "cannot open %s: %s", lf->path, strerror(-r));
+                        return r;
+                }
+                if ((r = layout_check_regular(f->fd, lf->path, w->errmsg, sizeof(w->errmsg))) < 0) {
+                        w->error = -r;
+                        return r;
+                }
+                if (!lf->length) {
+                        struct stat st;
+                        if (fstat(f->fd, &st) < 0) {
+                                fail(w, errno, "%s: %s", lf->path, strerror(errno));
+                                return -errno;
+                        }
+                        if ((uint64_t)st.st_size <= lf->base) {
+                                fail(w, EINVAL,
+                                     "size: %s holds %llu bytes, nothing past offset=%llu; give "
+                                     "size= to lay it out",
+                                     lf->path, (unsigned long long)st.st_size,
+                                     (unsigned long long)lf->base);
+                                return -EINVAL;
+                        }
+                        lf->io_size = (uint64_t)st.st_size - lf->base;
+                }
+                if (j->invalidate && !j->direct)
+                        posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+        }
+        return 0;
+}
+
+/* Everything the loop needs, computed once. */
+static int setup_run(worker_t *w, run_t *s)
+{
+        const job_spec_t *j = w->job;
+        unsigned depth = job_depth(w);
+        uint64_t sum = 0, cap = 0;
+        engine_setup_t es;
+        int *fds = NULL;
+        int r;
+
+        s->w = w;
+        s->e = w->engine;
+        s->depth = depth;
+        s->batch = j->iodepth_batch_submit ? j->iodepth_batch_submit : depth;
+        if (s->batch > depth)
+                s->batch = depth;
+        s->cmin = j->iodepth_batch_complete_min ? j->iodepth_batch_complete_min : 1;
+        if (s->cmin > depth)
+                s->cmin = depth;
+        /* fio's iodepth_batch_complete_max defaults to the min: a full queue gives back only
+         * what it must, so it stays at iodepth and latencies mean what fio's mean. */
+        s->cmax = s->cmin;
+        s->bs[DDIR_READ] = job_bs(j, DDIR_READ);
+        s->bs[DDIR_WRITE] = job_bs(j, DDIR_WRITE);
+        s->random = worker_rw_random(j->rw);
+        s->norandommap = j->norandommap;
+        s->mixed = j->rw == RW_RW || j->rw == RW_RANDRW;
+        s->shared_perm = !s->mixed || s->bs[0] == s->bs[1];
+        s->ddir = worker_rw_writes(j->rw) && !s->mixed ? DDIR_WRITE : DDIR_READ;
+        s->next_ddir = -1;
+        s->rwmixread = j->rwmixread;
+        s->rated = j->rate[0] || j->rate[1] || j->rate_iops[0] || j->rate_iops[1];
+        s->fsync_every = j->fsync;
+        s->fdatasync_every = j->fdatasync;
+        rng_seed(&s->off_rng, w->seed);
+        rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
+
+        for (unsigned i = 0; i < s->nfiles; i++) {
+                wfile_t *f = &s->files[i];
+                uint64_t io_size = w->files[i].io_size;
+                for (unsigned d = 0; d < 2; d++) {
+                        f->nblocks[d] = io_size / s->bs[d];
+                        if (!f->nblocks[d] && (d == s->ddir || s->mixed)) {
+                                fail(w, EINVAL,
+                                     "bs: %llu is larger than the %llu bytes of %s to use "
+                                     "(size, filesize, offset)",
+                                     (unsigned long long)s->bs[d], (unsigned long long)io_size,
+                                     file_name(s, i));
+                                return -EINVAL;
+                        }
+                        if (f->nblocks[d]) {
+                                uint64_t x = w->seed ^ (0x7065726dULL ^ (i * 2 + d));
+                                perm_init(&f->perm[d], f->nblocks[d], splitmix64(&x));
+                        }
+                }
+                sum += io_size;
+                cap += f->nblocks[s->ddir] * s->bs[s->ddir];
+        }
+        if (j->time_based)
+                s->total = UINT64_MAX;
+        else {
+                /* fio: size caps what the files hold; a size-bound job issues exactly that. */
+                s->total = j->size && j->size < sum ? j->size : sum;
+                if (!s->mixed) {
+                        if (s->total > cap)
+                                s->total = cap;
+                        s->total -= s->total % s->bs[s->ddir];
+                }
+        }
+
+        s->units = calloc(depth, sizeof(*s->units));
+        s->free_units = calloc(depth, sizeof(*s->free_units));
+        s->pending = calloc(depth, sizeof(*s->pending));
+        fds = calloc(s->nfiles, sizeof(*fds));
+        if (!s->units || !s->free_units || !s->pending || !fds) {
+                free(fds);
+                fail(w, ENOMEM, "no memory for %u I/O units", depth);
+                return -ENOMEM;
+        }
+        for (unsigned i = 0; i < depth; i++) {
+                io_unit_t *io = &s->units[i];
+                io->index = i;
+                io->buf = (char *)s->bufs + (size_t)i * s->buf_size;
+                io->fd = -1;
+                s->free_units[depth - 1 - i] = io;
+        }
+        s->nfree = depth;
+        for (unsigned i = 0; i < s->nfiles; i++)
+                fds[i] = s->files[i].fd;
+        es = (engine_setup_t){
+            .job = j,
+            .depth = depth,
+            .fds = (w->engine->flags & ENGINE_NO_FILES) ? NULL : fds,
+            .nfds = (w->engine->flags & ENGINE_NO_FILES) ? 0 : s->nfiles,
+            .bufs = s->bufs,
+            .buf_size = s->buf_size,
+        };
+        r = w->engine->init(&es, &s->ed);
+        free(fds);
+        if (r < 0) {
+                s->ed = NULL;
+                fail(w, -r, "ioengine=%s could not start: %s", w->engine->name, strerror(-r));
+                return r;
+        }
+        w->sync_engine = r == ENGINE_INIT_SYNC || (w->engine->flags & ENGINE_SYNC);
+        return 0;
+}
+
+static void teardown(worker_t *w, run_t *s)
+{
+        if (!w->leaked) {
+                if (s->ed)
+                        w->engine->cleanup(s->ed);
+                free(s->bufs);
+                free(s->units);
+        }
+        /* Leaked: the kernel may still write into the buffers and read the units' engine state;
+         * both stay allocated for the life of the process. */
+        for (unsigned i = 0; s->files && i < s->nfiles; i++)
+                if (s->files[i].fd >= 0)
+                        close(s->files[i].fd);
+        free(s->files);
+        free(s->free_units);
+        free(s->pending);
+}
+
+static void run(worker_t *w, run_t *s, int64_t start)
+{
+        const job_spec_t *j = w->job;
+        int64_t job_start = start + (int64_t)j->startdelay_ns;
+
+        /* startdelay, then ramp_time, then runtime: fio's order, each from the one before. */
+        s->ramp_end_ns = job_start + (int64_t)j->ramp_time_ns;
+        s->end_ns = j->runtime_ns ? s->ramp_end_ns + (int64_t)j->runtime_ns : INT64_MAX;
+        s->now = clock_mono_ns();
+        if (s->now < job_start)
+                s->now = sleep_until(s, job_start);
+        s->counting = false;
+        if (s->now >= s->ramp_end_ns)
+                begin_counting(s, s->now);
+        s->rate_t0 = s->now;
+        if (w->sync_engine)
+                run_sync(s);
+        else
+                run_async(s);
+        if (j->end_fsync && !s->failed && !w->leaked)
+                end_fsync(s);
+        __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
 }
 
 void *worker_main(void *arg)
 {
         worker_t *w = arg;
         gate_t *g = w->gate;
-        int64_t end;
+        run_t s;
+        int64_t start;
         bool go;
         int r;
 
-        w->fd = -1;
-        r = prepare(w);
+        memset(&s, 0, sizeof(s));
+        r = prepare(w, &s);
         /* Every worker counts itself through layout, even after a failure, and waits for the
          * others unless the run is called off. */
         pthread_mutex_lock(&g->lock);
@@ -202,7 +1025,9 @@ void *worker_main(void *arg)
                 pthread_cond_wait(&g->cond, &g->lock);
         pthread_mutex_unlock(&g->lock);
         if (r >= 0)
-                r = open_file(w);
+                r = open_files(w, &s);
+        if (r >= 0)
+                r = setup_run(w, &s);
         if (r < 0 && !w->error)
                 w->error = -r;
         __atomic_store_n(&w->prepared, r < 0 ? -1 : 1, __ATOMIC_RELEASE);
@@ -212,20 +1037,15 @@ void *worker_main(void *arg)
         while (!g->open)
                 pthread_cond_wait(&g->cond, &g->lock);
         go = !g->abort && r >= 0;
-        /* Each job keeps its own runtime from the common start. */
-        end = w->job->runtime_ns ? g->start_mono + (int64_t)w->job->runtime_ns : INT64_MAX;
+        start = g->start_mono;
         pthread_mutex_unlock(&g->lock);
 
         if (go) {
                 w->wake_mono = clock_mono_ns();
                 __atomic_store_n(&w->ran, 1, __ATOMIC_RELEASE);
-                run_loop(w, end);
+                run(w, &s, start);
         }
-        if (w->fd >= 0)
-                close(w->fd);
-        w->engine->cleanup(w->engine_data);
-        free(w->buf);
-        w->buf = NULL;
+        teardown(w, &s);
         __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
         w->notify(w->userdata);
         return NULL;

@@ -1,5 +1,5 @@
-/* One I/O worker (a clone of a job): lays out and opens its file, waits at the start gate, runs its
- * loop. */
+/* One I/O worker (a clone of a job): lays out and opens its files, waits at the start gate, runs
+ * its loop. */
 #pragma once
 
 #include <pthread.h>
@@ -8,6 +8,7 @@
 
 #include "engine.h"
 #include "hist.h"
+#include "layout.h"
 #include "options.h"
 
 /* Opened all at once by the starter: every worker of the agent leaves it together. It also
@@ -21,15 +22,16 @@ typedef struct gate {
         int64_t start_mono;
 } gate_t;
 
-/* Counters of one direction. Written only by the worker with relaxed stores, read by the
- * agent's loop at any time for the interval figures. */
+/* Counters of one direction. Written only by the worker with relaxed stores, read by the agent's
+ * loop at any time for the interval figures. Nothing grows before ramp_time has passed. With
+ * every I/O accounted for when the worker is done: issued = ios + errors + dropped. */
 typedef struct worker_dir {
         uint64_t bytes, ios, errors, short_ios;
         uint64_t issued;  /* I/Os submitted (fio's "issued rwts") */
         uint64_t dropped; /* I/Os issued but not completed when the job ended */
-        hist_t clat;      /* completion latency: submit to completion */
-        hist_t slat;      /* submission latency: start of submit to its return (async engines) */
-        hist_t lat;       /* total latency: start of submit to completion */
+        hist_t clat;      /* completion latency: submission to completion */
+        hist_t slat;      /* submission latency: I/O ready to its submit call's return (async) */
+        hist_t lat;       /* total latency: I/O ready to completion (async; = clat for sync) */
 } worker_dir_t;
 
 typedef struct worker {
@@ -37,27 +39,47 @@ typedef struct worker {
         const job_spec_t *job;
         const engine_ops_t *engine;
         unsigned job_index, clone;
-        char path[4096];   /* empty for engines without files */
-        bool layout_owner; /* the first worker of a shared file lays it out */
-        uint64_t seed;
+        layout_file_t *files; /* owned by the runner; paths NULL for engines without files */
+        size_t nfiles;
+        uint64_t seed; /* the clone's random streams */
         gate_t *gate;
-        const int *stop;             /* read relaxed: the runner asks the worker to end */
+        const int *stop; /* read relaxed: the runner asks the worker to end */
         void (*notify)(void *userdata);
         void *userdata;
 
         /* Written by the worker. */
-        worker_dir_t dir[2]; /* 0 read, 1 write */
-        int fd;
-        void *buf;
-        void *engine_data;
-        int prepared; /* 0 not yet, 1 ready at the gate, -1 failed */
-        int ran;      /* 1 once it left the gate to run */
+        worker_dir_t dir[2]; /* DDIR_READ, DDIR_WRITE */
+        uint64_t syncs;      /* fsync/fdatasync every N writes (fio's "sync" total_ios) */
+        uint64_t end_syncs;  /* end_fsync: files synced when the job's writes were done */
+        hist_t sync_lat;     /* latency of each of those every-N-writes syncs */
+        int prepared;        /* 0 not yet, 1 ready at the gate, -1 failed */
+        int ran;             /* 1 once it left the gate to run */
         int done;
+        bool sync_engine; /* ran the synchronous loop: no slat, lat = clat */
+        bool leaked;      /* I/O still in flight at the end: buffers and engine left alone */
         int64_t wake_mono, done_mono;
-        int error; /* first errno */
+        int64_t measure_mono;  /* when counting began: after startdelay and ramp_time */
+        int error;             /* first errno */
+        uint64_t error_offset; /* file offset of the failed I/O, when an I/O failed */
         char errmsg[512];
         pthread_t thread;
 } worker_t;
 
 /* The worker thread: prepare, wait at the gate, run, report. */
 void *worker_main(void *arg);
+
+/* Whether a job reads, writes, picks random offsets (rw_mode_t says it all). */
+static inline bool worker_rw_reads(rw_mode_t m)
+{
+        return m != RW_WRITE && m != RW_RANDWRITE;
+}
+
+static inline bool worker_rw_writes(rw_mode_t m)
+{
+        return m != RW_READ && m != RW_RANDREAD;
+}
+
+static inline bool worker_rw_random(rw_mode_t m)
+{
+        return m == RW_RANDREAD || m == RW_RANDWRITE || m == RW_RANDRW;
+}

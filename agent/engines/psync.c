@@ -4,10 +4,10 @@
 
 #include "engine.h"
 
-static int psync_init(const job_spec_t *job, unsigned depth, void **data)
+static int psync_init(const engine_setup_t *setup, void **data)
 {
         *data = NULL;
-        return 0;
+        return ENGINE_INIT_SYNC;
 }
 
 static void psync_cleanup(void *data)
@@ -18,8 +18,8 @@ static int psync_queue(void *data, io_unit_t *io)
 {
         ssize_t n;
         do
-                n = io->write ? pwrite(io->fd, io->buf, io->len, (off_t)io->offset)
-                              : pread(io->fd, io->buf, io->len, (off_t)io->offset);
+                n = io->ddir == DDIR_WRITE ? pwrite(io->fd, io->buf, io->len, (off_t)io->offset)
+                                           : pread(io->fd, io->buf, io->len, (off_t)io->offset);
         while (n < 0 && errno == EINTR);
         io->result = n < 0 ? -errno : n;
         return ENGINE_COMPLETED;

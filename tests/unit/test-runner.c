@@ -1,4 +1,5 @@
-/* Tests for the agent's runner and workers: real threads and files, the psync and null engines. */
+/* Tests for the agent's runner and workers: real threads and files, jobs from options and from
+ * fields, shared files and resource limits. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -272,6 +273,99 @@ static void test_refusals(void **state)
         assert_non_null(strstr(err, "4097 workers in all exceed this agent's limit of 4096"));
 }
 
+/* A job with fio's defaults set field by field, independent of the option table. */
+static job_spec_t job_of(const char *name, const char *engine, rw_mode_t rw, uint64_t size)
+{
+        job_spec_t j;
+        assert_int_equal(job_spec_init(&j, name), 0);
+        j.rw = rw;
+        j.rwmixread = 50;
+        j.bs = j.bs_write = 4096;
+        j.size = size;
+        j.nrfiles = j.numjobs = j.iodepth = 1;
+        j.iodepth_batch_submit = j.iodepth_batch_complete_min = 1;
+        j.randrepeat = true;
+        assert_int_equal(strdup_to(&j.ioengine, engine), 0);
+        assert_int_equal(strdup_to(&j.directory, dir), 0);
+        return j;
+}
+
+static runner_t *runner_of(job_spec_t *jobs, size_t n, char *err, size_t errlen, int *rc)
+{
+        runner_params_t p = {.agent_name = "a0", .work_dir = dir, .jobs = jobs, .n_jobs = n};
+        runner_t *r = NULL;
+        *rc = runner_new(&p, &r, err, errlen);
+        return r;
+}
+
+static void test_shared_file_laid_out_once_to_the_largest(void **state)
+{
+        job_spec_t *jobs = calloc(2, sizeof(*jobs));
+        runner_job_result_t res;
+        runner_dir_t d[2];
+        char err[512], path[400];
+        struct stat st;
+        runner_t *r;
+        int rc;
+
+        /* Two jobs name one file; the second needs more of it and has two clones. */
+        jobs[0] = job_of("small", "psync", RW_READ, 1 << 20);
+        jobs[1] = job_of("large", "io_uring", RW_RANDREAD, 3 << 20);
+        jobs[1].numjobs = 2;
+        jobs[1].iodepth = 8;
+        assert_int_equal(strdup_to(&jobs[0].filename, "one"), 0);
+        assert_int_equal(strdup_to(&jobs[1].filename, "one"), 0);
+        r = runner_of(jobs, 2, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        job_totals(r, 0, &res, d);
+        assert_int_equal(res.error, 0);
+        assert_int_equal(d[0].bytes, 1 << 20);
+        runner_dir_done(&d[0]);
+        runner_dir_done(&d[1]);
+        job_totals(r, 1, &res, d);
+        assert_int_equal(res.error, 0);
+        assert_int_equal(d[0].bytes, 2 * (3 << 20));
+        assert_int_equal(d[0].slat->n, 2 * 768);
+        runner_dir_done(&d[0]);
+        runner_dir_done(&d[1]);
+        runner_destroy(&r);
+        snprintf(path, sizeof(path), "%s/one", dir);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_size, 3 << 20);
+}
+
+static void test_buffer_memory_counts_iodepth(void **state)
+{
+        uint64_t quarter = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE) / 4;
+        uint64_t bs = 64 << 20;
+        char err[512];
+        runner_t *r;
+        int rc;
+
+        /* Deep enough that iodepth buffers of bs exceed a quarter of memory. */
+        {
+                job_spec_t *jobs = calloc(1, sizeof(*jobs));
+                jobs[0] = job_of("deep", "libaio", RW_READ, bs);
+                jobs[0].bs = jobs[0].bs_write = bs;
+                jobs[0].iodepth = (uint32_t)(quarter / bs + 1);
+                r = runner_of(jobs, 1, err, sizeof(err), &rc);
+                assert_int_equal(rc, -E2BIG);
+                assert_null(r);
+                assert_non_null(strstr(err, "bs x iodepth x numjobs"));
+        }
+        /* A synchronous engine has one I/O at a time whatever its iodepth: one buffer. */
+        {
+                job_spec_t *jobs = calloc(1, sizeof(*jobs));
+                jobs[0] = job_of("sync", "psync", RW_READ, bs);
+                jobs[0].bs = jobs[0].bs_write = bs;
+                jobs[0].iodepth = (uint32_t)(quarter / bs + 1);
+                r = runner_of(jobs, 1, err, sizeof(err), &rc);
+                assert_int_equal(rc, 0);
+                runner_destroy(&r);
+        }
+}
+
 static void test_interval_arithmetic(void **state)
 {
         const uint64_t s = NSEC_PER_SEC;
@@ -298,6 +392,9 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_null_engine_and_per_job_runtime, setup, teardown),
             cmocka_unit_test_setup_teardown(test_stop_before_a_far_start, setup, teardown),
             cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_shared_file_laid_out_once_to_the_largest, setup,
+                                            teardown),
+            cmocka_unit_test_setup_teardown(test_buffer_memory_counts_iodepth, setup, teardown),
             cmocka_unit_test(test_interval_arithmetic),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
