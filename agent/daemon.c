@@ -315,8 +315,8 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
                 for (size_t i = 0; i < params.n_jobs; i++) {
                         if (!params.jobs[i].runtime_ns)
                                 all_timed = false;
-                        if (params.jobs[i].runtime_ns > run->runtime_ns)
-                                run->runtime_ns = params.jobs[i].runtime_ns;
+                        if (intervals_job_span(&params.jobs[i]) > run->runtime_ns)
+                                run->runtime_ns = intervals_job_span(&params.jobs[i]);
                 }
                 if (all_timed)
                         run->max_intervals =

@@ -121,8 +121,13 @@ void session_heartbeat(agent_t *ag)
 
 void session_close(agent_t *ag)
 {
-        if (ag->sock)
+        if (ag->sock) {
+                /* Give the last messages (an Error saying the agent is stopping) a moment to
+                 * leave; the socket otherwise drops them at once. */
+                int linger = 500;
+                zmq_setsockopt(ag->sock, ZMQ_LINGER, &linger, sizeof(linger));
                 zmq_close(ag->sock);
+        }
         if (ag->monitor)
                 zmq_close(ag->monitor);
         ag->sock = ag->monitor = NULL;

@@ -4,6 +4,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "options.h"
+
+/* How long a timed job lasts from the common start: its start delay and ramp, then its runtime;
+ * 0 for a job without a runtime. */
+static inline uint64_t intervals_job_span(const job_spec_t *j)
+{
+        return j->runtime_ns ? j->startdelay_ns + j->ramp_time_ns + j->runtime_ns : 0;
+}
+
 /* Intervals of a run whose longest job runtime is runtime_ns: ceil(runtime / interval); 0 when a
  * job has no runtime (the run is open-ended). */
 static inline uint64_t intervals_of_runtime(uint64_t runtime_ns, uint64_t interval_ns)

@@ -106,8 +106,8 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
                         return -EINVAL;
                 }
                 run->n_specs++;
-                if (run->specs[i].runtime_ns > max_runtime)
-                        max_runtime = run->specs[i].runtime_ns;
+                if (intervals_job_span(&run->specs[i]) > max_runtime)
+                        max_runtime = intervals_job_span(&run->specs[i]);
                 if (!run->specs[i].runtime_ns)
                         all_timed = false;
         }
@@ -340,9 +340,18 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
 
 static void check_all_finished(run_t *run, int64_t now, run_out_t *out)
 {
-        for (size_t i = 0; i < run->n_agents; i++)
+        bool any = false;
+        for (size_t i = 0; i < run->n_agents; i++) {
                 if (!run->agents[i].done && !run->agents[i].lost)
                         return;
+                any |= run->agents[i].done && !run->agents[i].error[0];
+        }
+        /* A run in which no agent finished its part measured nothing: never report it ok. */
+        if (!any && run->code == IOFLEET__ERROR_CODE__ERROR_NONE) {
+                run->code = IOFLEET__ERROR_CODE__ERROR_IO;
+                snprintf(run->message, sizeof(run->message),
+                         "no agent finished its part (lost or failed)");
+        }
         emit_ready(run, now, true, out);
         run->phase = RUN_DONE;
 }
