@@ -114,6 +114,7 @@ static void send_interval(agent_t *ag, bool last)
         iv.read = &d[0].pb;
         iv.write = &d[1].pb;
         iv.last = last;
+        iv.meta_ops = runner_meta_ops_interval(run->runner);
         e.body_case = IOFLEET__ENVELOPE__BODY_INTERVAL;
         e.interval = &iv;
         session_send(ag, &e);
@@ -148,6 +149,54 @@ static void on_interval_timer(agent_t *ag)
         arm_interval(run);
 }
 
+/* A metadata job's phases as they travel: one Phase per slot that ran, in slot order (the order
+ * they run). */
+typedef struct phases_wire {
+        Iofleet__Phase pb[MD_SLOTS];
+        Iofleet__Phase *ptr[MD_SLOTS];
+        Iofleet__Hist h[MD_SLOTS];
+        size_t n;
+} phases_wire_t;
+
+static int phases_wire_fill(phases_wire_t *pw, runner_t *runner, size_t job)
+{
+        metadata_phase_stats_t *st = malloc(sizeof(*st));
+        int r = 0;
+
+        memset(pw, 0, sizeof(*pw));
+        if (!st)
+                return -ENOMEM;
+        for (int slot = 0; slot < MD_SLOTS; slot++) {
+                Iofleet__Phase *ph = &pw->pb[pw->n];
+                r = runner_job_phase(runner, job, slot, st);
+                if (r < 0)
+                        break;
+                if (r == 0)
+                        continue;
+                iofleet__phase__init(ph);
+                ph->name = (char *)metadata_slot_name(slot);
+                ph->ops = st->ops;
+                ph->errors = st->errors;
+                ph->bytes = st->bytes;
+                ph->elapsed_ns = st->elapsed_ns > 0 ? (uint64_t)st->elapsed_ns : 0;
+                if ((r = wire_hist_from(&pw->h[pw->n], &st->lat)) < 0)
+                        break;
+                ph->lat = &pw->h[pw->n];
+                pw->ptr[pw->n] = ph;
+                pw->n++;
+                r = 0;
+        }
+        free(st);
+        return r;
+}
+
+static void phases_wire_done(phases_wire_t *pw)
+{
+        for (size_t i = 0; i < pw->n; i++)
+                wire_hist_done(&pw->h[i]);
+        pw->n = 0;
+}
+
 static void send_finished(agent_t *ag, const char *error)
 {
         run_ctx_t *run = ag->run;
@@ -157,9 +206,10 @@ static void send_finished(agent_t *ag, const char *error)
         Iofleet__JobResult *jr = calloc(nj, sizeof(*jr)), **jp = calloc(nj, sizeof(*jp));
         dir_wire_t *ds = calloc(2 * nj, sizeof(*ds));
         runner_dir_t *dirs = calloc(2 * nj, sizeof(*dirs));
+        phases_wire_t *phases = calloc(nj, sizeof(*phases));
         hist_t *delta = NULL;
 
-        if (!jr || !jp || !ds || !dirs || hist_new(&delta) < 0)
+        if (!jr || !jp || !ds || !dirs || !phases || hist_new(&delta) < 0)
                 goto done;
         for (size_t j = 0; j < nj; j++) {
                 runner_job_result_t res;
@@ -178,6 +228,13 @@ static void send_finished(agent_t *ag, const char *error)
                         dir_wire_fill(&ds[2 * j + d], &dirs[2 * j + d], NULL, delta);
                 jr[j].read = &ds[2 * j].pb;
                 jr[j].write = &ds[2 * j + 1].pb;
+                if (runner_job_is_metadata(run->runner, j)) {
+                        if (phases_wire_fill(&phases[j], run->runner, j) < 0)
+                                log_warning("run %s: job %s: no memory for its metadata phases",
+                                            run->id, res.name);
+                        jr[j].phases = phases[j].ptr;
+                        jr[j].n_phases = phases[j].n;
+                }
                 jp[j] = &jr[j];
                 if (res.error && !error)
                         error = res.errmsg;
@@ -195,6 +252,9 @@ done:
                 runner_dir_done(&dirs[j]);
                 dir_wire_done(&ds[j]);
         }
+        for (size_t j = 0; phases && j < nj; j++)
+                phases_wire_done(&phases[j]);
+        free(phases);
         hist_free(&delta);
         free(jr);
         free(jp);

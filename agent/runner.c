@@ -43,8 +43,10 @@ struct runner {
         bool starter_running;
         int64_t started_mono;
         uint64_t workers_lag_ns;
-        int started;   /* set by the starter once the gate is open and workers are awake */
-        bool realtime; /* the starter could run SCHED_FIFO */
+        int started;            /* set by the starter once the gate is open and workers are awake */
+        bool realtime;          /* the starter could run SCHED_FIFO */
+        char *work_dir;         /* copy of the params' work_dir, for metadata workers */
+        uint64_t meta_reported; /* metadata operations handed out by runner_meta_ops_interval() */
 };
 
 int runner_dir_init(runner_dir_t *d)
@@ -65,6 +67,49 @@ void runner_dir_done(runner_dir_t *d)
         hist_free(&d->slat);
         hist_free(&d->lat);
         hist_free(&d->sync_lat);
+}
+
+static bool job_is_metadata(const job_spec_t *j)
+{
+        return j->ioengine && streq(j->ioengine, "metadata");
+}
+
+/* A metadata worker: its stats, directory (which must exist) and name "JOB.AGENT.CLONE". */
+static int metadata_worker(runner_t *r, worker_t *wk, const char *agent, char *err, size_t errlen)
+{
+        const job_spec_t *j = wk->job;
+        const char *dir = j->directory ? j->directory : r->work_dir;
+        struct stat st;
+        int rc;
+
+        errno = 0;
+        if (j->readonly) {
+                snprintf(err, errlen, "job %s: readonly: ioengine=metadata creates files", j->name);
+                return -EROFS;
+        }
+        if (!dir || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                const char *why = "is not a directory";
+                if (!dir || errno == ENOENT)
+                        why = "does not exist";
+                else if (errno)
+                        why = strerror(errno);
+                snprintf(err, errlen, "job %s: directory=%s %s", j->name, dir ? dir : "(none)",
+                         why);
+                return -ENOENT;
+        }
+        if (strchr(j->name, '/') || (agent && strchr(agent, '/'))) {
+                snprintf(err, errlen, "job %s: ioengine=metadata needs a name without '/'",
+                         j->name);
+                return -EINVAL;
+        }
+        if (asprintf(&wk->md_name, "%s.%s.%u", j->name, agent ? agent : "agent", wk->clone) < 0) {
+                wk->md_name = NULL;
+                return -ENOMEM;
+        }
+        if ((rc = metadata_stats_new(&wk->md)) < 0)
+                return rc;
+        wk->md_dir = dir;
+        return 0;
 }
 
 static void notify(void *userdata)
@@ -171,6 +216,10 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
         r->jobs = p->jobs;
         r->n_jobs = p->n_jobs;
         p->jobs = NULL;
+        if (p->work_dir && !(r->work_dir = strdup(p->work_dir))) {
+                rc = -ENOMEM;
+                goto fail;
+        }
         r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         pthread_mutex_init(&r->gate.lock, NULL);
         pthread_cond_init(&r->gate.cond, NULL);
@@ -212,13 +261,14 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
         for (size_t i = 0; i < r->n_jobs; i++) {
                 const job_spec_t *j = &r->jobs[i];
                 const engine_ops_t *e = engine_find(j->ioengine);
-                if (!e) {
+                bool md = job_is_metadata(j);
+                if (!e && !md) {
                         snprintf(err, errlen, "job %s: ioengine=%s is not available on this agent",
                                  j->name, j->ioengine);
                         rc = -EOPNOTSUPP;
                         goto fail;
                 }
-                if (j->readonly && worker_rw_writes(j->rw)) {
+                if (!md && j->readonly && worker_rw_writes(j->rw)) {
                         snprintf(err, errlen,
                                  "job %s: readonly: rw=%s writes, and readonly "
                                  "forbids it",
@@ -244,6 +294,12 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         }
                         hist_init(&wk->sync_lat);
                         r->n_workers = w + 1; /* so that a failure frees the files planned */
+                        if (md) {
+                                /* No layout: the workload makes and removes its own files. */
+                                if ((rc = metadata_worker(r, wk, p->agent_name, err, errlen)) < 0)
+                                        goto fail;
+                                continue;
+                        }
                         rc = layout_plan(j, p->agent_name, p->work_dir, c,
                                          !(e->flags & ENGINE_NO_FILES), &wk->files, &wk->nfiles,
                                          err, errlen);
@@ -307,8 +363,12 @@ void runner_destroy(runner_t **rp)
         open_gate(r, true, 0);
         for (size_t i = 0; i < r->n_threads; i++)
                 pthread_join(r->workers[i].thread, NULL);
-        for (size_t i = 0; r->workers && i < r->n_workers; i++)
+        for (size_t i = 0; r->workers && i < r->n_workers; i++) {
                 layout_files_free(&r->workers[i].files, r->workers[i].nfiles);
+                metadata_stats_free(&r->workers[i].md);
+                free(r->workers[i].md_name);
+        }
+        free(r->work_dir);
         pthread_mutex_destroy(&r->gate.lock);
         pthread_cond_destroy(&r->gate.cond);
         for (size_t i = 0; i < r->n_jobs; i++)
@@ -465,6 +525,7 @@ static void add_worker(runner_dir_t d[2], const worker_t *w, hist_t *tmp)
                 d[i].short_ios += __atomic_load_n(&wd->short_ios, __ATOMIC_RELAXED);
                 d[i].issued += __atomic_load_n(&wd->issued, __ATOMIC_RELAXED);
                 d[i].dropped += __atomic_load_n(&wd->dropped, __ATOMIC_RELAXED);
+                d[i].verify_errors += __atomic_load_n(&wd->verify_errors, __ATOMIC_RELAXED);
                 add_hist(d[i].clat, &wd->clat, tmp);
                 add_hist(d[i].slat, &wd->slat, tmp);
                 add_hist(d[i].lat, &wd->lat, tmp);
@@ -526,4 +587,51 @@ void runner_job_result(runner_t *r, size_t job, runner_job_result_t *res, runner
         if (res->first_done_ns > res->last_done_ns)
                 res->first_done_ns = res->last_done_ns;
         res->runtime_ns = (uint64_t)longest;
+}
+
+uint64_t runner_meta_ops_interval(runner_t *r)
+{
+        uint64_t total = 0, d;
+        for (size_t i = 0; i < r->n_workers; i++)
+                if (r->workers[i].md)
+                        total += metadata_total_ops(r->workers[i].md);
+        d = total - r->meta_reported;
+        r->meta_reported = total;
+        return d;
+}
+
+bool runner_job_is_metadata(const runner_t *r, size_t job)
+{
+        return job < r->n_jobs && job_is_metadata(&r->jobs[job]);
+}
+
+int runner_job_phase(runner_t *r, size_t job, int slot, metadata_phase_stats_t *out)
+{
+        metadata_phase_stats_t *one;
+        bool ran = false;
+
+        if (!runner_job_is_metadata(r, job) || slot < 0 || slot >= MD_SLOTS)
+                return -EINVAL;
+        one = malloc(sizeof(*one));
+        if (!one)
+                return -ENOMEM;
+        memset(out, 0, sizeof(*out));
+        hist_init(&out->lat);
+        for (size_t i = 0; i < r->n_workers; i++) {
+                const worker_t *w = &r->workers[i];
+                if (w->job_index != job || !w->md)
+                        continue;
+                metadata_phase_snapshot(one, w->md, slot);
+                if (!one->ops && !one->errors)
+                        continue;
+                ran = true;
+                out->ops += one->ops;
+                out->errors += one->errors;
+                out->bytes += one->bytes;
+                if (one->elapsed_ns > out->elapsed_ns)
+                        out->elapsed_ns = one->elapsed_ns;
+                hist_merge(&out->lat, &one->lat);
+        }
+        free(one);
+        return ran;
 }

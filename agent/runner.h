@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "metadata.h"
 #include "options.h"
 
 typedef struct runner runner_t;
@@ -33,6 +34,7 @@ typedef enum runner_state {
  * direction's syncs and sync_lat; the read direction's stay empty. */
 typedef struct runner_dir {
         uint64_t bytes, ios, errors, short_ios, issued, dropped, syncs;
+        uint64_t verify_errors; /* reads that failed verify= (counted in errors too) */
         hist_t *clat, *slat, *lat, *sync_lat;
 } runner_dir_t;
 
@@ -84,3 +86,13 @@ typedef struct runner_job_result {
 
 size_t runner_njobs(const runner_t *r);
 void runner_job_result(runner_t *r, size_t job, runner_job_result_t *res, runner_dir_t dirs[2]);
+
+/* The metadata workload (ioengine=metadata). Operations completed by every metadata worker since
+ * the previous call (the first call: since the start); for the agent's one interval reporter. */
+uint64_t runner_meta_ops_interval(runner_t *r);
+bool runner_job_is_metadata(const runner_t *r, size_t job);
+/* Once DONE: phase slot (0..MD_SLOTS-1, metadata_slot_name() names it) of a metadata job, its
+ * clones merged into *out (ops, errors, bytes add; elapsed_ns the longest; lat merged). Returns 1
+ * when the slot ran in some clone, 0 when in none, -EINVAL when the job is not a metadata one
+ * or slot is out of range, -ENOMEM. */
+int runner_job_phase(runner_t *r, size_t job, int slot, metadata_phase_stats_t *out);

@@ -15,6 +15,7 @@
 
 #include "clock.h"
 #include "util.h"
+#include "verify.h"
 
 /* Single-writer counters: a plain load and a relaxed store, never a locked read-modify-write. */
 #define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
@@ -154,6 +155,8 @@ typedef struct wfile {
         perm_t perm[2];      /* random map: one shared when both directions have one bs */
         bool dirty;          /* written since the last fsync/fdatasync */
         bool written;        /* written at all: end_fsync syncs it */
+        uint64_t vseed;      /* verify: the writer's seed of this file (verify_seed_of()) */
+        uint64_t vwrites;    /* verify: blocks written to this file, for their generation */
 } wfile_t;
 
 /* The loop's state: private to the worker thread. */
@@ -190,6 +193,7 @@ typedef struct run {
         uint64_t writes; /* writes issued, for fsync=/fdatasync= */
         unsigned sync_due;
         uint64_t write_tag;
+        verify_kind_t verify; /* VERIFY_NONE: the I/O path never looks at the data */
         bool failed;
         int64_t now;
 } run_t;
@@ -341,7 +345,13 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
         }
         if (ddir == DDIR_WRITE) {
                 f->dirty = f->written = true;
-                scramble(io->buf, io->len, s->write_tag++ ^ io->offset);
+                if (unlikely(s->verify) && io->len >= VERIFY_MIN_LEN)
+                        /* Generation = the pass over the file's blocks, from 1: readers accept
+                         * any generation >= 1, so overwrites within a job need no more. */
+                        verify_fill(io->buf, io->len, io->offset,
+                                    1 + f->vwrites++ / f->nblocks[DDIR_WRITE], f->vseed, s->verify);
+                else
+                        scramble(io->buf, io->len, s->write_tag++ ^ io->offset);
                 s->writes++;
                 if (s->fsync_every && s->writes % s->fsync_every == 0)
                         s->sync_due |= SYNC_FSYNC;
@@ -369,12 +379,49 @@ static void io_failed(run_t *s, const io_unit_t *io)
         s->failed = true;
 }
 
+/* Checks a block read in full against what the writer's scheme says is there. A bad block counts
+ * as an error of the read (not in ios or bytes, so issued = ios + errors + dropped still holds)
+ * and in verify_errors; the first description goes to errmsg; verify_fatal ends the job. Returns
+ * whether the block is good. */
+static bool verify_read(run_t *s, const io_unit_t *io)
+{
+        worker_t *w = s->w;
+        worker_dir_t *d = &w->dir[io->ddir];
+        verify_expect_t exp = {.offset = io->offset,
+                               .gen_min = 1,
+                               .gen_max = VERIFY_GEN_ANY,
+                               .seed = s->files[io->file].vseed};
+        verify_result_t res;
+        int r = verify_check(io->buf, io->len, &exp, &res);
+
+        if (r == VERIFY_OK)
+                return true;
+        STAT_ADD(d->errors, 1);
+        STAT_ADD(d->verify_errors, 1);
+        if (!io->counted)
+                STAT_ADD(d->issued, 1);
+        if (!w->error)
+                w->error_offset = io->offset;
+        if (r < 0)
+                fail(w, -r, "verify: cannot check %llu bytes at offset %llu of %s: %s",
+                     (unsigned long long)io->len, (unsigned long long)io->offset,
+                     file_name(s, io->file), strerror(-r));
+        else
+                fail(w, EILSEQ, "%s (%s)", res.description, file_name(s, io->file));
+        if (w->job->verify_fatal)
+                s->failed = true;
+        return false;
+}
+
 /* Accounts one completion at now. */
 static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
 {
         worker_dir_t *d = &s->w->dir[io->ddir];
         int64_t res = io->result;
 
+        if (unlikely(s->verify) && io->ddir == DDIR_READ && res == (int64_t)io->len &&
+            io->len >= VERIFY_MIN_LEN && !verify_read(s, io))
+                return;
         if (unlikely(res != (int64_t)io->len)) {
                 if (res <= 0) {
                         io_failed(s, io);
@@ -855,6 +902,26 @@ static int open_files(worker_t *w, run_t *s)
         return 0;
 }
 
+/*
+ * The verify seed of a file. It depends on the file alone (its path as the job names it, or its
+ * index for engines without files), never on the job, clone, agent, direction or randseed: a read
+ * job with verify= then checks what an earlier write job (another run, other options) wrote to
+ * the same files, and a block copied from another file is FOREIGN. The path is hashed (FNV-1a)
+ * and folded with verify_seed_mix() into a fixed base; the same path written through a different
+ * spelling of directory= gets another seed.
+ */
+#define VERIFY_SEED_BASE 0x696f666c65657476ULL /* "ioflee tv" */
+
+static uint64_t verify_seed_of(const layout_file_t *f, unsigned index)
+{
+        uint64_t h = 1469598103934665603ULL;
+        if (!f->path)
+                return verify_seed_mix(VERIFY_SEED_BASE, index);
+        for (const char *c = f->path; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+        return verify_seed_mix(VERIFY_SEED_BASE, h);
+}
+
 /* Everything the loop needs, computed once. */
 static int setup_run(worker_t *w, run_t *s)
 {
@@ -891,6 +958,16 @@ static int setup_run(worker_t *w, run_t *s)
         s->fdatasync_every = j->fdatasync;
         rng_seed(&s->off_rng, w->seed);
         rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
+        s->verify = j->verify;
+        if (s->verify &&
+            (s->bs[DDIR_READ] < VERIFY_MIN_LEN || s->bs[DDIR_WRITE] < VERIFY_MIN_LEN)) {
+                fail(w, EINVAL, "verify=%s: bs must be at least %d bytes (bs=%llu,%llu)",
+                     j->verify == VERIFY_XXHASH ? "xxhash" : "crc32c", VERIFY_MIN_LEN,
+                     (unsigned long long)s->bs[DDIR_READ], (unsigned long long)s->bs[DDIR_WRITE]);
+                return -EINVAL;
+        }
+        for (unsigned i = 0; s->verify && i < s->nfiles; i++)
+                s->files[i].vseed = verify_seed_of(&w->files[i], i);
 
         for (unsigned i = 0; i < s->nfiles; i++) {
                 wfile_t *f = &s->files[i];
@@ -966,7 +1043,7 @@ static int setup_run(worker_t *w, run_t *s)
 static void teardown(worker_t *w, run_t *s)
 {
         if (!w->leaked) {
-                if (s->ed)
+                if (s->ed && w->engine)
                         w->engine->cleanup(s->ed);
                 free(s->bufs);
                 free(s->units);
@@ -1005,6 +1082,54 @@ static void run(worker_t *w, run_t *s, int64_t start)
         __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
 }
 
+/* ioengine=metadata: metadata_run() after startdelay, again while time_based until the runtime
+ * ends or a stop. ramp_time does not apply: each pass is measured whole. A failure ends the job
+ * with metadata_run()'s message, as a failed I/O does. */
+static void run_metadata(worker_t *w, int64_t start)
+{
+        const job_spec_t *j = w->job;
+        uint32_t nrfiles = j->nrfiles ? j->nrfiles : 1;
+        int64_t job_start = start + (int64_t)j->startdelay_ns;
+        run_t s = {.w = w, .end_ns = INT64_MAX};
+        int order = metadata_order_from_string(j->metadata_order);
+        metadata_params_t p = {
+            .directory = w->md_dir,
+            .name = w->md_name,
+            .nrfiles = nrfiles,
+            .filesize = j->filesize ? j->filesize : j->size / nrfiles,
+            .dirs = j->metadata_dirs ? j->metadata_dirs : 1,
+            .stop = w->stop,
+            .end_mono = j->runtime_ns ? job_start + (int64_t)j->runtime_ns : INT64_MAX,
+        };
+        char err[sizeof(w->errmsg)];
+        int64_t now = clock_mono_ns();
+        int r = 0;
+
+        if (order < 0) {
+                fail(w, EINVAL, "metadata_order=%s: must be sequential, random or both",
+                     j->metadata_order);
+                goto done;
+        }
+        p.order = (metadata_order_t)order;
+        if (now < job_start)
+                now = sleep_until(&s, job_start);
+        __atomic_store_n(&w->measure_mono, now > w->wake_mono ? now : w->wake_mono,
+                         __ATOMIC_RELAXED);
+        for (uint64_t pass = 0; r == 0; pass++) {
+                if (stopped(&s))
+                        break;
+                /* Each pass of a time_based job gets its own random orders. */
+                p.seed = w->seed ^ (pass * 0x9e3779b97f4a7c15ULL);
+                r = metadata_run(&p, w->md, err, sizeof(err));
+                if (r < 0)
+                        fail(w, -r, "%s", err);
+                if (!j->time_based || clock_mono_ns() >= p.end_mono)
+                        break;
+        }
+done:
+        __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
+}
+
 void *worker_main(void *arg)
 {
         worker_t *w = arg;
@@ -1015,7 +1140,7 @@ void *worker_main(void *arg)
         int r;
 
         memset(&s, 0, sizeof(s));
-        r = prepare(w, &s);
+        r = w->md ? 0 : prepare(w, &s);
         /* Every worker counts itself through layout, even after a failure, and waits for the
          * others unless the run is called off. */
         pthread_mutex_lock(&g->lock);
@@ -1024,9 +1149,9 @@ void *worker_main(void *arg)
         while (g->laying_out > 0 && !g->abort)
                 pthread_cond_wait(&g->cond, &g->lock);
         pthread_mutex_unlock(&g->lock);
-        if (r >= 0)
+        if (r >= 0 && !w->md)
                 r = open_files(w, &s);
-        if (r >= 0)
+        if (r >= 0 && !w->md)
                 r = setup_run(w, &s);
         if (r < 0 && !w->error)
                 w->error = -r;
@@ -1043,7 +1168,10 @@ void *worker_main(void *arg)
         if (go) {
                 w->wake_mono = clock_mono_ns();
                 __atomic_store_n(&w->ran, 1, __ATOMIC_RELEASE);
-                run(w, &s, start);
+                if (w->md)
+                        run_metadata(w, start);
+                else
+                        run(w, &s, start);
         }
         teardown(w, &s);
         __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);

@@ -9,6 +9,7 @@
 #include "engine.h"
 #include "hist.h"
 #include "layout.h"
+#include "metadata.h"
 #include "options.h"
 
 /* Opened all at once by the starter: every worker of the agent leaves it together. It also
@@ -27,18 +28,24 @@ typedef struct gate {
  * every I/O accounted for when the worker is done: issued = ios + errors + dropped. */
 typedef struct worker_dir {
         uint64_t bytes, ios, errors, short_ios;
-        uint64_t issued;  /* I/Os submitted (fio's "issued rwts") */
-        uint64_t dropped; /* I/Os issued but not completed when the job ended */
-        hist_t clat;      /* completion latency: submission to completion */
-        hist_t slat;      /* submission latency: I/O ready to its submit call's return (async) */
-        hist_t lat;       /* total latency: I/O ready to completion (async; = clat for sync) */
+        uint64_t verify_errors; /* reads that failed verify= (in errors too, not in ios) */
+        uint64_t issued;        /* I/Os submitted (fio's "issued rwts") */
+        uint64_t dropped;       /* I/Os issued but not completed when the job ended */
+        hist_t clat;            /* completion latency: submission to completion */
+        hist_t slat; /* submission latency: I/O ready to its submit call's return (async) */
+        hist_t lat;  /* total latency: I/O ready to completion (async; = clat for sync) */
 } worker_dir_t;
 
 typedef struct worker {
         /* Set by the runner before the thread starts. */
         const job_spec_t *job;
-        const engine_ops_t *engine;
+        const engine_ops_t *engine; /* NULL for the metadata workload */
         unsigned job_index, clone;
+        /* ioengine=metadata: the stats (owned by the runner), the directory it works in and
+         * its name there ("JOB.AGENT.CLONE"); all NULL for the other engines. */
+        metadata_stats_t *md;
+        const char *md_dir;
+        char *md_name;
         layout_file_t *files; /* owned by the runner; paths NULL for engines without files */
         size_t nfiles;
         uint64_t seed; /* the clone's random streams */

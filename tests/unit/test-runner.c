@@ -1,5 +1,6 @@
 /* Tests for the agent's runner and workers: real threads and files, jobs from options and from
  * fields, shared files and resource limits. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -87,6 +88,20 @@ static void job_totals(runner_t *r, size_t job, runner_job_result_t *res, runner
         assert_int_equal(runner_dir_init(&d[0]), 0);
         assert_int_equal(runner_dir_init(&d[1]), 0);
         runner_job_result(r, job, res, d);
+}
+
+/* Entries in a directory, or -1 when it cannot be read. */
+static int count_entries(const char *path)
+{
+        DIR *d = opendir(path);
+        struct dirent *e;
+        int n = 0;
+        if (!d)
+                return -1;
+        while ((e = readdir(d)))
+                n += !streq(e->d_name, ".") && !streq(e->d_name, "..");
+        closedir(d);
+        return n;
 }
 
 static void test_write_then_read_exact_bytes(void **state)
@@ -383,6 +398,195 @@ static void test_interval_arithmetic(void **state)
         assert_int_equal(intervals_final(-5, s, 0, 0), 0);
 }
 
+/* ioengine=metadata through the runner: no layout, every phase of both orders runs nrfiles
+ * operations per clone, and the directory is left as it was. */
+static void test_metadata_job_counts_every_phase(void **state)
+{
+        static const char *const o[] = {"md", "ioengine",      "metadata", "nrfiles",
+                                        "50", "filesize",      "1k",       "numjobs",
+                                        "2",  "metadata_dirs", "3",        NULL};
+        const char *const *jo[] = {o};
+        metadata_phase_stats_t *ph = malloc(sizeof(*ph));
+        runner_job_result_t res;
+        runner_dir_t d[2];
+        char err[512];
+        runner_t *r;
+        int rc;
+
+        assert_non_null(ph);
+        r = new_runner(1, jo, err, sizeof(err), &rc);
+        if (rc < 0)
+                fail_msg("%s", err);
+        assert_int_equal(runner_workers(r), 2);
+        assert_true(runner_job_is_metadata(r, 0));
+        run_now(r);
+        job_totals(r, 0, &res, d);
+        assert_int_equal(res.error, 0);
+        assert_int_equal(d[0].ios + d[1].ios, 0);
+        for (int slot = 0; slot < MD_SLOTS; slot++) {
+                assert_int_equal(runner_job_phase(r, 0, slot, ph), 1);
+                assert_int_equal(ph->ops, 2 * 50);
+                assert_int_equal(ph->errors, 0);
+                assert_int_equal(ph->lat.n, 2 * 50);
+                assert_true(ph->elapsed_ns > 0);
+                if (slot % MD_PHASES == MD_CREATE || slot % MD_PHASES == MD_READ)
+                        assert_int_equal(ph->bytes, 2 * 50 * 1024);
+                else
+                        assert_int_equal(ph->bytes, 0);
+        }
+        assert_int_equal(runner_job_phase(r, 0, MD_SLOTS, ph), -EINVAL);
+        /* All of it in the first interval, nothing after. */
+        assert_int_equal(runner_meta_ops_interval(r), 2 * 50 * MD_SLOTS);
+        assert_int_equal(runner_meta_ops_interval(r), 0);
+        runner_dir_done(&d[0]);
+        runner_dir_done(&d[1]);
+        runner_destroy(&r);
+        assert_int_equal(count_entries(dir), 0);
+
+        /* Only the sequential order: the random slots did not run. */
+        {
+                static const char *const q[] = {"mq", "ioengine",       "metadata",   "nrfiles",
+                                                "7",  "metadata_order", "sequential", NULL};
+                const char *const *qo[] = {q};
+                r = new_runner(1, qo, err, sizeof(err), &rc);
+                assert_int_equal(rc, 0);
+                run_now(r);
+                assert_int_equal(runner_job_phase(r, 0, metadata_slot(false, MD_DELETE), ph), 1);
+                assert_int_equal(ph->ops, 7);
+                assert_int_equal(runner_job_phase(r, 0, metadata_slot(true, MD_CREATE), ph), 0);
+                runner_destroy(&r);
+        }
+        free(ph);
+}
+
+/* A metadata failure ends the job with an error and a message naming the file, as an I/O error. */
+static void test_metadata_failure_is_a_job_error(void **state)
+{
+        static const char *const o[] = {"mf", "ioengine", "metadata", "nrfiles", "5", NULL};
+        const char *const *jo[] = {o};
+        runner_job_result_t res;
+        runner_dir_t d[2];
+        char err[512], path[400];
+        runner_t *r;
+        int rc;
+
+        /* File 3 of the first directory is already there: creating it fails with EEXIST. */
+        snprintf(path, sizeof(path), "%s/md.mf.a0.0.0", dir);
+        assert_int_equal(mkdir(path, 0755), 0);
+        snprintf(path, sizeof(path), "%s/md.mf.a0.0.0/0000003", dir);
+        assert_int_equal(mkdir(path, 0755), 0);
+        r = new_runner(1, jo, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        job_totals(r, 0, &res, d);
+        assert_int_equal(res.error, EEXIST);
+        assert_non_null(strstr(res.errmsg, "0000003"));
+        runner_dir_done(&d[0]);
+        runner_dir_done(&d[1]);
+        runner_destroy(&r);
+        /* What it made is gone; what was there stays. */
+        assert_int_equal(count_entries(path), 0);
+}
+
+/* A write job with verify= and a later read job with verify= over the same files: every block
+ * checks out. Then one block damaged on disk is found, named with its offset, and counted. */
+static void test_verify_write_then_read(void **state)
+{
+        const char *w[] = {"v",    "rw",     "write",  "bs",        "4k", "size",
+                           "256k", "verify", "crc32c", "directory", dir,  NULL};
+        const char *rd[] = {"v",    "rw",     "randread", "bs",        "4k", "size",
+                            "256k", "verify", "crc32c",   "directory", dir,  NULL};
+        const char *rf[] = {"v",      "rw",     "read",         "bs", "4k",        "size", "256k",
+                            "verify", "crc32c", "verify_fatal", "1",  "directory", dir,    NULL};
+        const char *const *wo[] = {w}, *const * ro[] = {rd}, *const * fo[] = {rf};
+        runner_job_result_t res;
+        runner_dir_t d[2];
+        char err[512], path[400];
+        runner_t *r;
+        int rc, fd;
+
+        r = new_runner(1, wo, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        job_totals(r, 0, &res, d);
+        assert_int_equal(res.error, 0);
+        assert_int_equal(d[1].ios, 64);
+        runner_dir_done(&d[0]);
+        runner_dir_done(&d[1]);
+        runner_destroy(&r);
+
+        r = new_runner(1, ro, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        job_totals(r, 0, &res, d);
+        assert_int_equal(res.error, 0);
+        assert_int_equal(d[0].ios, 64);
+        assert_int_equal(d[0].errors, 0);
+        assert_int_equal(d[0].verify_errors, 0);
+        runner_dir_done(&d[0]);
+        runner_dir_done(&d[1]);
+        runner_destroy(&r);
+
+        /* Flip bytes in the payload of the block at 40960. */
+        snprintf(path, sizeof(path), "%s/v.a0.0.0", dir);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(pwrite(fd, "damage", 6, 40960 + 1000), 6);
+        close(fd);
+
+        /* Not fatal: the job reads on, counts one bad block, reports it. */
+        r = new_runner(1, ro, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        job_totals(r, 0, &res, d);
+        assert_int_equal(res.error, EILSEQ);
+        assert_int_equal(res.error_offset, 40960);
+        assert_non_null(strstr(res.errmsg, "offset 40960"));
+        assert_non_null(strstr(res.errmsg, "corrupt"));
+        assert_int_equal(d[0].verify_errors, 1);
+        assert_int_equal(d[0].errors, 1);
+        assert_int_equal(d[0].ios, 63);
+        assert_int_equal(d[0].issued, 64);
+        runner_dir_done(&d[0]);
+        runner_dir_done(&d[1]);
+        runner_destroy(&r);
+
+        /* verify_fatal: a sequential read stops at the bad block, the 11th. */
+        r = new_runner(1, fo, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        job_totals(r, 0, &res, d);
+        assert_int_equal(res.error, EILSEQ);
+        assert_int_equal(res.error_offset, 40960);
+        assert_int_equal(d[0].verify_errors, 1);
+        assert_int_equal(d[0].ios, 10);
+        runner_dir_done(&d[0]);
+        runner_dir_done(&d[1]);
+        runner_destroy(&r);
+
+        /* A file written without verify= holds no headers: every block is never-written. */
+        {
+                const char *p[] = {"p",    "rw",  "write",     "bs", "4k",
+                                   "size", "64k", "directory", dir,  NULL};
+                const char *q[] = {"p",   "rw",     "read",   "bs",        "4k", "size",
+                                   "64k", "verify", "crc32c", "directory", dir,  NULL};
+                const char *const *po[] = {p}, *const * qo[] = {q};
+                r = new_runner(1, po, err, sizeof(err), &rc);
+                assert_int_equal(rc, 0);
+                run_now(r);
+                runner_destroy(&r);
+                r = new_runner(1, qo, err, sizeof(err), &rc);
+                assert_int_equal(rc, 0);
+                run_now(r);
+                job_totals(r, 0, &res, d);
+                assert_int_equal(d[0].verify_errors, 16);
+                assert_non_null(strstr(res.errmsg, "offset 0"));
+                runner_dir_done(&d[0]);
+                runner_dir_done(&d[1]);
+                runner_destroy(&r);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -396,6 +600,9 @@ int main(void)
                                             teardown),
             cmocka_unit_test_setup_teardown(test_buffer_memory_counts_iodepth, setup, teardown),
             cmocka_unit_test(test_interval_arithmetic),
+            cmocka_unit_test_setup_teardown(test_metadata_job_counts_every_phase, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_metadata_failure_is_a_job_error, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_verify_write_then_read, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
