@@ -219,6 +219,7 @@ static void send_finished(agent_t *ag, const char *error)
                 iofleet__job_result__init(&jr[j]);
                 jr[j].name = (char *)res.name;
                 jr[j].numjobs = res.numjobs;
+                jr[j].clone = -1; /* the job's clones merged, as group_reporting does */
                 jr[j].runtime_ns = res.runtime_ns;
                 jr[j].first_done_ns = res.first_done_ns;
                 jr[j].last_done_ns = res.last_done_ns;
