@@ -211,6 +211,18 @@ static uint64_t agent_end_ns(const run_agent_t *a)
         return end;
 }
 
+/* When counting begins: no job counts before its start delay and ramp are over, so intervals
+ * before the earliest such instant hold nothing and are no samples. */
+static uint64_t counting_from(const run_t *run)
+{
+        uint64_t from = UINT64_MAX;
+        for (size_t i = 0; i < run->n_specs; i++) {
+                uint64_t t = run->specs[i].startdelay_ns + run->specs[i].ramp_time_ns;
+                from = t < from ? t : from;
+        }
+        return from == UINT64_MAX ? 0 : from;
+}
+
 /* Samples of full intervals only, so a final partial interval does not drag the minimum down. */
 static void agent_series(const run_t *run, const run_agent_t *a, bool write, series_t *bw,
                          series_t *iops)
@@ -219,8 +231,10 @@ static void agent_series(const run_t *run, const run_agent_t *a, bool write, ser
         double secs = run->interval_ns / 1e9;
         memset(bw, 0, sizeof(*bw));
         memset(iops, 0, sizeof(*iops));
+        uint64_t from = counting_from(run);
         for (size_t k = 0; k < a->n_iv; k++) {
-                if (!a->iv[k].received || (k + 1) * run->interval_ns > end)
+                if (!a->iv[k].received || (k + 1) * run->interval_ns > end ||
+                    k * run->interval_ns < from)
                         continue;
                 series_add(bw, (write ? a->iv[k].write_bytes : a->iv[k].read_bytes) / secs);
                 series_add(iops, (write ? a->iv[k].write_ios : a->iv[k].read_ios) / secs);
@@ -240,7 +254,7 @@ static void cluster_series(const run_t *run, bool write, series_t *bw, series_t 
                         end = e;
         }
         for (size_t k = 0; k < run->n_civ; k++) {
-                if ((k + 1) * run->interval_ns > end)
+                if ((k + 1) * run->interval_ns > end || k * run->interval_ns < counting_from(run))
                         continue;
                 series_add(bw, (write ? run->civ[k].write_bytes : run->civ[k].read_bytes) / secs);
                 series_add(iops, (write ? run->civ[k].write_ios : run->civ[k].read_ios) / secs);
