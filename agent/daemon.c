@@ -197,63 +197,88 @@ static void phases_wire_done(phases_wire_t *pw)
         pw->n = 0;
 }
 
+/* Entries a job gets in Finished: one per clone, as fio reports without group_reporting, or one
+ * for all its clones (group_reporting, and the metadata workload, whose phases merge). */
+static unsigned entries_of(runner_t *r, size_t j)
+{
+        return runner_job_grouped(r, j) || runner_job_is_metadata(r, j) ? 1
+                                                                        : runner_job_numjobs(r, j);
+}
+
 static void send_finished(agent_t *ag, const char *error)
 {
         run_ctx_t *run = ag->run;
-        size_t nj = runner_njobs(run->runner);
+        size_t nj = runner_njobs(run->runner), n = 0, k = 0;
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Finished f = IOFLEET__FINISHED__INIT;
-        Iofleet__JobResult *jr = calloc(nj, sizeof(*jr)), **jp = calloc(nj, sizeof(*jp));
-        dir_wire_t *ds = calloc(2 * nj, sizeof(*ds));
-        runner_dir_t *dirs = calloc(2 * nj, sizeof(*dirs));
-        phases_wire_t *phases = calloc(nj, sizeof(*phases));
+        Iofleet__JobResult *jr = NULL, **jp = NULL;
+        dir_wire_t *ds = NULL;
+        runner_dir_t *dirs = NULL;
+        phases_wire_t *phases = NULL;
         hist_t *delta = NULL;
 
+        for (size_t j = 0; j < nj; j++)
+                n += entries_of(run->runner, j);
+        jr = calloc(n, sizeof(*jr));
+        jp = calloc(n, sizeof(*jp));
+        ds = calloc(2 * n, sizeof(*ds));
+        dirs = calloc(2 * n, sizeof(*dirs));
+        phases = calloc(n, sizeof(*phases));
         if (!jr || !jp || !ds || !dirs || !phases || hist_new(&delta) < 0)
                 goto done;
         for (size_t j = 0; j < nj; j++) {
-                runner_job_result_t res;
-                runner_dir_init(&dirs[2 * j]);
-                runner_dir_init(&dirs[2 * j + 1]);
-                runner_job_result(run->runner, j, &res, &dirs[2 * j]);
-                iofleet__job_result__init(&jr[j]);
-                jr[j].name = (char *)res.name;
-                jr[j].numjobs = res.numjobs;
-                jr[j].clone = -1; /* the job's clones merged, as group_reporting does */
-                jr[j].runtime_ns = res.runtime_ns;
-                jr[j].first_done_ns = res.first_done_ns;
-                jr[j].last_done_ns = res.last_done_ns;
-                jr[j].error = res.error;
-                jr[j].error_msg = (char *)(res.errmsg ? res.errmsg : "");
-                for (int d = 0; d < 2; d++)
-                        dir_wire_fill(&ds[2 * j + d], &dirs[2 * j + d], NULL, delta);
-                jr[j].read = &ds[2 * j].pb;
-                jr[j].write = &ds[2 * j + 1].pb;
-                if (runner_job_is_metadata(run->runner, j)) {
-                        if (phases_wire_fill(&phases[j], run->runner, j) < 0)
-                                log_warning("run %s: job %s: no memory for its metadata phases",
-                                            run->id, res.name);
-                        jr[j].phases = phases[j].ptr;
-                        jr[j].n_phases = phases[j].n;
+                unsigned clones = entries_of(run->runner, j);
+                for (unsigned c = 0; c < clones; c++, k++) {
+                        runner_job_result_t res;
+                        runner_dir_init(&dirs[2 * k]);
+                        runner_dir_init(&dirs[2 * k + 1]);
+                        if (clones == 1 && runner_job_numjobs(run->runner, j) != 1)
+                                runner_job_result(run->runner, j, &res, &dirs[2 * k]);
+                        else
+                                runner_clone_result(run->runner, j, c, &res, &dirs[2 * k]);
+                        iofleet__job_result__init(&jr[k]);
+                        jr[k].name = (char *)res.name;
+                        jr[k].numjobs = clones == 1 ? res.numjobs : 1;
+                        /* fio's job number for a clone's own entry; -1 for all clones merged */
+                        jr[k].clone = clones == 1 && runner_job_numjobs(run->runner, j) != 1
+                                          ? -1
+                                          : (int32_t)c;
+                        jr[k].runtime_ns = res.runtime_ns;
+                        jr[k].first_done_ns = res.first_done_ns;
+                        jr[k].last_done_ns = res.last_done_ns;
+                        jr[k].error = res.error;
+                        jr[k].error_msg = (char *)(res.errmsg ? res.errmsg : "");
+                        for (int d = 0; d < 2; d++)
+                                dir_wire_fill(&ds[2 * k + d], &dirs[2 * k + d], NULL, delta);
+                        jr[k].read = &ds[2 * k].pb;
+                        jr[k].write = &ds[2 * k + 1].pb;
+                        if (runner_job_is_metadata(run->runner, j)) {
+                                if (phases_wire_fill(&phases[k], run->runner, j) < 0)
+                                        log_warning("run %s: job %s: no memory for its metadata "
+                                                    "phases",
+                                                    run->id, res.name);
+                                jr[k].phases = phases[k].ptr;
+                                jr[k].n_phases = phases[k].n;
+                        }
+                        jp[k] = &jr[k];
+                        if (res.error && !error)
+                                error = res.errmsg;
                 }
-                jp[j] = &jr[j];
-                if (res.error && !error)
-                        error = res.errmsg;
         }
         f.run_id = run->id;
         f.jobs = jp;
-        f.n_jobs = nj;
+        f.n_jobs = n;
         f.error = (char *)(error ? error : "");
         e.body_case = IOFLEET__ENVELOPE__BODY_FINISHED;
         e.finished = &f;
         session_send(ag, &e);
         log_info("run %s: finished%s%s", run->id, error ? ": " : "", error ? error : "");
 done:
-        for (size_t j = 0; dirs && ds && j < 2 * nj; j++) {
+        for (size_t j = 0; dirs && ds && j < 2 * n; j++) {
                 runner_dir_done(&dirs[j]);
                 dir_wire_done(&ds[j]);
         }
-        for (size_t j = 0; phases && j < nj; j++)
+        for (size_t j = 0; phases && j < n; j++)
                 phases_wire_done(&phases[j]);
         free(phases);
         hist_free(&delta);

@@ -550,7 +550,32 @@ size_t runner_njobs(const runner_t *r)
         return r->n_jobs;
 }
 
+static void job_result(runner_t *r, size_t job, int clone, runner_job_result_t *res,
+                       runner_dir_t dirs[2]);
+
 void runner_job_result(runner_t *r, size_t job, runner_job_result_t *res, runner_dir_t dirs[2])
+{
+        job_result(r, job, -1, res, dirs);
+}
+
+void runner_clone_result(runner_t *r, size_t job, unsigned clone, runner_job_result_t *res,
+                         runner_dir_t dirs[2])
+{
+        job_result(r, job, (int)clone, res, dirs);
+}
+
+uint32_t runner_job_numjobs(const runner_t *r, size_t job)
+{
+        return r->jobs[job].numjobs;
+}
+
+bool runner_job_grouped(const runner_t *r, size_t job)
+{
+        return r->jobs[job].group_reporting;
+}
+
+static void job_result(runner_t *r, size_t job, int clone, runner_job_result_t *res,
+                       runner_dir_t dirs[2])
 {
         int64_t start = r->gate.start_mono, first = INT64_MAX, last = 0, longest = 0;
         hist_t *tmp = NULL;
@@ -561,7 +586,7 @@ void runner_job_result(runner_t *r, size_t job, runner_job_result_t *res, runner
         hist_new(&tmp);
         for (size_t i = 0; i < r->n_workers; i++) {
                 worker_t *w = &r->workers[i];
-                if (w->job_index != job)
+                if (w->job_index != job || (clone >= 0 && w->clone != (unsigned)clone))
                         continue;
                 if (tmp)
                         add_worker(dirs, w, tmp);

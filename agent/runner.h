@@ -86,6 +86,13 @@ typedef struct runner_job_result {
 
 size_t runner_njobs(const runner_t *r);
 void runner_job_result(runner_t *r, size_t job, runner_job_result_t *res, runner_dir_t dirs[2]);
+/* The same for one clone of the job (fio's job number), as fio reports without
+ * group_reporting. */
+void runner_clone_result(runner_t *r, size_t job, unsigned clone, runner_job_result_t *res,
+                         runner_dir_t dirs[2]);
+/* Whether the job asked for group_reporting (one entry for all its clones). */
+bool runner_job_grouped(const runner_t *r, size_t job);
+uint32_t runner_job_numjobs(const runner_t *r, size_t job);
 
 /* The metadata workload (ioengine=metadata). Operations completed by every metadata worker since
  * the previous call (the first call: since the start); for the agent's one interval reporter. */

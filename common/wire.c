@@ -279,9 +279,9 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                         0 ||
                     (r = check_text(f->error, WIRE_MAX_TEXT, "finished.error", err, errlen)) < 0)
                         return r;
-                if (f->n_jobs > WIRE_MAX_JOBS)
-                        return errorf(err, errlen, -EBADMSG, "finished: %zu jobs, at most %d",
-                                      f->n_jobs, WIRE_MAX_JOBS);
+                if (f->n_jobs > WIRE_MAX_RESULTS)
+                        return errorf(err, errlen, -EBADMSG, "finished: %zu results, at most %d",
+                                      f->n_jobs, WIRE_MAX_RESULTS);
                 for (size_t i = 0; i < f->n_jobs; i++) {
                         Iofleet__JobResult *j = f->jobs[i];
                         if ((r = check_str(j->name, WIRE_MAX_NAME, true, "finished.job.name", err,

@@ -20,6 +20,8 @@
 #define WIRE_MAX_LABEL_VALUE 256
 #define WIRE_MAX_ROLES 8
 #define WIRE_MAX_JOBS 64
+/* Result entries in one Finished: a job's clones each get one without group_reporting. */
+#define WIRE_MAX_RESULTS (WIRE_MAX_JOBS + 4096)
 #define WIRE_MAX_JOB_OPTIONS 256
 #define WIRE_MAX_OPTION_VALUE 4096
 #define WIRE_MAX_TEXT 4096

@@ -46,4 +46,13 @@ jqcheck "size-bound: exactly size bytes per agent" "$J2" '[.client_stats[:-1][] 
 jqcheck "size-bound: last interval is marked by first/last done" "$J2" '.iofleet.jobs[0].last_done_ns >= .iofleet.jobs[0].first_done_ns'
 jqcheck "size-bound: first-done and last-done rates across agents" "$J2" '.iofleet.done.first_done_write_bw_bytes > 0 and .iofleet.done.last_done_write_bw_bytes > 0 and .iofleet.done.last_done_ns >= .iofleet.done.first_done_ns'
 jqcheck "slat, clat and lat are fio's blocks" "$J2" '.client_stats[-1].write | (.slat_ns | has("N")) and .clat_ns.N > 0 and .lat_ns.N == .clat_ns.N'
+# fio's entries: one per clone by default, one per job with group_reporting.
+"$IOFLEET" run --local=1 --results-dir="$T/runs" --name=c --ioengine=null --bs=4k --size=1m \
+	--numjobs=3 --output-format=json --output="$T/clones.json" >/dev/null 2>&1
+jqcheck "without group_reporting, one entry per clone with its jobnum" "$T/clones.json" \
+	'[.client_stats[:-1][] | .jobnum] == [0, 1, 2] and ([.client_stats[:-1][] | .read.io_bytes == 1048576] | all)'
+"$IOFLEET" run --local=1 --results-dir="$T/runs" --name=c --ioengine=null --bs=4k --size=1m \
+	--numjobs=3 --group_reporting --output-format=json --output="$T/grouped.json" >/dev/null 2>&1
+jqcheck "with group_reporting, one entry for the job" "$T/grouped.json" \
+	'(.client_stats | length) == 2 and .client_stats[0].read.io_bytes == 3145728 and (.client_stats[0] | has("jobnum") | not)'
 finish
