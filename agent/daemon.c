@@ -54,7 +54,7 @@ static int64_t timeline_of_mono(agent_t *ag, int64_t mono)
 /* One direction as it travels, with the memory its three histograms need. */
 typedef struct dir_wire {
         Iofleet__DirStats pb;
-        Iofleet__Hist h[3];
+        Iofleet__Hist h[4];
 } dir_wire_t;
 
 static Iofleet__Hist *hist_part(Iofleet__Hist *pb, const hist_t *now, const hist_t *before,
@@ -83,11 +83,16 @@ static void dir_wire_fill(dir_wire_t *w, const runner_dir_t *now, const runner_d
         pb->clat = hist_part(&w->h[0], now->clat, before ? before->clat : NULL, delta);
         pb->slat = hist_part(&w->h[1], now->slat, before ? before->slat : NULL, delta);
         pb->lat = hist_part(&w->h[2], now->lat, before ? before->lat : NULL, delta);
+        pb->syncs = now->syncs - (before ? before->syncs : 0);
+        pb->verify_errors = now->verify_errors - (before ? before->verify_errors : 0);
+        if (now->sync_lat && now->sync_lat->n)
+                pb->sync_lat =
+                    hist_part(&w->h[3], now->sync_lat, before ? before->sync_lat : NULL, delta);
 }
 
 static void dir_wire_done(dir_wire_t *w)
 {
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
                 wire_hist_done(&w->h[i]);
 }
 
@@ -247,6 +252,8 @@ static void send_finished(agent_t *ag, const char *error)
                         jr[k].first_done_ns = res.first_done_ns;
                         jr[k].last_done_ns = res.last_done_ns;
                         jr[k].error = res.error;
+                        jr[k].error_offset = res.error_offset;
+                        jr[k].end_syncs = res.end_syncs;
                         jr[k].error_msg = (char *)(res.errmsg ? res.errmsg : "");
                         for (int d = 0; d < 2; d++)
                                 dir_wire_fill(&ds[2 * k + d], &dirs[2 * k + d], NULL, delta);

@@ -121,7 +121,10 @@ static int check_dir(const Iofleet__DirStats *d, const char *what, char *err, si
         if ((r = check_hist(d->slat, w, err, errlen)) < 0)
                 return r;
         snprintf(w, sizeof(w), "%s.lat", what);
-        return check_hist(d->lat, w, err, errlen);
+        if ((r = check_hist(d->lat, w, err, errlen)) < 0)
+                return r;
+        snprintf(w, sizeof(w), "%s.sync_lat", what);
+        return check_hist(d->sync_lat, w, err, errlen);
 }
 
 static int check_labels(Iofleet__Label **l, size_t n, char *err, size_t errlen)

@@ -16,8 +16,8 @@
 
 /* Totals of one direction, merged over workers, jobs or agents. */
 typedef struct dir_acc {
-        uint64_t bytes, ios, errors, short_ios, issued, dropped;
-        hist_t *clat, *slat, *lat;
+        uint64_t bytes, ios, errors, short_ios, issued, dropped, syncs, verify_errors;
+        hist_t *clat, *slat, *lat, *sync_lat;
 } dir_acc_t;
 
 static void dir_acc_done(dir_acc_t *d)
@@ -25,6 +25,7 @@ static void dir_acc_done(dir_acc_t *d)
         hist_free(&d->clat);
         hist_free(&d->slat);
         hist_free(&d->lat);
+        hist_free(&d->sync_lat);
 }
 
 static int dir_acc_init(dir_acc_t *d)
@@ -32,7 +33,7 @@ static int dir_acc_init(dir_acc_t *d)
         int r;
         memset(d, 0, sizeof(*d));
         if ((r = hist_new(&d->clat)) < 0 || (r = hist_new(&d->slat)) < 0 ||
-            (r = hist_new(&d->lat)) < 0)
+            (r = hist_new(&d->lat)) < 0 || (r = hist_new(&d->sync_lat)) < 0)
                 dir_acc_done(d);
         return r;
 }
@@ -47,6 +48,9 @@ static void dir_acc_add(dir_acc_t *d, const Iofleet__DirStats *s)
         d->short_ios += s->short_ios;
         d->issued += s->issued;
         d->dropped += s->dropped;
+        d->syncs += s->syncs;
+        d->verify_errors += s->verify_errors;
+        wire_hist_add(d->sync_lat, s->sync_lat);
         wire_hist_add(d->clat, s->clat);
         wire_hist_add(d->slat, s->slat);
         /* A synchronous engine has no submission phase: its total latency is its completion
@@ -181,6 +185,7 @@ static json_t *dir_json(const dir_acc_t *d, uint64_t runtime_ns, const series_t 
         json_object_set_new(o, "short_ios", json_integer((json_int_t)d->short_ios));
         json_object_set_new(o, "drop_ios", json_integer((json_int_t)d->dropped));
         json_object_set_new(o, "issued_ios", json_integer((json_int_t)d->issued));
+        json_object_set_new(o, "verify_errors", json_integer((json_int_t)d->verify_errors));
         json_object_set_new(o, "errors", json_integer((json_int_t)d->errors));
         json_object_set_new(o, "slat_ns", lat_json(d->slat));
         json_object_set_new(o, "clat_ns", lat_json(d->clat));
@@ -282,6 +287,13 @@ static json_t *client_entry(const char *jobname, const char *hostname, const cha
         json_object_set_new(o, "job options", options ? options : json_object());
         json_object_set_new(o, "read", dir_json(rd, runtime_ns, rbw, riops, share_r));
         json_object_set_new(o, "write", dir_json(wr, runtime_ns, wbw, wiops, share_w));
+        {
+                /* fio's "sync" block: the fsync/fdatasync issued every N writes. */
+                json_t *sync = json_object();
+                json_object_set_new(sync, "total_ios", json_integer((json_int_t)wr->syncs));
+                json_object_set_new(sync, "lat_ns", lat_json(wr->sync_lat));
+                json_object_set_new(o, "sync", sync);
+        }
         json_object_set_new(o, "job_runtime",
                             json_integer((json_int_t)((runtime_ns + 500000) / 1000000)));
         json_object_set_new(o, "hostname", json_string(hostname));
@@ -544,6 +556,17 @@ int result_build(const run_t *run, json_t **ret)
                                              job ? job_options_json(job) : NULL,
                                              total_r ? 100.0 * rd.bytes / total_r : 0,
                                              total_w ? 100.0 * wr.bytes / total_w : 0);
+                        if (jr->error) {
+                                /* Where it failed, and how, next to fio's errno. */
+                                json_object_set_new(entry, "error_offset",
+                                                    json_integer((json_int_t)jr->error_offset));
+                                json_object_set_new(
+                                    entry, "error_msg",
+                                    json_string(jr->error_msg ? jr->error_msg : ""));
+                        }
+                        if (jr->end_syncs)
+                                json_object_set_new(entry, "end_fsyncs",
+                                                    json_integer((json_int_t)jr->end_syncs));
                         if (jr->clone >= 0)
                                 /* fio's per-clone entries (no group_reporting): its job number */
                                 json_object_set_new(entry, "jobnum", json_integer(jr->clone));

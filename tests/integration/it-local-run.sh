@@ -55,4 +55,9 @@ jqcheck "without group_reporting, one entry per clone with its jobnum" "$T/clone
 	--numjobs=3 --group_reporting --output-format=json --output="$T/grouped.json" >/dev/null 2>&1
 jqcheck "with group_reporting, one entry for the job" "$T/grouped.json" \
 	'(.client_stats | length) == 2 and .client_stats[0].read.io_bytes == 3145728 and (.client_stats[0] | has("jobnum") | not)'
+# fio's sync block: fsync every 16 of 256 writes (none after the last, as fio), end_fsync once.
+"$IOFLEET" run --local=1 --results-dir="$T/runs" --name=s --rw=write --bs=4k --size=1m --fsync=16 \
+	--end_fsync=1 --directory="$T/data" --output-format=json --output="$T/sync.json" >/dev/null 2>&1
+jqcheck "fio's sync block counts the fsyncs and their latency" "$T/sync.json" \
+	'.client_stats[0] | .sync.total_ios == 15 and .sync.lat_ns.N == 15 and .end_fsyncs == 1'
 finish
