@@ -153,6 +153,7 @@ typedef struct wfile {
         uint64_t nblocks[2]; /* whole blocks of each direction's bs in the region */
         uint64_t seq[2];     /* next sequential block of each direction (fio's last_pos) */
         perm_t perm[2];      /* random map: one shared when both directions have one bs */
+        uint64_t in_pass;    /* blocks issued in the current pass over the file */
         bool dirty;          /* written since the last fsync/fdatasync */
         bool written;        /* written at all: end_fsync syncs it */
         uint64_t vseed;      /* verify: the writer's seed of this file (verify_seed_of()) */
@@ -193,7 +194,8 @@ typedef struct run {
         uint64_t writes; /* writes issued, for fsync=/fdatasync= */
         unsigned sync_due;
         uint64_t write_tag;
-        verify_kind_t verify; /* VERIFY_NONE: the I/O path never looks at the data */
+        verify_kind_t verify;   /* VERIFY_NONE: the I/O path never looks at the data */
+        bool invalidate_passes; /* invalidate=1 without direct: drop the cache at every pass */
         bool failed;
         int64_t now;
 } run_t;
@@ -330,6 +332,13 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
                 blk = rng_below(&s->off_rng, f->nblocks[ddir]);
         else
                 blk = perm_next(&f->perm[s->shared_perm ? s->ddir : ddir]);
+        /* fio closes and reopens a file at each pass over it, invalidating its cache again:
+         * without that a time_based job would read a small file from memory after one pass. */
+        if (unlikely(++f->in_pass == f->nblocks[ddir])) {
+                f->in_pass = 0;
+                if (s->invalidate_passes)
+                        posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+        }
         io->fd = f->fd;
         io->file = fi;
         io->ddir = (uint8_t)ddir;
@@ -898,6 +907,12 @@ static int open_files(worker_t *w, run_t *s)
                 }
                 if (j->invalidate && !j->direct)
                         posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+                /* fio's default fadvise_hint: tell the kernel the access pattern, so a random
+                 * job gets no readahead (which would turn its reads into cache hits). */
+                if (!j->direct)
+                        posix_fadvise(f->fd, 0, 0,
+                                      rw_mode_is_random(j->rw) ? POSIX_FADV_RANDOM
+                                                               : POSIX_FADV_SEQUENTIAL);
         }
         return 0;
 }
@@ -959,6 +974,7 @@ static int setup_run(worker_t *w, run_t *s)
         rng_seed(&s->off_rng, w->seed);
         rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
         s->verify = j->verify;
+        s->invalidate_passes = j->invalidate && !job_direct(w);
         if (s->verify &&
             (s->bs[DDIR_READ] < VERIFY_MIN_LEN || s->bs[DDIR_WRITE] < VERIFY_MIN_LEN)) {
                 fail(w, EINVAL, "verify=%s: bs must be at least %d bytes (bs=%llu,%llu)",
