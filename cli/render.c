@@ -177,7 +177,6 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
         {
                 const char *job = json_string_value(json_object_get(entry, "jobname"));
                 const char *agent = json_string_value(json_object_get(entry, "agent"));
-                json_t *opts = json_object_get(entry, "job options");
                 if (agent)
                         fprintf(f, "%s: (groupid=0, agent=%s, host=%s): err=%2.0f\n", job, agent,
                                 json_string_value(json_object_get(entry, "hostname")),
@@ -185,7 +184,6 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
                 else
                         fprintf(f, "%s: (groupid=0, agents=%zu): err=%2.0f\n", job,
                                 json_array_size(agents), num(entry, "error"));
-                (void)opts;
                 dir_block(f, "read", json_object_get(entry, "read"));
                 dir_block(f, "write", json_object_get(entry, "write"));
         }

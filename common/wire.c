@@ -558,19 +558,19 @@ void wire_hist_done(Iofleet__Hist *pb)
 
 void wire_hist_add(hist_t *h, const Iofleet__Hist *pb)
 {
-        hist_t one;
         if (!pb || pb->n == 0)
                 return;
-        /* Merge through a temporary so n/min/max/sum combine with hist_merge's rules. */
-        hist_init(&one);
-        if (hist_add_sparse(&one, pb->index, pb->count, pb->n_index) < 0)
+        /* Straight into h: this runs for every interval of every agent, and a temporary
+         * histogram would cost a clear and a full merge of all its buckets each time. */
+        if (hist_add_sparse(h, pb->index, pb->count, pb->n_index) < 0)
                 return; /* wire_decode validated it; unreachable for decoded messages */
-        one.n = pb->n;
-        one.min = pb->min;
-        one.max = pb->max;
-        one.sum = pb->sum;
-        one.sumsq = pb->sumsq;
-        hist_merge(h, &one);
+        h->n += pb->n;
+        h->sum += pb->sum;
+        h->sumsq += pb->sumsq;
+        if (pb->min < h->min)
+                h->min = pb->min;
+        if (pb->max > h->max)
+                h->max = pb->max;
 }
 
 int wire_job_spec(const Iofleet__Job *job, job_spec_t *spec, char *err, size_t errlen)

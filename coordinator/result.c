@@ -258,8 +258,9 @@ static void cluster_series(const run_t *run, bool write, series_t *bw, series_t 
                 if (run->agents[i].finished && e < end)
                         end = e;
         }
+        uint64_t from = counting_from(run);
         for (size_t k = 0; k < run->n_civ; k++) {
-                if ((k + 1) * run->interval_ns > end || k * run->interval_ns < counting_from(run))
+                if ((k + 1) * run->interval_ns > end || k * run->interval_ns < from)
                         continue;
                 series_add(bw, (write ? run->civ[k].write_bytes : run->civ[k].read_bytes) / secs);
                 series_add(iops, (write ? run->civ[k].write_ios : run->civ[k].read_ios) / secs);
