@@ -1,0 +1,26 @@
+/* NFS server backends behind one interface: kernel nfsd and NFS-Ganesha. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agent-config.h"
+#include "kv.h"
+#include "restore.h"
+
+typedef struct nfs_backend {
+        const char *name; /* "kernel", "ganesha": the plan's [server] backend= */
+        /* Saves what it changes into r (before changing it), writes the backend's files,
+         * restarts what must be restarted, and reads back what took effect into effective
+         * (e.g. "export" -> the export as the server lists it, "threads" -> "160").
+         * settings were checked with nfs_settings_check(). 0 or -errno with err set. */
+        int (*apply)(const agent_config_t *cfg, restore_t *r, const kvlist_t *settings,
+                     kvlist_t *effective, char *err, size_t errlen);
+        /* How restore_apply() brings this backend's service back. */
+        const restore_service_ops_t *(*service)(const agent_config_t *cfg);
+} nfs_backend_t;
+
+/* The backend called name, or NULL. */
+const nfs_backend_t *nfs_backend_find(const char *name);
+/* Registers every backend's service ops with r (before restore_apply() of an old record). */
+int nfs_backends_register(const agent_config_t *cfg, restore_t *r);
