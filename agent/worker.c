@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "randmap.h"
 #include "util.h"
 #include "verify.h"
 
@@ -33,108 +34,6 @@
 
 enum { SYNC_FSYNC = 1, SYNC_FDATASYNC = 2 };
 
-/* xoshiro256** seeded through splitmix64: fast, and the same sequence for the same seed, so a
- * random job repeats its offsets run after run as fio's randrepeat does. */
-typedef struct rng {
-        uint64_t s[4];
-} rng_t;
-
-static uint64_t splitmix64(uint64_t *x)
-{
-        uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-}
-
-static void rng_seed(rng_t *r, uint64_t seed)
-{
-        for (int i = 0; i < 4; i++)
-                r->s[i] = splitmix64(&seed);
-}
-
-static inline uint64_t rotl(uint64_t x, int k)
-{
-        return (x << k) | (x >> (64 - k));
-}
-
-static inline uint64_t rng_next(rng_t *r)
-{
-        uint64_t *s = r->s, result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-        s[2] ^= s[0];
-        s[3] ^= s[1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = rotl(s[3], 45);
-        return result;
-}
-
-/* Uniform in [0, n) by multiply-shift, without a division on the I/O path. */
-static inline uint64_t rng_below(rng_t *r, uint64_t n)
-{
-        return (uint64_t)(((unsigned __int128)rng_next(r) * n) >> 64);
-}
-
-/*
- * The random map without a bitmap: a keyed bijection of [0, 2^m) (2^m < 2n) made of
- * multiply-xorshift rounds, restricted to [0, n) by cycle walking (apply it again while the value
- * is out of range). Position i of a pass is block perm(i), so a pass visits every block exactly
- * once in a scrambled order, with O(1) memory and under two rounds per I/O on average. Each pass
- * gets new keys, so a time_based job does not repeat its order.
- */
-typedef struct perm {
-        uint64_t n, mask, k0, k1, k2, key, pass, pos;
-        unsigned s1, s2;
-} perm_t;
-
-static void perm_rekey(perm_t *p)
-{
-        uint64_t x = p->key ^ (p->pass * 0xd1b54a32d192ed03ULL);
-        p->k0 = splitmix64(&x);
-        p->k1 = splitmix64(&x) | 1;
-        p->k2 = splitmix64(&x) | 1;
-        p->pos = 0;
-}
-
-static void perm_init(perm_t *p, uint64_t n, uint64_t key)
-{
-        unsigned m = 0;
-        while (m < 64 && (1ULL << m) < n)
-                m++;
-        p->n = n;
-        p->mask = m >= 64 ? UINT64_MAX : (1ULL << m) - 1;
-        p->s1 = m / 2 ? m / 2 : 1;
-        p->s2 = m / 3 + 1;
-        p->key = key;
-        p->pass = 0;
-        perm_rekey(p);
-}
-
-static inline uint64_t perm_mix(const perm_t *p, uint64_t x)
-{
-        x = (x + p->k0) & p->mask;
-        x ^= x >> p->s1;
-        x = (x * p->k1) & p->mask;
-        x ^= x >> p->s2;
-        x = (x * p->k2) & p->mask;
-        x ^= x >> p->s1;
-        return x;
-}
-
-static inline uint64_t perm_next(perm_t *p)
-{
-        uint64_t x = p->pos;
-        do
-                x = perm_mix(p, x);
-        while (x >= p->n);
-        if (++p->pos == p->n) {
-                p->pass++;
-                perm_rekey(p);
-        }
-        return x;
-}
-
 /* Changes 8 bytes in every 4 KiB of the buffer before a write, as fio's scramble_buffers does:
  * without it every block written would be one of a few, and deduplicating storage would
  * flatter the figures. */
@@ -152,7 +51,7 @@ typedef struct wfile {
         uint64_t base;
         uint64_t nblocks[2]; /* whole blocks of each direction's bs in the region */
         uint64_t seq[2];     /* next sequential block of each direction (fio's last_pos) */
-        perm_t perm[2];      /* random map: one shared when both directions have one bs */
+        randmap_t perm[2];   /* random map: one shared when both directions have one bs */
         uint64_t in_pass;    /* blocks issued in the current pass over the file */
         bool dirty;          /* written since the last fsync/fdatasync */
         bool written;        /* written at all: end_fsync syncs it */
@@ -182,7 +81,7 @@ typedef struct run {
         uint8_t ddir;  /* the only direction when not mixed */
         int next_ddir; /* chosen for the next I/O, or -1 */
         uint32_t rwmixread;
-        rng_t off_rng, mix_rng;
+        randmap_rng_t off_rng, mix_rng;
         uint64_t total;        /* bytes to issue; UINT64_MAX for time_based */
         uint64_t issued_bytes; /* ramp included, as fio counts size */
         int64_t end_ns, ramp_end_ns;
@@ -251,7 +150,8 @@ static inline unsigned pick_ddir(run_t *s)
                 s->next_ddir = s->ddir;
         else
                 /* Decided per I/O from the job's own stream, so a mix repeats with the seed. */
-                s->next_ddir = rng_below(&s->mix_rng, 100) < s->rwmixread ? DDIR_READ : DDIR_WRITE;
+                s->next_ddir =
+                    randmap_rng_below(&s->mix_rng, 100) < s->rwmixread ? DDIR_READ : DDIR_WRITE;
         return (unsigned)s->next_ddir;
 }
 
@@ -329,9 +229,9 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
                 if (++f->seq[ddir] == f->nblocks[ddir])
                         f->seq[ddir] = 0;
         } else if (s->norandommap)
-                blk = rng_below(&s->off_rng, f->nblocks[ddir]);
+                blk = randmap_rng_below(&s->off_rng, f->nblocks[ddir]);
         else
-                blk = perm_next(&f->perm[s->shared_perm ? s->ddir : ddir]);
+                blk = randmap_next(&f->perm[s->shared_perm ? s->ddir : ddir]);
         /* fio closes and reopens a file at each pass over it, invalidating its cache again:
          * without that a time_based job would read a small file from memory after one pass. */
         if (unlikely(++f->in_pass == f->nblocks[ddir])) {
@@ -824,10 +724,10 @@ static int prepare(worker_t *w, run_t *s)
         /* Written data is not all zeroes, so compressing or deduplicating storage cannot flatter
          * the figures. */
         {
-                rng_t rg;
-                rng_seed(&rg, w->seed ^ 0xa5a5a5a5ULL);
+                randmap_rng_t rg;
+                randmap_rng_seed(&rg, w->seed ^ 0xa5a5a5a5ULL);
                 for (uint64_t i = 0; i + 8 <= total; i += 8) {
-                        uint64_t v = rng_next(&rg);
+                        uint64_t v = randmap_rng_next(&rg);
                         memcpy((char *)s->bufs + i, &v, 8);
                 }
         }
@@ -971,8 +871,8 @@ static int setup_run(worker_t *w, run_t *s)
         s->rated = j->rate[0] || j->rate[1] || j->rate_iops[0] || j->rate_iops[1];
         s->fsync_every = j->fsync;
         s->fdatasync_every = j->fdatasync;
-        rng_seed(&s->off_rng, w->seed);
-        rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
+        randmap_rng_seed(&s->off_rng, w->seed);
+        randmap_rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
         s->verify = j->verify;
         s->invalidate_passes = j->invalidate && !job_direct(w);
         if (s->verify &&
@@ -998,10 +898,9 @@ static int setup_run(worker_t *w, run_t *s)
                                      file_name(s, i));
                                 return -EINVAL;
                         }
-                        if (f->nblocks[d]) {
-                                uint64_t x = w->seed ^ (0x7065726dULL ^ (i * 2 + d));
-                                perm_init(&f->perm[d], f->nblocks[d], splitmix64(&x));
-                        }
+                        if (f->nblocks[d])
+                                randmap_init(&f->perm[d], f->nblocks[d],
+                                             randmap_file_key(w->seed, i, d));
                 }
                 sum += io_size;
                 cap += f->nblocks[s->ddir] * s->bs[s->ddir];
