@@ -169,6 +169,77 @@ static int check_jobs(Iofleet__Job **jobs, size_t n, char *err, size_t errlen)
         return 0;
 }
 
+static int check_settings(Iofleet__Setting **v, size_t n, const char *what, char *err,
+                          size_t errlen)
+{
+        int r;
+        if (n > WIRE_MAX_SETTINGS)
+                return errorf(err, errlen, -EBADMSG, "%s: %zu settings, at most %d", what, n,
+                              WIRE_MAX_SETTINGS);
+        for (size_t i = 0; i < n; i++)
+                if ((r = check_str(v[i]->key, WIRE_MAX_NAME * 2, true, what, err, errlen)) < 0 ||
+                    (r = check_str(v[i]->value, WIRE_MAX_OPTION_VALUE, false, what, err,
+                                   errlen)) < 0)
+                        return r;
+        return 0;
+}
+
+static int check_role(const char *role, bool empty_ok, const char *what, char *err,
+                      size_t errlen)
+{
+        if ((empty_ok && strempty(role)) || streq(role ? role : "", "client") ||
+            streq(role ? role : "", "server"))
+                return 0;
+        return errorf(err, errlen, -EBADMSG, "%s: '%s'; allowed: client, server", what,
+                      role ? role : "");
+}
+
+static int check_part(const Iofleet__Part *p, char *err, size_t errlen)
+{
+        int r;
+        if ((r = check_role(p->role, false, "submit_run.part.role", err, errlen)) < 0 ||
+            (r = check_str(p->selector, WIRE_MAX_TEXT, false, "submit_run.part.selector", err,
+                           errlen)) < 0 ||
+            (r = check_settings(p->server, p->n_server, "submit_run.part.server", err, errlen)) <
+                0 ||
+            (r = check_settings(p->mount, p->n_mount, "submit_run.part.mount", err, errlen)) < 0 ||
+            (r = check_settings(p->sysctls, p->n_sysctls, "submit_run.part.sysctls", err,
+                                errlen)) < 0)
+                return r;
+        if (p->count > WIRE_MAX_AGENTS)
+                return errorf(err, errlen, -EBADMSG, "submit_run.part.count: at most %d",
+                              WIRE_MAX_AGENTS);
+        if (streq(p->role, "server"))
+                return p->n_jobs ? errorf(err, errlen, -EBADMSG,
+                                          "submit_run.part: a server part runs no jobs")
+                                 : 0;
+        return check_jobs(p->jobs, p->n_jobs, err, errlen);
+}
+
+static int check_degrade(const Iofleet__DegradeRule *d, char *err, size_t errlen)
+{
+        static const char *const metrics[] = {"read_bw",   "write_bw",   "bw",       "read_iops",
+                                              "write_iops", "iops",      "clat_p99", "errors"};
+        bool known = false;
+        int r;
+        for (size_t i = 0; i < ELEMENTSOF(metrics); i++)
+                known |= streq(d->metric ? d->metric : "", metrics[i]);
+        if (!known)
+                return errorf(err, errlen, -EBADMSG,
+                              "degrade.metric '%s': allowed read_bw, write_bw, bw, read_iops, "
+                              "write_iops, iops, clat_p99, errors",
+                              d->metric ? d->metric : "");
+        if (!streq(d->op ? d->op : "", "<") && !streq(d->op ? d->op : "", ">"))
+                return errorf(err, errlen, -EBADMSG, "degrade.op: '<' or '>'");
+        if (!(d->threshold >= 0 && d->threshold < 1e30))
+                return errorf(err, errlen, -EBADMSG, "degrade.threshold: 0..1e30");
+        if (d->intervals < 1 || d->intervals > 1000000)
+                return errorf(err, errlen, -EBADMSG, "degrade.intervals: 1..1000000");
+        if ((r = check_text(d->text, WIRE_MAX_NAME * 4, "degrade.text", err, errlen)) < 0)
+                return r;
+        return 0;
+}
+
 static int check_agent_info(Iofleet__AgentInfo *a, char *err, size_t errlen)
 {
         int r;
@@ -244,8 +315,27 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 if (e->prepare->interval_ns < NSEC_PER_MSEC * 10 ||
                     e->prepare->interval_ns > NSEC_PER_SEC * 3600)
                         return errorf(err, errlen, -EBADMSG, "prepare: interval must be 10ms..1h");
+                if ((r = check_role(e->prepare->role, true, "prepare.role", err, errlen)) < 0 ||
+                    (r = check_settings(e->prepare->server, e->prepare->n_server, "prepare.server",
+                                        err, errlen)) < 0 ||
+                    (r = check_settings(e->prepare->mount, e->prepare->n_mount, "prepare.mount",
+                                        err, errlen)) < 0 ||
+                    (r = check_settings(e->prepare->sysctls, e->prepare->n_sysctls,
+                                        "prepare.sysctls", err, errlen)) < 0 ||
+                    (r = check_str(e->prepare->nfs_server, WIRE_MAX_HOSTNAME, false,
+                                   "prepare.nfs_server", err, errlen)) < 0 ||
+                    (r = check_str(e->prepare->nfs_export, WIRE_MAX_OPTION_VALUE, false,
+                                   "prepare.nfs_export", err, errlen)) < 0)
+                        return r;
+                if (streq(e->prepare->role, "server"))
+                        return e->prepare->n_jobs ? errorf(err, errlen, -EBADMSG,
+                                                           "prepare: a server runs no jobs")
+                                                  : 0;
                 return check_jobs(e->prepare->jobs, e->prepare->n_jobs, err, errlen);
         case IOFLEET__ENVELOPE__BODY_PREPARED:
+                if ((r = check_settings(e->prepared->effective, e->prepared->n_effective,
+                                        "prepared.effective", err, errlen)) < 0)
+                        return r;
                 return check_str(e->prepared->run_id, WIRE_MAX_ID, true, "prepared.run_id", err,
                                  errlen);
         case IOFLEET__ENVELOPE__BODY_START:
@@ -280,7 +370,9 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 Iofleet__Finished *f = e->finished;
                 if ((r = check_str(f->run_id, WIRE_MAX_ID, true, "finished.run_id", err, errlen)) <
                         0 ||
-                    (r = check_text(f->error, WIRE_MAX_TEXT, "finished.error", err, errlen)) < 0)
+                    (r = check_text(f->error, WIRE_MAX_TEXT, "finished.error", err, errlen)) < 0 ||
+                    (r = check_settings(f->effective, f->n_effective, "finished.effective", err,
+                                        errlen)) < 0)
                         return r;
                 if (f->n_jobs > WIRE_MAX_RESULTS)
                         return errorf(err, errlen, -EBADMSG, "finished: %zu results, at most %d",
@@ -338,6 +430,41 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 if (s->interval_ns != 0 && s->interval_ns < NSEC_PER_MSEC * 10)
                         return errorf(err, errlen, -EBADMSG,
                                       "submit_run: interval must be at least 10ms");
+                if ((r = check_str(s->sweep_id, WIRE_MAX_ID, false, "submit_run.sweep_id", err,
+                                   errlen)) < 0 ||
+                    (r = check_name(s->sweep_id ? s->sweep_id : "", "submit_run.sweep_id", err,
+                                    errlen)) < 0 ||
+                    (s->sweep_id && s->sweep_id[0] == '.' &&
+                     (r = errorf(err, errlen, -EBADMSG,
+                                 "submit_run.sweep_id: must not start with '.'"))) < 0 ||
+                    (r = check_str(s->plan_name, WIRE_MAX_NAME, false, "submit_run.plan_name", err,
+                                   errlen)) < 0 ||
+                    (r = check_settings(s->point_params, s->n_point_params,
+                                        "submit_run.point_params", err, errlen)) < 0)
+                        return r;
+                if (s->n_sweep_params > WIRE_MAX_SETTINGS || s->n_degrade > 64 ||
+                    s->n_parts > WIRE_MAX_PARTS || s->point > WIRE_MAX_POINTS ||
+                    s->repeat > WIRE_MAX_POINTS)
+                        return errorf(err, errlen, -EBADMSG,
+                                      "submit_run: at most %d sweep parameters, 64 degrade rules, "
+                                      "%d parts, point and repeat below %d",
+                                      WIRE_MAX_SETTINGS, WIRE_MAX_PARTS, WIRE_MAX_POINTS);
+                for (size_t i = 0; i < s->n_sweep_params; i++)
+                        if ((r = check_str(s->sweep_params[i], WIRE_MAX_NAME * 2, true,
+                                           "submit_run.sweep_params", err, errlen)) < 0)
+                                return r;
+                for (size_t i = 0; i < s->n_degrade; i++)
+                        if ((r = check_degrade(s->degrade[i], err, errlen)) < 0)
+                                return r;
+                if (s->n_parts) {
+                        if (s->n_jobs)
+                                return errorf(err, errlen, -EBADMSG,
+                                              "submit_run: jobs go in the parts of a plan");
+                        for (size_t i = 0; i < s->n_parts; i++)
+                                if ((r = check_part(s->parts[i], err, errlen)) < 0)
+                                        return r;
+                        return 0;
+                }
                 return check_jobs(s->jobs, s->n_jobs, err, errlen);
         }
         case IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED:
@@ -373,6 +500,9 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                                  "run_done.results_dir", err, errlen);
         case IOFLEET__ENVELOPE__BODY_CANCEL_RUN:
                 return check_str(e->cancel_run->run_id, WIRE_MAX_ID, false, "cancel_run.run_id",
+                                 err, errlen);
+        case IOFLEET__ENVELOPE__BODY_WATCH_RUN:
+                return check_str(e->watch_run->run_id, WIRE_MAX_ID, false, "watch_run.run_id",
                                  err, errlen);
         case IOFLEET__ENVELOPE__BODY__NOT_SET:
         default:

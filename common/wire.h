@@ -27,6 +27,9 @@
 #define WIRE_MAX_TEXT 4096
 #define WIRE_MAX_INTERVALS 10000000u
 #define WIRE_MAX_AGENTS 100000
+#define WIRE_MAX_SETTINGS 256 /* server settings, mount options, sysctls, sweep parameters */
+#define WIRE_MAX_PARTS 16
+#define WIRE_MAX_POINTS 100000
 
 typedef Iofleet__Envelope envelope_t;
 
