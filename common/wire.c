@@ -434,14 +434,14 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                                    errlen)) < 0 ||
                     (r = check_name(s->sweep_id ? s->sweep_id : "", "submit_run.sweep_id", err,
                                     errlen)) < 0 ||
-                    (s->sweep_id && s->sweep_id[0] == '.' &&
-                     (r = errorf(err, errlen, -EBADMSG,
-                                 "submit_run.sweep_id: must not start with '.'"))) < 0 ||
                     (r = check_str(s->plan_name, WIRE_MAX_NAME, false, "submit_run.plan_name", err,
                                    errlen)) < 0 ||
                     (r = check_settings(s->point_params, s->n_point_params,
                                         "submit_run.point_params", err, errlen)) < 0)
                         return r;
+                if (s->sweep_id && s->sweep_id[0] == '.')
+                        return errorf(err, errlen, -EBADMSG,
+                                      "submit_run.sweep_id: must not start with '.'");
                 if (s->n_sweep_params > WIRE_MAX_SETTINGS || s->n_degrade > 64 ||
                     s->n_parts > WIRE_MAX_PARTS || s->point > WIRE_MAX_POINTS ||
                     s->repeat > WIRE_MAX_POINTS)
