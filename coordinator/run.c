@@ -67,13 +67,77 @@ static void send_stop(run_t *run, run_agent_t *a, const char *reason, run_out_t 
         send_agent(out, a, &e);
 }
 
+/* The jobs of the run: the SubmitRun's own, or those of every client part of a plan. */
+static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *max_runtime,
+                      bool *all_timed, char *err, size_t errlen)
+{
+        job_spec_t *specs = realloc(run->specs, (run->n_specs + n_jobs + 1) * sizeof(*specs));
+        if (!specs)
+                return -ENOMEM;
+        run->specs = specs;
+        for (size_t i = 0; i < n_jobs; i++) {
+                job_spec_t *spec = &run->specs[run->n_specs];
+                for (size_t k = 0; k < run->n_specs; k++)
+                        if (streq(run->specs[k].name, jobs[i]->name))
+                                /* Results and default file names are per job name. */
+                                return errorf(err, errlen, -EINVAL,
+                                              "name: job '%s' is given twice; job names must "
+                                              "differ",
+                                              jobs[i]->name);
+                memset(spec, 0, sizeof(*spec));
+                if (wire_job_spec(jobs[i], spec, err, errlen) < 0)
+                        return -EINVAL;
+                run->n_specs++;
+                if (intervals_job_span(spec) > *max_runtime)
+                        *max_runtime = intervals_job_span(spec);
+                if (!spec->runtime_ns)
+                        *all_timed = false;
+        }
+        return 0;
+}
+
+/* Prepare for one agent: its part's jobs, settings and, for a client, the server to use. */
+static void send_prepare(run_t *run, run_agent_t *a, run_out_t *out)
+{
+        Iofleet__SubmitRun *s = run->submit->submit_run;
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Prepare p = IOFLEET__PREPARE__INIT;
+
+        p.run_id = run->id;
+        p.rank = a->rank;
+        p.nagents = run->n_agents;
+        p.interval_ns = run->interval_ns;
+        if (s->n_parts) {
+                Iofleet__Part *part = s->parts[a->part];
+                p.role = part->role;
+                p.jobs = part->jobs;
+                p.n_jobs = part->n_jobs;
+                p.server = part->server;
+                p.n_server = part->n_server;
+                p.mount = part->mount;
+                p.n_mount = part->n_mount;
+                p.sysctls = part->sysctls;
+                p.n_sysctls = part->n_sysctls;
+                p.nfs_server = run->nfs_server;
+                p.nfs_export = run->nfs_export;
+        } else {
+                p.jobs = s->jobs;
+                p.n_jobs = s->n_jobs;
+        }
+        e.body_case = IOFLEET__ENVELOPE__BODY_PREPARE;
+        e.prepare = &p;
+        send_agent(out, a, &e);
+}
+
 int run_new(const char *id, const char *control_peer, envelope_t **submit, agent_t **agents,
-            size_t n_agents, int64_t now, run_out_t *out, run_t **ret, char *err, size_t errlen)
+            const uint32_t *part_of, size_t n_agents, int64_t now, run_out_t *out, run_t **ret,
+            char *err, size_t errlen)
 {
         Iofleet__SubmitRun *s = (*submit)->submit_run;
         run_t *run;
         uint64_t max_runtime = 0;
         bool all_timed = true;
+        int r = 0;
 
         run = calloc(1, sizeof(*run));
         if (!run)
@@ -81,35 +145,21 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         snprintf(run->id, sizeof(run->id), "%s", id);
         snprintf(run->control_peer, sizeof(run->control_peer), "%s",
                  control_peer ? control_peer : "");
-        run->specs = calloc(s->n_jobs, sizeof(*run->specs));
         run->agents = calloc(n_agents ? n_agents : 1, sizeof(*run->agents));
-        if (!run->specs || !run->agents) {
+        if (!run->agents) {
                 run_free(&run);
                 return -ENOMEM;
         }
         /* Every job is checked here, so that no agent is touched by a run that cannot work. */
-        for (size_t i = 0; i < s->n_jobs; i++) {
-                int r;
-                for (size_t k = 0; k < i; k++)
-                        if (streq(s->jobs[k]->name, s->jobs[i]->name)) {
-                                /* Results and default file names are per job name. */
-                                snprintf(err, errlen,
-                                         "name: job '%s' is given twice; job names "
-                                         "must differ",
-                                         s->jobs[i]->name);
-                                run_free(&run);
-                                return -EINVAL;
-                        }
-                r = wire_job_spec(s->jobs[i], &run->specs[i], err, errlen);
-                if (r < 0) {
-                        run_free(&run);
-                        return -EINVAL;
-                }
-                run->n_specs++;
-                if (intervals_job_span(&run->specs[i]) > max_runtime)
-                        max_runtime = intervals_job_span(&run->specs[i]);
-                if (!run->specs[i].runtime_ns)
-                        all_timed = false;
+        if (s->n_parts) {
+                for (size_t i = 0; i < s->n_parts && r == 0; i++)
+                        r = check_jobs(run, s->parts[i]->jobs, s->parts[i]->n_jobs, &max_runtime,
+                                       &all_timed, err, errlen);
+        } else
+                r = check_jobs(run, s->jobs, s->n_jobs, &max_runtime, &all_timed, err, errlen);
+        if (r < 0) {
+                run_free(&run);
+                return r;
         }
         run->submit = *submit;
         *submit = NULL;
@@ -124,26 +174,23 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
 
         for (size_t i = 0; i < n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
-                envelope_t e = IOFLEET__ENVELOPE__INIT;
-                Iofleet__Prepare p = IOFLEET__PREPARE__INIT;
                 snprintf(a->id, sizeof(a->id), "%s", agents[i]->id);
                 snprintf(a->name, sizeof(a->name), "%s", agents[i]->name);
                 snprintf(a->hostname, sizeof(a->hostname), "%s", agents[i]->hostname);
                 snprintf(a->boot_id, sizeof(a->boot_id), "%s", agents[i]->boot_id);
                 a->rank = i;
                 a->last_index = -1;
+                a->part = part_of ? part_of[i] : 0;
+                a->server = s->n_parts && a->part < s->n_parts &&
+                            streq(s->parts[a->part]->role, "server");
+                run->n_servers += a->server;
                 run->n_agents++;
-                p.run_id = run->id;
-                p.rank = i;
-                p.nagents = n_agents;
-                p.jobs = s->jobs;
-                p.n_jobs = s->n_jobs;
-                p.interval_ns = run->interval_ns;
-                e.seq = ++agents[i]->seq_out;
-                e.body_case = IOFLEET__ENVELOPE__BODY_PREPARE;
-                e.prepare = &p;
-                send_agent(out, a, &e);
         }
+        /* Servers first: the clients mount what the servers export. */
+        for (size_t i = 0; i < n_agents; i++)
+                if (run->agents[i].server || !run->n_servers)
+                        send_prepare(run, &run->agents[i], out);
+        run->clients_prepare_sent = !run->n_servers;
         run->phase = RUN_PREPARING;
         *ret = run;
         return 0;
@@ -160,6 +207,7 @@ void run_free(run_t **rp)
         for (size_t i = 0; i < run->n_agents; i++) {
                 free(run->agents[i].iv);
                 wire_free(&run->agents[i].finished);
+                kv_clear(&run->agents[i].effective);
         }
         free(run->agents);
         for (size_t i = 0; i < run->n_civ; i++)
@@ -173,7 +221,7 @@ void run_free(run_t **rp)
 /* An agent still owes interval k unless it is lost, finished its part earlier, or failed. */
 static bool owes_interval(const run_agent_t *a, size_t k)
 {
-        if (a->lost || a->error[0])
+        if (a->server || a->lost || a->error[0])
                 return false;
         if (a->last_index >= 0 && (int64_t)k > a->last_index)
                 return false;
@@ -285,6 +333,19 @@ static int grow_intervals(run_t *run, run_agent_t *a, size_t k)
         return 0;
 }
 
+/* Stonewalling (IOR, elbencho): the first agent done stops every other one, so that the rate
+ * of the step is the rate while all of them ran. */
+static void stonewall(run_t *run, run_agent_t *first, int64_t now, run_out_t *out)
+{
+        run->stonewall_ns = now;
+        event(run, out, "stonewall: agent %s finished first; stopping the others", first->name);
+        for (size_t i = 0; i < run->n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                if (a != first && !a->server && !a->done && !a->lost && a->last_index < 0)
+                        send_stop(run, a, "stonewall", out);
+        }
+}
+
 static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, int64_t now,
                         run_out_t *out)
 {
@@ -318,8 +379,11 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
         iv->write_ios = m->write ? m->write->ios : 0;
         iv->errors = (m->read ? m->read->errors : 0) + (m->write ? m->write->errors : 0);
         iv->meta_ops = m->meta_ops;
-        if (m->last)
+        if (m->last) {
                 a->last_index = k;
+                if (run->submit->submit_run->stonewall && !run->stonewall_ns)
+                        stonewall(run, a, now, out);
+        }
 
         c = &run->civ[k];
         c->read_bytes += iv->read_bytes;
@@ -338,13 +402,37 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
         emit_ready(run, now, false, out);
 }
 
+/* Every client is done: the servers tear down (restore) and send their Finished. */
+static void stop_servers(run_t *run, int64_t now, run_out_t *out)
+{
+        run->servers_stopped = true;
+        for (size_t i = 0; i < run->n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                if (a->server && !a->done && !a->lost)
+                        send_stop(run, a, "step over", out);
+        }
+        if (run->phase != RUN_STOPPING) {
+                run->phase = RUN_STOPPING;
+                run->finish_deadline_ns = now + RUN_FINISH_GRACE_NS;
+        }
+}
+
 static void check_all_finished(run_t *run, int64_t now, run_out_t *out)
 {
-        bool any = false;
+        bool any = false, servers_left = false;
         for (size_t i = 0; i < run->n_agents; i++) {
-                if (!run->agents[i].done && !run->agents[i].lost)
-                        return;
-                any |= run->agents[i].done && !run->agents[i].error[0];
+                run_agent_t *a = &run->agents[i];
+                if (!a->done && !a->lost) {
+                        if (!a->server)
+                                return;
+                        servers_left = true;
+                }
+                any |= !a->server && a->done && !a->error[0];
+        }
+        if (servers_left) {
+                if (!run->servers_stopped)
+                        stop_servers(run, now, out);
+                return;
         }
         /* A run in which no agent finished its part measured nothing: never report it ok. */
         if (!any && run->code == IOFLEET__ERROR_CODE__ERROR_NONE) {
@@ -363,7 +451,7 @@ static void start_all(run_t *run, int64_t now, run_out_t *out)
                 run_agent_t *a = &run->agents[i];
                 envelope_t e = IOFLEET__ENVELOPE__INIT;
                 Iofleet__Start s = IOFLEET__START__INIT;
-                if (a->lost)
+                if (a->lost || a->server)
                         continue;
                 s.run_id = run->id;
                 s.start_ns = run->start_ns;
@@ -385,10 +473,15 @@ static void compute_skew(run_t *run)
         bool shared = run->n_agents > 0;
         int64_t lo = INT64_MAX, hi = INT64_MIN, wlo = INT64_MAX, whi = INT64_MIN;
 
-        for (size_t i = 0; i < run->n_agents; i++)
-                if (!run->agents[i].boot_id[0] ||
-                    !streq(run->agents[i].boot_id, run->agents[0].boot_id))
+        const char *boot = NULL;
+        for (size_t i = 0; i < run->n_agents; i++) {
+                if (run->agents[i].server)
+                        continue;
+                if (!boot)
+                        boot = run->agents[i].boot_id;
+                if (!run->agents[i].boot_id[0] || !streq(run->agents[i].boot_id, boot))
                         shared = false;
+        }
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
                 int64_t t, w;
@@ -416,6 +509,8 @@ static void check_all_started(run_t *run, run_out_t *out)
         if (run->phase != RUN_STARTING)
                 return;
         for (size_t i = 0; i < run->n_agents; i++) {
+                if (run->agents[i].server)
+                        continue;
                 if (!run->agents[i].started && !run->agents[i].lost)
                         return;
                 any |= run->agents[i].started;
@@ -449,6 +544,36 @@ static void fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, cons
         check_all_finished(run, now, out);
 }
 
+/* Settings an agent reports in effect; later reports (teardown) add to and update earlier ones. */
+static void keep_effective(run_agent_t *a, Iofleet__Setting **v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (kv_set(&a->effective, v[i]->key, v[i]->value) < 0)
+                        log_warning("agent %s: out of memory keeping its settings", a->name);
+}
+
+/* Servers ready: the clients get their Prepare. Everyone ready: the start instant goes out. */
+static void check_all_prepared(run_t *run, int64_t now, run_out_t *out)
+{
+        if (run->phase != RUN_PREPARING)
+                return;
+        if (!run->clients_prepare_sent) {
+                for (size_t i = 0; i < run->n_agents; i++)
+                        if (run->agents[i].server && !run->agents[i].prepared &&
+                            !run->agents[i].lost)
+                                return;
+                run->clients_prepare_sent = true;
+                for (size_t i = 0; i < run->n_agents; i++)
+                        if (!run->agents[i].server && !run->agents[i].lost)
+                                send_prepare(run, &run->agents[i], out);
+                return;
+        }
+        for (size_t i = 0; i < run->n_agents; i++)
+                if (!run->agents[i].prepared && !run->agents[i].lost)
+                        return;
+        start_all(run, now, out);
+}
+
 int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out)
 {
         run_agent_t *a = find_agent(run, agent_id);
@@ -463,12 +588,14 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
                 a->prepared = true;
                 a->offset_ns = m->prepared->offset_ns;
                 a->rtt_ns = m->prepared->rtt_ns;
-                if (run->phase == RUN_PREPARING) {
-                        for (size_t i = 0; i < run->n_agents; i++)
-                                if (!run->agents[i].prepared && !run->agents[i].lost)
-                                        return 0;
-                        start_all(run, now, out);
+                keep_effective(a, m->prepared->effective, m->prepared->n_effective);
+                if (a->server && !run->nfs_server[0]) {
+                        const char *addr = kv_get(&a->effective, "address");
+                        const char *path = kv_get(&a->effective, "export_path");
+                        snprintf(run->nfs_server, sizeof(run->nfs_server), "%s", addr ? addr : "");
+                        snprintf(run->nfs_export, sizeof(run->nfs_export), "%s", path ? path : "");
                 }
+                check_all_prepared(run, now, out);
                 return 0;
         case IOFLEET__ENVELOPE__BODY_STARTED:
                 if (!streq(m->started->run_id, run->id))
@@ -492,6 +619,7 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
                         snprintf(a->error, sizeof(a->error), "%s", m->finished->error);
                         event(run, out, "agent %s failed: %s", a->name, a->error);
                 }
+                keep_effective(a, m->finished->effective, m->finished->n_effective);
                 wire_free(&a->finished);
                 a->finished = *msg; /* the result needs its totals and histograms */
                 *msg = NULL;
@@ -517,15 +645,8 @@ void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *ou
               "agent %s lost: no word from it within its lease; the run goes on "
               "without it, what it sent is kept",
               a->name);
-        if (run->phase == RUN_PREPARING) {
-                /* The others may all be prepared already. */
-                bool all = true;
-                for (size_t i = 0; i < run->n_agents; i++)
-                        if (!run->agents[i].prepared && !run->agents[i].lost)
-                                all = false;
-                if (all)
-                        start_all(run, now, out);
-        }
+        /* The others may all be prepared already. */
+        check_all_prepared(run, now, out);
         /* The others may all have started already. */
         check_all_started(run, out);
         check_all_finished(run, now, out);
@@ -547,9 +668,21 @@ void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t no
                 if (!run->agents[i].done && !run->agents[i].lost)
                         send_stop(run, &run->agents[i], why, out);
         if (run->phase == RUN_PREPARING || run->phase == RUN_STARTING) {
-                /* Nothing ran: there are no results to wait for. */
-                run->phase = RUN_DONE;
-                return;
+                bool servers = false;
+                /* Nothing ran: there are no results to wait for, but servers that changed their
+                 * configuration are waited for while they put it back. */
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        run_agent_t *a = &run->agents[i];
+                        if (a->server && a->prepared && !a->done && !a->lost)
+                                servers = true;
+                        else
+                                a->done = true;
+                }
+                run->servers_stopped = true;
+                if (!servers) {
+                        run->phase = RUN_DONE;
+                        return;
+                }
         }
         run->phase = RUN_STOPPING;
         run->finish_deadline_ns = now + RUN_FINISH_GRACE_NS;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "kv.h"
 #include "options.h"
 #include "registry.h"
 #include "sock.h"
@@ -42,6 +43,9 @@ typedef struct run_agent {
         size_t n_iv;
         int64_t last_index;   /* index of its final interval, -1 until known */
         envelope_t *finished; /* its Finished message, owned */
+        bool server;          /* configures the NFS server; runs no job, reports no interval */
+        uint32_t part;        /* its part of the plan (0 without parts) */
+        kvlist_t effective;   /* settings it reported in effect (Prepared, then Finished) */
         char error[1024];     /* why its part failed, if it did */
 } run_agent_t;
 
@@ -82,13 +86,21 @@ typedef struct run {
         Iofleet__ErrorCode code;
         char message[1024];
         uint64_t *seq; /* sequence counter shared with the shell for control messages */
+        size_t n_servers;
+        bool clients_prepare_sent; /* servers are ready and the clients have their Prepare */
+        bool servers_stopped;      /* clients are done; servers were told to tear down */
+        char nfs_server[256], nfs_export[4096]; /* from the first server's Prepared */
+        int64_t stonewall_ns; /* stonewall: when the first agent finished, timeline; 0 until */
 } run_t;
 
 /* Creates a run of the SubmitRun in *submit (taken over: *submit is set to NULL) on the given
- * agents and queues Prepare for each. Job options are checked first: on error returns -EINVAL
- * with err set and nothing queued. now is the coordinator timeline. */
+ * agents and queues Prepare for each (with parts: for the servers first; the clients get theirs
+ * when every server is ready). part_of[i] is agent i's part of a plan (NULL without parts). Job
+ * options are checked first: on error returns -EINVAL with err set and nothing queued. now is
+ * the coordinator timeline. */
 int run_new(const char *id, const char *control_peer, envelope_t **submit, agent_t **agents,
-            size_t n_agents, int64_t now, run_out_t *out, run_t **ret, char *err, size_t errlen);
+            const uint32_t *part_of, size_t n_agents, int64_t now, run_out_t *out, run_t **ret,
+            char *err, size_t errlen);
 void run_free(run_t **rp);
 
 /* Feeds a message from agent agent_id. May take over *msg (sets it to NULL). Messages of another

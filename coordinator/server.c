@@ -373,10 +373,77 @@ static void new_run_id(char *buf, size_t len)
         snprintf(buf, len, "%s-%.6s", when, s);
 }
 
+/* The agents a selector picks: 0, or -EINVAL (bad selector) / -ENOENT (none) with err set. */
+static int select_agents(server_t *srv, const char *selector, agent_t ***sel, size_t *n, char *err,
+                         size_t errlen)
+{
+        if (selector_validate(selector, err, errlen) < 0)
+                return -EINVAL;
+        if (registry_select(srv->reg, selector, sel, n) < 0)
+                return errorf(err, errlen, -ENOMEM, "out of memory");
+        if (*n == 0)
+                return errorf(err, errlen, -ENOENT,
+                              "no agent matches '%s' (%zu agents known; see 'iofleet agents')",
+                              strempty(selector) ? "all" : selector, registry_count(srv->reg));
+        return 0;
+}
+
+/* A plan's parts in order, each taking (up to count of) the agents its selector picks that an
+ * earlier part did not take; every part needs at least one. */
+static int select_parts(server_t *srv, const Iofleet__SubmitRun *s, agent_t ***ret,
+                        uint32_t **part_ret, size_t *n_ret, char *err, size_t errlen)
+{
+        size_t cap = registry_count(srv->reg) + 1, n = 0;
+        agent_t **all = calloc(cap, sizeof(*all));
+        uint32_t *part_of = calloc(cap, sizeof(*part_of));
+        int r = 0;
+
+        if (!all || !part_of) {
+                r = errorf(err, errlen, -ENOMEM, "out of memory");
+                goto out;
+        }
+        for (size_t p = 0; p < s->n_parts && r == 0; p++) {
+                const Iofleet__Part *part = s->parts[p];
+                agent_t **sel = NULL;
+                size_t k = 0, taken = 0;
+                char why[512];
+                r = select_agents(srv, part->selector, &sel, &k, why, sizeof(why));
+                for (size_t i = 0; r == 0 && i < k; i++) {
+                        bool dup = false;
+                        for (size_t j = 0; j < n; j++)
+                                dup |= all[j] == sel[i];
+                        if (dup || (part->count && taken >= part->count) || n + 1 >= cap)
+                                continue;
+                        all[n] = sel[i];
+                        part_of[n++] = p;
+                        taken++;
+                }
+                if (r == 0 && taken < (part->count ? part->count : 1))
+                        r = errorf(why, sizeof(why), -ENOENT,
+                                   "%u %s agent(s) wanted, %zu free match '%s'",
+                                   part->count ? part->count : 1, part->role, taken,
+                                   strempty(part->selector) ? "all" : part->selector);
+                if (r < 0)
+                        snprintf(err, errlen, "[%s] %s", part->role, why);
+                free(sel);
+        }
+out:
+        if (r < 0) {
+                free(all);
+                free(part_of);
+                return r;
+        }
+        *ret = all;
+        *part_ret = part_of;
+        *n_ret = n;
+        return 0;
+}
+
 static void on_submit(server_t *srv, const char *peer, envelope_t **msg)
 {
         Iofleet__SubmitRun *s = (*msg)->submit_run;
         agent_t **sel = NULL;
+        uint32_t *part_of = NULL;
         size_t n = 0;
         char err[1024], id[64];
         int r;
@@ -387,34 +454,33 @@ static void on_submit(server_t *srv, const char *peer, envelope_t **msg)
                            IOFLEET__ERROR_CODE__ERROR_BUSY, NULL, err);
                 return;
         }
-        if (selector_validate(s->selector, err, sizeof(err)) < 0) {
+        r = s->n_parts ? select_parts(srv, s, &sel, &part_of, &n, err, sizeof(err))
+                       : select_agents(srv, s->selector, &sel, &n, err, sizeof(err));
+        if (r < 0) {
                 send_error(srv->control_sock, peer, &srv->control_seq,
-                           IOFLEET__ERROR_CODE__ERROR_BAD_JOB, NULL, err);
-                return;
-        }
-        if (registry_select(srv->reg, s->selector, &sel, &n) < 0)
-                return;
-        if (n == 0) {
-                snprintf(err, sizeof(err),
-                         "no agent matches '%s' (%zu agents known; see 'iofleet agents')",
-                         strempty(s->selector) ? "all" : s->selector, registry_count(srv->reg));
-                send_error(srv->control_sock, peer, &srv->control_seq,
-                           IOFLEET__ERROR_CODE__ERROR_NO_AGENTS, NULL, err);
+                           r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
+                           : r == -ENOENT ? IOFLEET__ERROR_CODE__ERROR_NO_AGENTS
+                                          : IOFLEET__ERROR_CODE__ERROR_INTERNAL,
+                           NULL, err);
                 free(sel);
+                free(part_of);
                 return;
         }
         new_run_id(id, sizeof(id));
         if (s->lead_ns == 0)
                 s->lead_ns = srv->cfg->lead_ns;
-        r = run_new(id, peer, msg, sel, n, now_timeline(), &srv->out, &srv->run, err, sizeof(err));
+        r = run_new(id, peer, msg, sel, part_of, n, now_timeline(), &srv->out, &srv->run, err,
+                    sizeof(err));
         if (r < 0) {
                 send_error(srv->control_sock, peer, &srv->control_seq,
                            r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
                                         : IOFLEET__ERROR_CODE__ERROR_INTERNAL,
                            NULL, err);
                 free(sel);
+                free(part_of);
                 return;
         }
+        free(part_of);
         srv->run->seq = &srv->control_seq;
         for (size_t i = 0; i < n; i++)
                 sel[i]->state = AGENT_BUSY;

@@ -232,7 +232,7 @@ static fx_t *build(bool lose_beta, bool cancel)
                         hist_merge(&fx->merged[j], &fx->lat[i][j]);
                 }
         }
-        if (run_new(RUN_ID, CONTROL, &submit, fx->ap, N_AGENTS, T0, &fx->out, &fx->run, err,
+        if (run_new(RUN_ID, CONTROL, &submit, fx->ap, NULL, N_AGENTS, T0, &fx->out, &fx->run, err,
                     sizeof(err)) < 0)
                 fail_msg("run_new: %s", err);
         fx->run->seq = &fx->seq;

@@ -228,7 +228,7 @@ static void fx_start(fx_t *fx, const job_def_t *jobs, size_t n_jobs, uint64_t in
 {
         envelope_t *submit = make_submit(jobs, n_jobs, interval_ns, lead_ns);
         char err[512] = "";
-        int r = run_new(RUN_ID, CONTROL, &submit, fx->ap, fx->n, T0, &fx->out, &fx->run, err,
+        int r = run_new(RUN_ID, CONTROL, &submit, fx->ap, NULL, fx->n, T0, &fx->out, &fx->run, err,
                         sizeof(err));
         if (r < 0)
                 fail_msg("run_new: %d %s", r, err);
@@ -545,7 +545,7 @@ static void test_no_control_peer(void **state)
         fx_agents(&fx, 2, NULL);
         submit = make_submit(&job_seqread, 1, 0, 0);
         assert_int_equal(
-            run_new(RUN_ID, NULL, &submit, fx.ap, 2, T0, &fx.out, &fx.run, err, sizeof(err)), 0);
+            run_new(RUN_ID, NULL, &submit, fx.ap, NULL, 2, T0, &fx.out, &fx.run, err, sizeof(err)), 0);
         for (size_t i = 0; i < 2; i++)
                 assert_int_equal(send_prepared(&fx, i, T0), 0);
         for (size_t i = 0; i < 2; i++)
@@ -566,7 +566,7 @@ static void check_refused(const job_def_t *jobs, size_t n_jobs, const char *w1, 
 
         fx_agents(&fx, 3, NULL);
         submit = make_submit(jobs, n_jobs, 0, 0);
-        r = run_new(RUN_ID, CONTROL, &submit, fx.ap, 3, T0, &fx.out, &run, err, sizeof(err));
+        r = run_new(RUN_ID, CONTROL, &submit, fx.ap, NULL, 3, T0, &fx.out, &run, err, sizeof(err));
         assert_int_equal(r, -EINVAL);
         assert_null(run);
         /* The submit stays the caller's on failure. */
