@@ -29,6 +29,9 @@ static const cfg_item_t coord_items[] = {
      "default time from Start to the start instant (default 2s)"},
     {"insecure", CFG_BOOL, C(insecure), 0, 0, NULL,
      "no CURVE: only for loopback and ipc endpoints, warns at every start (default false)"},
+    {"metrics_listen", CFG_STRING, C(metrics_listen), 0, 0, NULL,
+     "HOST:PORT serving Prometheus GET /metrics, unauthenticated ([::1]:PORT for IPv6; \"off\" "
+     "or empty: none; default 127.0.0.1:9464)"},
     {"log_level", CFG_CHOICE, C(log_level), 0, 0, "debug,info,notice,warning,error",
      "debug, info, notice, warning or error (default info)"},
 };
@@ -49,7 +52,8 @@ int coord_config_defaults(coord_config_t *c)
             strdup_to(&c->agent_keys_dir, "/etc/iofleet/agents.d") < 0 ||
             strdup_to(&c->control_keys_dir, "/etc/iofleet/admins.d") < 0 ||
             strdup_to(&c->results_dir, "/var/lib/iofleet-coordinator/runs") < 0 ||
-            strdup_to(&c->log_level, "info") < 0)
+            strdup_to(&c->log_level, "info") < 0 ||
+            strdup_to(&c->metrics_listen, "127.0.0.1:9464") < 0)
                 return -ENOMEM;
         return 0;
 }

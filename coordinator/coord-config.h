@@ -14,6 +14,7 @@ typedef struct coord_config {
         char *control_keys_dir;
         char *results_dir;
         char *log_level;
+        char *metrics_listen; /* HOST:PORT of /metrics; "" or "off": none */
         uint64_t heartbeat_ns;
         uint64_t lost_after;
         uint64_t lead_ns;

@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "keys.h"
 #include "log.h"
+#include "metrics.h"
 #include "registry.h"
 #include "result.h"
 #include "run.h"
@@ -30,6 +31,7 @@ typedef struct server {
         keyring_t *agent_keys, *control_keys;
         registry_t *reg;
         run_t *run;
+        metrics_t *metrics;
         run_out_t out;
         uint64_t control_seq;
         int sigfd;
@@ -122,6 +124,8 @@ static void finish_run(server_t *srv)
                 sock_send_env(srv->control_sock, run->control_peer, &e);
         free(text);
         json_decref(doc);
+        /* Its last counts go into the cumulative /metrics counters before it is freed. */
+        metrics_update(srv->metrics, srv->reg, run, clock_mono_ns());
         for (size_t i = 0; i < run->n_agents; i++) {
                 agent_t *a = registry_find(srv->reg, run->agents[i].id);
                 if (a && a->state == AGENT_BUSY)
@@ -695,6 +699,7 @@ static void teardown(server_t *srv)
                 zmq_ctx_term(srv->ctx);
         if (strncmp(srv->control_ep, "ipc://", 6) == 0)
                 unlink(srv->control_ep + 6);
+        metrics_free(&srv->metrics);
         registry_free(&srv->reg);
         keyring_free(&srv->agent_keys);
         keyring_free(&srv->control_keys);
@@ -714,6 +719,18 @@ int server_run(const coord_config_t *cfg)
                 teardown(&srv);
                 return r;
         }
+        /* After setup(): the HTTP thread inherits the blocked signals the signalfd reads. */
+        r = metrics_new(cfg->metrics_listen, &srv.metrics);
+        if (r == -EINVAL) {
+                teardown(&srv);
+                return r;
+        }
+        if (r < 0)
+                log_warning("metrics_listen=%s: cannot listen (%s): /metrics is off",
+                            cfg->metrics_listen, strerror(-r));
+        else if (srv.metrics)
+                log_info("metrics: GET /metrics on %s, port %u", cfg->metrics_listen,
+                         (unsigned)metrics_port(srv.metrics));
         sd_watchdog_enabled(0, &watchdog_usec);
         log_info("coordinator %s ready: agents on %s, control on %s%s", IOFLEET_VERSION,
                  srv.agent_ep, srv.control_ep, cfg->insecure ? " (INSECURE)" : "");
@@ -770,6 +787,7 @@ int server_run(const coord_config_t *cfg)
                         run_tick(srv.run, now_timeline(), &srv.out);
                         after_run_event(&srv);
                 }
+                metrics_update(srv.metrics, srv.reg, srv.run, now);
                 if (watchdog_usec && now >= next_watchdog) {
                         sd_notify(0, "WATCHDOG=1");
                         next_watchdog = now + (int64_t)watchdog_usec * 1000 / 2;

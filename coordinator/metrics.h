@@ -1,0 +1,65 @@
+/* Prometheus /metrics for the coordinator: a pure text renderer and a small HTTP server that
+ * serves the last rendered snapshot. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "registry.h"
+#include "run.h"
+
+/* One alert rule and how often it fired; the coordinator fills an array of these. */
+typedef struct metrics_alert {
+        char rule[64];
+        uint64_t count;
+} metrics_alert_t;
+
+/* Cumulative counters of one agent (or of the cluster) over runs that are over. */
+typedef struct metrics_totals {
+        char name[WIRE_MAX_NAME + 1];
+        char hostname[WIRE_MAX_HOSTNAME + 1];
+        uint64_t read_bytes, write_bytes, read_ios, write_ios, errors;
+} metrics_totals_t;
+
+/* Everything one rendering reads. run may be NULL (idle); base holds the totals of finished
+ * runs sorted by name (the current run's counts are added to them unless run->id equals
+ * folded_run_id, i.e. they are in base already). */
+typedef struct metrics_input {
+        registry_t *reg;
+        const run_t *run;
+        const char *folded_run_id;
+        const metrics_totals_t *base;
+        size_t n_base;
+        const metrics_totals_t *cluster_base;
+        /* Optional, one per run->agents[i]: the run's counts so far; NULL sums run->agents[].iv. */
+        const metrics_totals_t *run_totals;
+        const metrics_alert_t *alerts;
+        size_t n_alerts;
+} metrics_input_t;
+
+/* Renders the Prometheus text exposition format 0.0.4 into a malloc'd NUL-terminated string.
+ * Pure: reads only *in. 0 or -ENOMEM; *ret untouched on error. */
+int metrics_render(const metrics_input_t *in, char **ret, size_t *len);
+
+/* Writes s as a label value escaped per the exposition format (\\, \", \n) into buf; returns
+ * the length it needs (like snprintf). */
+size_t metrics_escape_label(const char *s, char *buf, size_t len);
+
+typedef struct metrics metrics_t;
+
+/* Parses "HOST:PORT" ("[::1]:9464" for IPv6; port 0 picks a free one) and starts serving
+ * GET /metrics there from a thread of its own. listen NULL, "" or "off": *ret = NULL, 0.
+ * -EINVAL for a malformed address, -errno when it cannot listen. */
+int metrics_new(const char *listen, metrics_t **ret);
+void metrics_free(metrics_t **mp);
+/* The port it listens on (useful with port 0). */
+uint16_t metrics_port(const metrics_t *m);
+/* Alerts shown from the next rendering on; the array is copied. 0 or -ENOMEM. */
+int metrics_set_alerts(metrics_t *m, const metrics_alert_t *alerts, size_t n);
+/* Called by the coordinator loop as often as it likes: renders a new snapshot at most once a
+ * second, and always when run is over (its counts then move to the cumulative totals, so call
+ * it before freeing a finished run). now is CLOCK_MONOTONIC. NULL-safe. */
+void metrics_update(metrics_t *m, registry_t *reg, const run_t *run, int64_t now);
+/* A copy of the current snapshot (for tests); malloc'd, NULL if none or out of memory. */
+char *metrics_snapshot(metrics_t *m);
