@@ -529,7 +529,8 @@ static int load(restore_t *r)
         closedir(d);
         if (ret < 0)
                 return ret;
-        qsort(r->v, r->n, sizeof(*r->v), cmp_entry);
+        if (r->n > 1)
+                qsort(r->v, r->n, sizeof(*r->v), cmp_entry);
         r->next = max + 1;
         return 0;
 }
