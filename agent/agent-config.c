@@ -26,11 +26,44 @@ static const cfg_item_t agent_items[] = {
      "identity and restore records (default /var/lib/iofleet-agent)"},
     {"work_dir", CFG_STRING, A(work_dir), 0, 0, NULL,
      "directory for job files when a job names none (default STATE_DIR/work)"},
+    {"allow_paths", CFG_LIST, A(allow_paths), 0, 0, NULL,
+     "directories the agent may export, mount on or write job files in (default: work_dir and "
+     "mount_root)"},
+    {"allow_block_devices", CFG_BOOL, A(allow_block_devices), 0, 0, NULL,
+     "let jobs write to block devices inside allow_paths (default false)"},
+    {"mount_root", CFG_STRING, A(mount_root), 0, 0, NULL,
+     "client NFS mounts go to MOUNT_ROOT/<run-id> (default /run/iofleet-agent/mnt)"},
+    {"mount_bin", CFG_STRING, A(mount_bin), 0, 0, NULL,
+     "mount program, absolute (default /bin/mount)"},
+    {"umount_bin", CFG_STRING, A(umount_bin), 0, 0, NULL,
+     "umount program, absolute (default /bin/umount)"},
+    {"sysctl_root", CFG_STRING, A(sysctl_root), 0, 0, NULL,
+     "where sysctls are read and written (default /proc/sys; a scratch tree in tests)"},
     {"roles", CFG_LIST, A(roles), 0, 0, "storage,client", "storage and/or client"},
     {"insecure", CFG_BOOL, A(insecure), 0, 0, NULL,
      "no CURVE: only to a loopback coordinator, warns at every start (default false)"},
     {"log_level", CFG_CHOICE, A(log_level), 0, 0, "debug,info,notice,warning,error",
      "debug, info, notice, warning or error (default info)"},
+    {"nfs_backend", CFG_CHOICE, A(nfs_backend), 0, 0, "kernel,ganesha,none",
+     "NFS server this agent configures: kernel, ganesha or none (default none: cannot serve)"},
+    {"nfs_address", CFG_STRING, A(nfs_address), 0, 0, NULL,
+     "address clients use to reach this NFS server (default 127.0.0.1)"},
+    {"nfs_conf", CFG_STRING, A(nfs_conf), 0, 0, NULL,
+     "kernel backend: nfs.conf whose [nfsd] threads/vers* it sets (default /etc/nfs.conf)"},
+    {"exports_dir", CFG_STRING, A(exports_dir), 0, 0, NULL,
+     "kernel backend: directory of iofleet.exports (default /etc/exports.d)"},
+    {"exportfs", CFG_STRING, A(exportfs), 0, 0, NULL,
+     "kernel backend: exportfs program, absolute (default /usr/sbin/exportfs)"},
+    {"ganesha_conf", CFG_STRING, A(ganesha_conf), 0, 0, NULL,
+     "ganesha backend: main config that gets a %include line (default /etc/ganesha/ganesha.conf)"},
+    {"ganesha_export_file", CFG_STRING, A(ganesha_export_file), 0, 0, NULL,
+     "ganesha backend: the EXPORT block file (default /etc/ganesha/iofleet-export.conf)"},
+    {"ganesha_start", CFG_STRING, A(ganesha_start), 0, 0, NULL,
+     "ganesha backend without systemd: command line that starts ganesha (absolute program)"},
+    {"ganesha_pidfile", CFG_STRING, A(ganesha_pidfile), 0, 0, NULL,
+     "ganesha backend without systemd: ganesha's pid file (default /run/ganesha.pid)"},
+    {"ganesha_port", CFG_UINT, A(ganesha_port), 1, 65535, NULL,
+     "ganesha backend: NFS port checked after a start (default 2049)"},
 };
 #undef A
 
@@ -46,6 +79,21 @@ int agent_config_defaults(agent_config_t *c)
             strdup_to(&c->state_dir, "/var/lib/iofleet-agent") < 0 ||
             strdup_to(&c->log_level, "info") < 0)
                 return -ENOMEM;
+        if (strdup_to(&c->mount_root, "/run/iofleet-agent/mnt") < 0 ||
+            strdup_to(&c->mount_bin, "/bin/mount") < 0 ||
+            strdup_to(&c->umount_bin, "/bin/umount") < 0 ||
+            strdup_to(&c->sysctl_root, "/proc/sys") < 0)
+                return -ENOMEM;
+        if (strdup_to(&c->nfs_backend, "none") < 0 ||
+            strdup_to(&c->nfs_address, "127.0.0.1") < 0 ||
+            strdup_to(&c->nfs_conf, "/etc/nfs.conf") < 0 ||
+            strdup_to(&c->exports_dir, "/etc/exports.d") < 0 ||
+            strdup_to(&c->exportfs, "/usr/sbin/exportfs") < 0 ||
+            strdup_to(&c->ganesha_conf, "/etc/ganesha/ganesha.conf") < 0 ||
+            strdup_to(&c->ganesha_export_file, "/etc/ganesha/iofleet-export.conf") < 0 ||
+            strdup_to(&c->ganesha_pidfile, "/run/ganesha.pid") < 0)
+                return -ENOMEM;
+        c->ganesha_port = 2049;
         return 0;
 }
 
@@ -114,5 +162,40 @@ int agent_config_check(const agent_config_t *c, char *err, size_t errlen)
                          c->coordinator);
                 return -EPERM;
         }
+        const struct {
+                const char *key, *value;
+        } host_paths[] = {{"mount_root", c->mount_root},
+                          {"mount_bin", c->mount_bin},
+                          {"umount_bin", c->umount_bin},
+                          {"sysctl_root", c->sysctl_root}};
+        for (size_t i = 0; i < ELEMENTSOF(host_paths); i++)
+                if (!host_paths[i].value || host_paths[i].value[0] != '/') {
+                        snprintf(err, errlen, "%s: '%s' must be an absolute path",
+                                 host_paths[i].key,
+                                 host_paths[i].value ? host_paths[i].value : "");
+                        return -EINVAL;
+                }
+        for (size_t i = 0; i < c->allow_paths.n; i++)
+                if (c->allow_paths.v[i][0] != '/' || streq(c->allow_paths.v[i], "/")) {
+                        snprintf(err, errlen,
+                                 "allow_paths: '%s' must be an absolute directory other than /",
+                                 c->allow_paths.v[i]);
+                        return -EINVAL;
+                }
+        const struct {
+                const char *key, *value;
+        } nfs_paths[] = {{"nfs_conf", c->nfs_conf},
+                         {"exports_dir", c->exports_dir},
+                         {"exportfs", c->exportfs},
+                         {"ganesha_conf", c->ganesha_conf},
+                         {"ganesha_export_file", c->ganesha_export_file},
+                         {"ganesha_start", c->ganesha_start},
+                         {"ganesha_pidfile", c->ganesha_pidfile}};
+        for (size_t i = 0; i < ELEMENTSOF(nfs_paths); i++)
+                if (nfs_paths[i].value && nfs_paths[i].value[0] != '/') {
+                        snprintf(err, errlen, "%s: '%s' must be an absolute path",
+                                 nfs_paths[i].key, nfs_paths[i].value);
+                        return -EINVAL;
+                }
         return 0;
 }

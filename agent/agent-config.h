@@ -15,9 +15,27 @@ typedef struct agent_config {
         char *state_dir;
         char *work_dir;
         char *log_level;
+        /* Host state the agent may touch (agent/policy.c, mount.c, sysctl.c). */
+        strv_t allow_paths;       /* empty: work_dir and mount_root */
+        bool allow_block_devices;
+        char *mount_root;
+        char *mount_bin;
+        char *umount_bin;
+        char *sysctl_root;
         strv_t roles;
         strv_t labels;
         bool insecure;
+        /* NFS server side (agent/nfs-*.c). */
+        char *nfs_backend; /* kernel, ganesha or none */
+        char *nfs_address;
+        char *nfs_conf;
+        char *exports_dir;
+        char *exportfs;
+        char *ganesha_conf;
+        char *ganesha_export_file;
+        char *ganesha_start;
+        char *ganesha_pidfile;
+        uint64_t ganesha_port;
         /* Test hooks, command line only. */
         int64_t test_clock_offset_ns;
         uint32_t test_protocol_version;

@@ -1,0 +1,246 @@
+/* The kernel nfsd backend: [nfsd] keys of nfs.conf, an iofleet exports file, exportfs, and
+ * nfs-server.service through sd-bus. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "log.h"
+#include "nfs-server.h"
+#include "nfs-settings.h"
+#include "helper.h"
+#include "util.h"
+
+#define KERNEL_UNIT "nfs-server.service"
+#define EXPORTFS_ENTRY "exportfs" /* the service entry whose restore reruns exportfs -ra */
+#define EXPORTFS_TIMEOUT_MS 60000
+
+static void exports_path(const agent_config_t *cfg, char *buf, size_t len)
+{
+        snprintf(buf, len, "%s/iofleet.exports", cfg->exports_dir);
+}
+
+/* exportfs ARG; its output in out. A non-zero exit is -EIO with err holding exportfs's own
+ * message. */
+static int run_exportfs(const agent_config_t *cfg, const char *arg, char *out, size_t outlen,
+                        char *err, size_t errlen)
+{
+        const char *argv[] = {cfg->exportfs, arg, NULL};
+        int status = 0;
+        int r = helper_run(argv, EXPORTFS_TIMEOUT_MS, out, outlen, &status);
+        if (r < 0)
+                return errorf(err, errlen, r, "%s %s: %s", cfg->exportfs, arg, strerror(-r));
+        if (status != 0) {
+                size_t l = strlen(out);
+                while (l > 0 && (out[l - 1] == '\n' || out[l - 1] == ' '))
+                        out[--l] = 0;
+                for (char *p = out; *p; p++)
+                        if (*p == '\n')
+                                *p = ' ';
+                return errorf(err, errlen, -EIO, "%s %s failed (exit %d): %s", cfg->exportfs, arg,
+                              status, out[0] ? out : "no message");
+        }
+        return 0;
+}
+
+/* The export of path as `exportfs -v` lists it ("PATH CLIENT(opts)"), which may wrap the
+ * client onto the next line after a long path. */
+static int find_export(const char *listing, const char *path, char *buf, size_t len)
+{
+        size_t pl = strlen(path);
+        for (const char *l = listing; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                if (strncmp(l, path, pl) != 0 || (l[pl] != ' ' && l[pl] != '\t' && l[pl] != '\n'))
+                        continue;
+                const char *p = l + pl;
+                while (*p == ' ' || *p == '\t' || *p == '\n')
+                        p++;
+                size_t n = strcspn(p, "\n");
+                snprintf(buf, len, "%s %.*s", path, (int)n, p);
+                return 0;
+        }
+        return -ENOENT;
+}
+
+static void read_proc(const char *path, const char *key, kvlist_t *effective)
+{
+        char *data = NULL;
+        if (nfs_read_file(path, &data, NULL) < 0)
+                return;
+        data[strcspn(data, "\n")] = 0;
+        kv_set(effective, key, data);
+        free(data);
+}
+
+static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t *settings,
+                        kvlist_t *effective, char *err, size_t errlen)
+{
+        nfs_export_t e;
+        int ret = nfs_settings_parse("kernel", settings, &e, err, errlen);
+        if (ret < 0)
+                return ret;
+        _cleanup_(freep) char *line = NULL;
+        if (nfs_render_kernel_export(&e, &line) < 0)
+                return errorf(err, errlen, -ENOMEM, "out of memory");
+        kvlist_t keys = {0};
+        _cleanup_(freep) char *conf = NULL, *newconf = NULL;
+        size_t conflen = 0, newlen = 0;
+        bool conf_changed = false;
+        if (nfs_render_nfsd_conf(&e, &keys) < 0) {
+                kv_clear(&keys);
+                return errorf(err, errlen, -ENOMEM, "out of memory");
+        }
+        if (keys.n > 0) {
+                ret = nfs_read_file(cfg->nfs_conf, &conf, &conflen);
+                if (ret == -ENOENT) {
+                        conf = strdup("");
+                        ret = conf ? 0 : -ENOMEM;
+                }
+                if (ret < 0) {
+                        kv_clear(&keys);
+                        return errorf(err, errlen, ret, "nfs_conf %s: %s", cfg->nfs_conf,
+                                      strerror(-ret));
+                }
+                ret = nfs_conf_edit(conf, conflen, "nfsd", &keys, &newconf, &newlen,
+                                    &conf_changed);
+                if (ret < 0) {
+                        kv_clear(&keys);
+                        return errorf(err, errlen, ret, "out of memory");
+                }
+        }
+        char why[256] = "";
+        bool bus = conf_changed && nfs_systemd_available(why, sizeof(why));
+
+        /* Services first in the record: it is replayed last change first, so they come back
+         * after the files they read. */
+        if (bus) {
+                bool running = false;
+                ret = nfs_systemd_unit_active(KERNEL_UNIT, &running, err, errlen);
+                if (ret < 0)
+                        goto out;
+                ret = restore_save_service(r, "kernel", KERNEL_UNIT, running);
+                if (ret < 0) {
+                        errorf(err, errlen, ret, "restore record: %s: %s", KERNEL_UNIT,
+                               strerror(-ret));
+                        goto out;
+                }
+        }
+        ret = restore_save_service(r, "kernel", EXPORTFS_ENTRY, true);
+        if (ret < 0) {
+                errorf(err, errlen, ret, "restore record: exportfs: %s", strerror(-ret));
+                goto out;
+        }
+        if (conf_changed) {
+                ret = restore_save_file(r, cfg->nfs_conf);
+                if (ret < 0) {
+                        errorf(err, errlen, ret, "restore record: %s: %s", cfg->nfs_conf,
+                               strerror(-ret));
+                        goto out;
+                }
+                ret = nfs_write_file(cfg->nfs_conf, newconf, newlen, 0644);
+                if (ret < 0) {
+                        errorf(err, errlen, ret, "nfs_conf %s: writing: %s", cfg->nfs_conf,
+                               strerror(-ret));
+                        goto out;
+                }
+        }
+        char expfile[4096];
+        exports_path(cfg, expfile, sizeof(expfile));
+        struct stat st;
+        if (stat(cfg->exports_dir, &st) < 0) {
+                log_warning("exports_dir %s does not exist; creating it (it stays after restore)",
+                            cfg->exports_dir);
+                ret = mkdir_p(cfg->exports_dir, 0755);
+                if (ret < 0) {
+                        errorf(err, errlen, ret, "exports_dir %s: %s", cfg->exports_dir,
+                               strerror(-ret));
+                        goto out;
+                }
+        }
+        ret = restore_save_file(r, expfile);
+        if (ret < 0) {
+                errorf(err, errlen, ret, "restore record: %s: %s", expfile, strerror(-ret));
+                goto out;
+        }
+        {
+                char body[2048];
+                int n = snprintf(body, sizeof(body),
+                                 "# Written by iofleet-agent for a benchmark; its restore record "
+                                 "puts the previous state back.\n%s\n",
+                                 line);
+                if (n >= (int)sizeof(body)) {
+                        ret = errorf(err, errlen, -E2BIG, "export line too long");
+                        goto out;
+                }
+                ret = nfs_write_file(expfile, body, (size_t)n, 0644);
+                if (ret < 0) {
+                        errorf(err, errlen, ret, "%s: writing: %s", expfile, strerror(-ret));
+                        goto out;
+                }
+        }
+        {
+                char out[8192];
+                ret = run_exportfs(cfg, "-ra", out, sizeof(out), err, errlen);
+                if (ret < 0)
+                        goto out;
+                ret = run_exportfs(cfg, "-v", out, sizeof(out), err, errlen);
+                if (ret < 0)
+                        goto out;
+                char exp[1024];
+                if (find_export(out, e.path, exp, sizeof(exp)) < 0) {
+                        ret = errorf(err, errlen, -ENOENT,
+                                     "exportfs -v does not list %s after exportfs -ra", e.path);
+                        goto out;
+                }
+                kv_set(effective, "export", exp);
+        }
+        if (conf_changed && bus) {
+                ret = nfs_systemd_unit_do(KERNEL_UNIT, "restart", err, errlen);
+                if (ret < 0)
+                        goto out;
+                kv_set(effective, "service", "restarted " KERNEL_UNIT);
+        } else if (conf_changed) {
+                char msg[320];
+                snprintf(msg, sizeof(msg), "not restarted: %s", why);
+                log_warning("%s changed but %s was %s; nfsd keeps its old threads/versions",
+                            cfg->nfs_conf, KERNEL_UNIT, msg);
+                kv_set(effective, "service", msg);
+        } else
+                kv_set(effective, "service", "not restarted: threads and versions unchanged");
+        for (size_t i = 0; i < keys.n; i++) {
+                char k[64];
+                snprintf(k, sizeof(k), "nfs.conf nfsd.%s", keys.v[i].key);
+                kv_set(effective, k, keys.v[i].value);
+        }
+        read_proc("/proc/fs/nfsd/threads", "threads", effective);
+        read_proc("/proc/fs/nfsd/versions", "versions", effective);
+        ret = 0;
+out:
+        kv_clear(&keys);
+        return ret;
+}
+
+static int kernel_restore(void *user, const char *name, bool was_running, char *err,
+                          size_t errlen)
+{
+        const agent_config_t *cfg = user;
+        if (streq(name, EXPORTFS_ENTRY)) {
+                char out[8192];
+                return run_exportfs(cfg, "-ra", out, sizeof(out), err, errlen);
+        }
+        return nfs_systemd_unit_do(name, was_running ? "restart" : "stop", err, errlen);
+}
+
+static restore_service_ops_t kernel_ops = {.kind = "kernel", .restore = kernel_restore};
+
+static const restore_service_ops_t *kernel_service(const agent_config_t *cfg)
+{
+        kernel_ops.user = (void *)cfg;
+        return &kernel_ops;
+}
+
+const nfs_backend_t nfs_backend_kernel = {
+    .name = "kernel",
+    .apply = kernel_apply,
+    .service = kernel_service,
+};
