@@ -26,6 +26,18 @@ int sysctl_name_check(const char *name, char *err, size_t errlen)
                               SYSCTL_NAME_MAX, len);
         bool slash = strchr(name, '/') != NULL;
         char sep = slash ? '/' : '.';
+        /* kernel.* holds core_pattern, modprobe and the like, which run programs: a plan
+         * never gets to set them. */
+        static const char *const trees[] = {"net", "vm", "fs", "sunrpc"};
+        bool tree_ok = false;
+        for (size_t i = 0; i < ELEMENTSOF(trees); i++) {
+                size_t tl = strlen(trees[i]);
+                tree_ok |= strncmp(name, trees[i], tl) == 0 && name[tl] == sep;
+        }
+        if (!tree_ok)
+                return errorf(err, errlen, -EPERM,
+                              "sysctl name '%s': only net.*, vm.*, fs.* and sunrpc.* may be set",
+                              name);
         const char *p = name;
         for (;;) {
                 const char *end = strchr(p, sep);

@@ -12,7 +12,8 @@
 
 /* Checks a name as sysctl(8) takes it: dotted (net.core.rmem_max, components of a-z 0-9 _) or
  * slash form (net/ipv4/conf/eth0.100/rp_filter, components of A-Z a-z 0-9 _ . : - but never
- * "." or ".."), no leading or trailing separator. 0 or -EINVAL with err set. */
+ * "." or ".."), no leading or trailing separator, below net, vm, fs or sunrpc (kernel.* holds
+ * settings that run programs). 0, -EINVAL or -EPERM (other tree) with err set. */
 int sysctl_name_check(const char *name, char *err, size_t errlen);
 /* Checks a value: 1..SYSCTL_VALUE_MAX printable characters, spaces and tabs allowed (tcp_rmem
  * takes "4096 131072 6291456"), no newline. 0 or -EINVAL with err set. */
