@@ -8,10 +8,11 @@ extern const engine_ops_t engine_psync;
 extern const engine_ops_t engine_null;
 extern const engine_ops_t engine_libaio;
 extern const engine_ops_t engine_io_uring;
+extern const engine_ops_t engine_nfs;
 
 static const engine_ops_t *const engines[] = {&engine_psync, &engine_null, &engine_libaio,
-                                              &engine_io_uring};
-static const char *const names[] = {"psync", "null", "libaio", "io_uring", NULL};
+                                              &engine_io_uring, &engine_nfs};
+static const char *const names[] = {"psync", "null", "libaio", "io_uring", "nfs", NULL};
 
 const engine_ops_t *engine_find(const char *name)
 {

@@ -8,7 +8,7 @@
 #include "options.h"
 
 /* Bumped whenever engine_ops_t or io_unit_t changes: a table of another version is not used. */
-#define ENGINE_OPS_VERSION 2
+#define ENGINE_OPS_VERSION 3
 
 /* One I/O. The worker owns depth of them for the whole run (never allocated per I/O) and hands
  * them to the engine; an engine keeps its own per-unit state in arrays indexed by index. */
@@ -49,7 +49,22 @@ enum {
 enum {
         ENGINE_NO_FILES = 1u << 0, /* the engine does no file I/O (null): nothing to lay out */
         ENGINE_SYNC = 1u << 1,     /* queue() always completes: the worker's synchronous loop */
+        /* The files live behind the engine (an NFS export), not in the agent's filesystem: the
+         * worker lays them out and opens them through open_file(), never with open(2). */
+        ENGINE_OWN_FILES = 1u << 2,
 };
+
+/* A file as open_file() gets it (ENGINE_OWN_FILES). */
+typedef struct engine_file {
+        const char *path; /* as layout_plan() made it, relative to where the engine's files live */
+        uint64_t length;  /* layout: the length the file must have; 0: it must exist as it is */
+        bool layout;      /* lay it out (as layout_file()) and close it; else open it for I/O */
+        bool fill;        /* layout: missing data is written, not only reserved */
+        bool readonly;    /* never create, extend or write */
+        bool writes;      /* open: the job writes to it */
+        uint64_t seed;    /* layout: the data written */
+        const int *stop;  /* layout: -ECANCELED soon after *stop becomes non-zero */
+} engine_file_t;
 
 /* init() returns this (>= 0) when, for this setup, queue() will always complete (fio's null
  * engine at iodepth=1): the worker then runs its synchronous loop, with no submission latency. */
@@ -74,6 +89,14 @@ typedef struct engine_ops {
          * gives each, with its result set, until the next getevents(). */
         int (*getevents)(void *data, unsigned min, unsigned max, int64_t timeout_ns);
         io_unit_t *(*event)(void *data, unsigned i);
+        /* ENGINE_OWN_FILES: init() runs before layout, then open_file() lays out (f->layout) or
+         * opens the file f->path as file index (io_unit_t.file) and sets *size to its size. 0 or
+         * -errno with one line in err. NULL for other engines. */
+        int (*open_file)(void *data, unsigned index, const engine_file_t *f, uint64_t *size,
+                         char *err, size_t errlen);
+        /* Optional (ENGINE_OWN_FILES): fsync (datasync false) or fdatasync of file index, called
+         * with nothing in flight. 0 or -errno with one line in err. */
+        int (*sync)(void *data, unsigned index, bool datasync, char *err, size_t errlen);
 } engine_ops_t;
 
 /* The engine called name, or NULL. */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "log.h"
 #include "util.h"
 
@@ -104,7 +105,11 @@ static int join_path(const char *dir, const char *name, char **ret, const job_sp
 int layout_plan(const job_spec_t *j, const char *agent, const char *work_dir, unsigned clone,
                 bool with_files, layout_file_t **ret, size_t *n, char *err, size_t errlen)
 {
-        const char *dir = j->directory ? j->directory : work_dir;
+        /* An engine that owns its files (nfs) names them relative to where they live (the
+         * export): no work_dir, nothing to look at in the agent's filesystem. */
+        const engine_ops_t *eng = j->ioengine ? engine_find(j->ioengine) : NULL;
+        bool remote = eng && (eng->flags & ENGINE_OWN_FILES);
+        const char *dir = j->directory ? j->directory : remote ? "" : work_dir;
         layout_file_t *files = NULL;
         size_t nf = 0;
         bool need_dir = false;
@@ -165,7 +170,7 @@ int layout_plan(const job_spec_t *j, const char *agent, const char *work_dir, un
                                         goto fail;
                         }
                 }
-                if (need_dir) {
+                if (need_dir && !remote) {
                         struct stat st;
                         if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
                                 r = errorf(

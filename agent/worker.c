@@ -364,8 +364,19 @@ static int64_t do_syncs(run_t *s)
                         int64_t t0 = now;
                         if (!(what & kind))
                                 continue;
-                        if (f->fd >= 0 &&
-                            (kind == SYNC_FSYNC ? fsync(f->fd) : fdatasync(f->fd)) < 0) {
+                        if (s->e->sync && (s->e->flags & ENGINE_OWN_FILES)) {
+                                char err[256];
+                                int r = s->e->sync(s->ed, i, kind == SYNC_FDATASYNC, err,
+                                                   sizeof(err));
+                                if (r < 0) {
+                                        fail(w, -r, "%s of %s: %s",
+                                             kind == SYNC_FSYNC ? "fsync" : "fdatasync",
+                                             file_name(s, i), err);
+                                        s->failed = true;
+                                        break;
+                                }
+                        } else if (f->fd >= 0 &&
+                                   (kind == SYNC_FSYNC ? fsync(f->fd) : fdatasync(f->fd)) < 0) {
                                 fail(w, errno, "%s of %s: %s",
                                      kind == SYNC_FSYNC ? "fsync" : "fdatasync", file_name(s, i),
                                      strerror(errno));
@@ -437,6 +448,8 @@ static int reap(run_t *s, unsigned min, unsigned max, int64_t timeout_ns, int64_
                 s->failed = true;
                 return n;
         }
+        if (!n)
+                return 0;
         t = clock_mono_ns();
         *now = t;
         for (int i = 0; i < n; i++) {
@@ -616,6 +629,16 @@ static void run_async(run_t *s)
                 while (s->inflight + s->npending < s->depth && can_issue(s, now))
                         if (issue_one(s, &now) < 0)
                                 break;
+                /* Completions already waiting (min 0: the engines look at their rings in user
+                 * space, no system call) are reaped before submitting, so the slots they free
+                 * go in the same submission rather than one each. */
+                if (s->npending && s->inflight && !s->held && can_issue(s, now)) {
+                        int n = reap(s, 0, s->cmax, 0, &now);
+                        if (n < 0)
+                                break;
+                        if (n > 0)
+                                continue;
+                }
                 if (s->npending && commit(s, &now) < 0)
                         break;
                 if (!can_issue(s, now))
@@ -650,7 +673,14 @@ static void end_fsync(run_t *s)
                 wfile_t *f = &s->files[i];
                 if (!f->written)
                         continue;
-                if (f->fd >= 0 && fsync(f->fd) < 0) {
+                if (s->e->sync && (s->e->flags & ENGINE_OWN_FILES)) {
+                        char err[256];
+                        int r = s->e->sync(s->ed, i, false, err, sizeof(err));
+                        if (r < 0) {
+                                fail(w, -r, "end_fsync of %s: %s", file_name(s, i), err);
+                                return;
+                        }
+                } else if (f->fd >= 0 && fsync(f->fd) < 0) {
                         fail(w, errno, "end_fsync of %s: %s", file_name(s, i), strerror(errno));
                         return;
                 }
@@ -677,6 +707,54 @@ static unsigned job_depth(const worker_t *w)
 static bool job_direct(const worker_t *w)
 {
         return w->job->direct && !(w->engine->flags & ENGINE_NO_FILES);
+}
+
+/* Starts the engine on the run's buffers (and the open files, unless it owns its files). */
+static int start_engine(worker_t *w, run_t *s, const int *fds, unsigned nfds)
+{
+        engine_setup_t es = {
+            .job = w->job,
+            .depth = job_depth(w),
+            .fds = fds,
+            .nfds = nfds,
+            .bufs = s->bufs,
+            .buf_size = s->buf_size,
+        };
+        int r = w->engine->init(&es, &s->ed);
+        if (r < 0) {
+                s->ed = NULL;
+                fail(w, -r, "ioengine=%s could not start: %s", w->engine->name, strerror(-r));
+                return r;
+        }
+        w->sync_engine = r == ENGINE_INIT_SYNC || (w->engine->flags & ENGINE_SYNC);
+        return 0;
+}
+
+/* ENGINE_OWN_FILES: the engine starts before layout, and lays out through open_file(). */
+static int prepare_own_files(worker_t *w, run_t *s)
+{
+        const job_spec_t *j = w->job;
+        int r = start_engine(w, s, NULL, 0);
+
+        for (size_t i = 0; r >= 0 && i < w->nfiles; i++) {
+                layout_file_t *f = &w->files[i];
+                engine_file_t ef = {.path = f->path,
+                                    .length = f->length,
+                                    .layout = true,
+                                    .fill = f->fill,
+                                    .readonly = j->readonly,
+                                    .writes = worker_rw_writes(j->rw),
+                                    .seed = w->seed ^ i,
+                                    .stop = w->stop};
+                char err[512];
+                uint64_t size;
+                if (!f->owner)
+                        continue;
+                r = w->engine->open_file(s->ed, (unsigned)i, &ef, &size, err, sizeof(err));
+                if (r < 0)
+                        fail(w, -r, "%s", err);
+        }
+        return r;
 }
 
 static int prepare(worker_t *w, run_t *s)
@@ -733,6 +811,8 @@ static int prepare(worker_t *w, run_t *s)
         }
         if (w->engine->flags & ENGINE_NO_FILES)
                 return 0;
+        if (w->engine->flags & ENGINE_OWN_FILES)
+                return prepare_own_files(w, s);
         for (size_t i = 0; i < w->nfiles; i++) {
                 layout_file_t *f = &w->files[i];
                 char err[512];
@@ -773,6 +853,30 @@ static int open_files(worker_t *w, run_t *s)
                 f->base = lf->base;
                 if (no_files)
                         continue;
+                if (w->engine->flags & ENGINE_OWN_FILES) {
+                        engine_file_t ef = {.path = lf->path,
+                                            .readonly = j->readonly,
+                                            .writes = worker_rw_writes(j->rw)};
+                        uint64_t size = 0;
+                        char err[512];
+                        r = w->engine->open_file(s->ed, i, &ef, &size, err, sizeof(err));
+                        if (r < 0) {
+                                fail(w, -r, "%s", err);
+                                return r;
+                        }
+                        if (!lf->length) {
+                                if (size <= lf->base) {
+                                        fail(w, EINVAL,
+                                             "size: %s holds %llu bytes, nothing past "
+                                             "offset=%llu; give size= to lay it out",
+                                             lf->path, (unsigned long long)size,
+                                             (unsigned long long)lf->base);
+                                        return -EINVAL;
+                                }
+                                lf->io_size = size - lf->base;
+                        }
+                        continue;
+                }
                 f->fd = open(lf->path, flags);
                 if (f->fd < 0) {
                         r = -errno;
@@ -843,7 +947,6 @@ static int setup_run(worker_t *w, run_t *s)
         const job_spec_t *j = w->job;
         unsigned depth = job_depth(w);
         uint64_t sum = 0, cap = 0;
-        engine_setup_t es;
         int *fds = NULL;
         int r;
 
@@ -874,7 +977,8 @@ static int setup_run(worker_t *w, run_t *s)
         randmap_rng_seed(&s->off_rng, w->seed);
         randmap_rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
         s->verify = j->verify;
-        s->invalidate_passes = j->invalidate && !job_direct(w);
+        s->invalidate_passes =
+            j->invalidate && !job_direct(w) && !(w->engine->flags & ENGINE_OWN_FILES);
         if (s->verify &&
             (s->bs[DDIR_READ] < VERIFY_MIN_LEN || s->bs[DDIR_WRITE] < VERIFY_MIN_LEN)) {
                 fail(w, EINVAL, "verify=%s: bs must be at least %d bytes (bs=%llu,%llu)",
@@ -936,23 +1040,14 @@ static int setup_run(worker_t *w, run_t *s)
         s->nfree = depth;
         for (unsigned i = 0; i < s->nfiles; i++)
                 fds[i] = s->files[i].fd;
-        es = (engine_setup_t){
-            .job = j,
-            .depth = depth,
-            .fds = (w->engine->flags & ENGINE_NO_FILES) ? NULL : fds,
-            .nfds = (w->engine->flags & ENGINE_NO_FILES) ? 0 : s->nfiles,
-            .bufs = s->bufs,
-            .buf_size = s->buf_size,
-        };
-        r = w->engine->init(&es, &s->ed);
-        free(fds);
-        if (r < 0) {
-                s->ed = NULL;
-                fail(w, -r, "ioengine=%s could not start: %s", w->engine->name, strerror(-r));
-                return r;
+        /* An engine that owns its files started before layout (prepare_own_files()). */
+        r = 0;
+        if (!(w->engine->flags & ENGINE_OWN_FILES)) {
+                bool nf = w->engine->flags & ENGINE_NO_FILES;
+                r = start_engine(w, s, nf ? NULL : fds, nf ? 0 : s->nfiles);
         }
-        w->sync_engine = r == ENGINE_INIT_SYNC || (w->engine->flags & ENGINE_SYNC);
-        return 0;
+        free(fds);
+        return r;
 }
 
 static void teardown(worker_t *w, run_t *s)

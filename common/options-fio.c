@@ -73,7 +73,7 @@ const char *const job_fio_unsupported_engines[] = {
     "e4defrag",   "falloc",     "ftruncate", "gfapi",      "gfapi_async",  "libhdfs",
     "pmemblk",    "libpmem",    "dev-dax",   "ime_psync",  "ime_psyncv",   "ime_aio",
     "libiscsi",   "filecreate", "filestat",  "filedelete", "dircreate",    "dirstat",
-    "dirdelete",  "http",       "nbd",       "nfs",        "exec",         "xnvme",
+    "dirdelete",  "http",       "nbd",       "exec",         "xnvme",
     "libblkio",   "libcufile",  "dfs",       "mtd",        "external",     NULL,
 };
 

@@ -91,3 +91,4 @@ int options_check_name(const char *key, const char *s, char *err, size_t errlen)
 int options_check_directory(const char *key, const char *s, char *err, size_t errlen);
 int options_check_filename(const char *key, const char *s, char *err, size_t errlen);
 int options_check_filename_format(const char *key, const char *s, char *err, size_t errlen);
+int options_check_nfs_url(const char *key, const char *s, char *err, size_t errlen);

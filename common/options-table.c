@@ -96,6 +96,36 @@ int options_check_filename_format(const char *key, const char *s, char *err, siz
         return r;
 }
 
+/* nfs://SERVER/EXPORT[?opt=v&...] as libnfs reads it. libnfs 4.0's NFSv4 fails writes of 4 KiB
+ * or more, so version=4 is refused here rather than at the first large write. */
+int options_check_nfs_url(const char *key, const char *s, char *err, size_t errlen)
+{
+        char vb[ECHO_BUF];
+        const char *host = s + 6, *q;
+        int r = options_check_directory(key, s, err, errlen);
+
+        if (r < 0)
+                return r;
+        if (strncmp(s, "nfs://", 6) != 0 || !*host || *host == '/' || !strchr(host, '/') ||
+            strchr(host, '/')[1] == 0 || strchr(host, '/')[1] == '?') {
+                options_err(err, errlen,
+                            "%s: '%s' is not nfs://SERVER/EXPORT[?nfsport=N&mountport=M...]", key,
+                            options_echo(vb, s));
+                return -EINVAL;
+        }
+        for (q = strchr(s, '?'); q; q = strchr(q, '&')) {
+                q++;
+                if (strncmp(q, "version=", 8) == 0 && strncmp(q + 8, "3", 1) != 0) {
+                        options_err(err, errlen,
+                                    "%s: %.12s: only NFSv3 is supported (libnfs's NFSv4 fails "
+                                    "writes of 4 KiB or more); use version=3 or leave it out",
+                                    key, q);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
 /* --- the table ------------------------------------------------------------------------ */
 
 static const char *const rw_choices[] = {
@@ -106,7 +136,8 @@ static const int rw_values[] = {
 };
 static const char *const verify_choices[] = {"0", "crc32c", "crc32c-intel", "xxhash", NULL};
 static const int verify_values[] = {VERIFY_NONE, VERIFY_CRC32C, VERIFY_CRC32C, VERIFY_XXHASH};
-static const char *const engine_names[] = {"psync", "libaio", "io_uring", "null", "metadata", NULL};
+static const char *const engine_names[] = {"psync", "libaio", "io_uring", "null",
+                                           "metadata", "nfs", NULL};
 static const char *const order_names[] = {"sequential", "random", "both", NULL};
 static const char *const eta_names[] = {"always", "never", "auto", NULL};
 
@@ -514,6 +545,15 @@ const job_option_t options_table[] = {
         .def = "both",
         .example = "random",
         .help = "ioengine=metadata: file order of each phase",
+    },
+    {
+        .name = "nfs_url",
+        .type = OPT_STR,
+        .offset = FIELD(char *, nfs_url),
+        .check = options_check_nfs_url,
+        .range = "nfs://SERVER/EXPORT[?nfsport=N&mountport=M&...]",
+        .example = "nfs://10.0.0.1/export?nfsport=2049&mountport=20048",
+        .help = "ioengine=nfs: the NFSv3 export (libnfs URL) the job's files are relative to",
     },
 };
 

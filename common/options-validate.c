@@ -247,6 +247,15 @@ static int validate_rules(const job_spec_t *j, char *err, size_t errlen)
                             j->metadata_dirs != 1 ? "metadata_dirs" : "metadata_order");
                 return -EINVAL;
         }
+        if (engine_is(j, "nfs") && strempty(j->nfs_url)) {
+                options_err(err, errlen,
+                            "nfs_url: ioengine=nfs needs it (nfs://SERVER/EXPORT[?options])");
+                return -EINVAL;
+        }
+        if (!engine_is(j, "nfs") && j->nfs_url) {
+                options_err(err, errlen, "nfs_url: only ioengine=nfs uses it");
+                return -EINVAL;
+        }
         if (j->iodepth_batch_submit > j->iodepth) {
                 options_err(err, errlen,
                             "iodepth_batch_submit: %u is out of range 0..%u (at most iodepth=%u; "

@@ -650,8 +650,9 @@ void job_spec_done(job_spec_t *j)
         free(j->filename_format);
         free(j->ioengine);
         free(j->metadata_order);
+        free(j->nfs_url);
         j->name = j->directory = j->filename = j->filename_format = NULL;
-        j->ioengine = j->metadata_order = NULL;
+        j->ioengine = j->metadata_order = j->nfs_url = NULL;
 }
 
 /* --- help ----------------------------------------------------------------------------- */

@@ -70,6 +70,7 @@ typedef struct job_spec {
          * directories, created, stat'ed, read and deleted in the orders metadata_order names. */
         uint32_t metadata_dirs;   /* default 1 */
         char *metadata_order;     /* "sequential", "random" or "both" (default) */
+        char *nfs_url;            /* ioengine=nfs: nfs://SERVER/EXPORT[?libnfs options], NFSv3 */
         bool randseed_set;        /* randseed was given: fio then seeds from it even with
                                    * randrepeat=0 (see job_spec_seed_is_fixed()) */
 } job_spec_t;
