@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "sweep.h"
 #include "util.h"
 
 /* Totals of one direction, merged over workers, jobs or agents. */
@@ -391,6 +392,29 @@ static json_t *iofleet_json(const run_t *run)
                             json_string(run->skew_shared_clock ? "shared-clock" : "timeline"));
         json_object_set_new(o, "interval_ns", json_integer((json_int_t)run->interval_ns));
         json_object_set_new(o, "lead_ns", json_integer((json_int_t)run->lead_ns));
+        {
+                const Iofleet__SubmitRun *s = run->submit->submit_run;
+                if (s->plan_name && *s->plan_name)
+                        json_object_set_new(o, "plan", json_string(s->plan_name));
+                if (s->sweep_id && *s->sweep_id) {
+                        json_t *pt = json_object(), *params = json_object();
+                        json_object_set_new(pt, "sweep_id", json_string(s->sweep_id));
+                        json_object_set_new(pt, "index", json_integer(s->point));
+                        json_object_set_new(pt, "repeat", json_integer(s->repeat));
+                        for (size_t i = 0; i < s->n_point_params; i++)
+                                json_object_set_new(params, s->point_params[i]->key,
+                                                    json_string(s->point_params[i]->value));
+                        json_object_set_new(pt, "params", params);
+                        json_object_set_new(o, "point", pt);
+                }
+                if (s->stonewall) {
+                        json_object_set_new(o, "stonewall", json_true());
+                        if (run->stonewall_ns)
+                                json_object_set_new(
+                                    o, "stonewall_after_ns",
+                                    json_integer(run->stonewall_ns - run->start_ns));
+                }
+        }
 
         for (size_t i = 0; i < run->n_agents; i++) {
                 const run_agent_t *a = &run->agents[i];
@@ -417,6 +441,16 @@ static json_t *iofleet_json(const run_t *run)
                 json_object_set_new(j, "lost", json_boolean(a->lost));
                 if (a->error[0])
                         json_object_set_new(j, "error", json_string(a->error));
+                json_object_set_new(j, "role", json_string(a->server ? "server" : "client"));
+                if (a->effective.n) {
+                        /* What took effect on the host: the export as the server lists it, the
+                         * negotiated mount options, sysctls read back, and the restore. */
+                        json_t *eff = json_object();
+                        for (size_t k = 0; k < a->effective.n; k++)
+                                json_object_set_new(eff, a->effective.v[k].key,
+                                                    json_string(a->effective.v[k].value));
+                        json_object_set_new(j, "effective", eff);
+                }
                 json_array_append_new(agents, j);
         }
         json_object_set_new(o, "agents", agents);
@@ -633,7 +667,11 @@ int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, cha
         FILE *f;
         int r;
 
-        snprintf(dir, sizeof(dir), "%s/%s", results_dir, run->id);
+        if (!strempty(run->submit->submit_run->sweep_id))
+                /* A step of a sweep: one directory per point and repeat under the sweep's. */
+                sweep_point_dir(results_dir, run->submit->submit_run, dir, sizeof(dir));
+        else
+                snprintf(dir, sizeof(dir), "%s/%s", results_dir, run->id);
         if ((r = mkdir_p(dir, 0755)) < 0)
                 return log_error_errno(r, "results: cannot create %s: %m", dir);
         text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));

@@ -20,6 +20,7 @@
 #include "result.h"
 #include "run.h"
 #include "selector.h"
+#include "sweep.h"
 #include "sock.h"
 #include "util.h"
 #include "wire.h"
@@ -100,6 +101,9 @@ static void finish_run(server_t *srv)
                 r = result_write_dir(run, doc, srv->cfg->results_dir, dir, sizeof(dir));
                 text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
         }
+        if (!strempty(run->submit->submit_run->sweep_id))
+                sweep_record(srv->cfg->results_dir, run->submit->submit_run, run->id,
+                             run->code ? run->message : "");
         if (r < 0)
                 log_error_errno(r, "run %s: results could not be written: %m", run->id);
         else
@@ -461,6 +465,8 @@ static void on_submit(server_t *srv, const char *peer, envelope_t **msg)
         r = s->n_parts ? select_parts(srv, s, &sel, &part_of, &n, err, sizeof(err))
                        : select_agents(srv, s->selector, &sel, &n, err, sizeof(err));
         if (r < 0) {
+                if (!strempty(s->sweep_id))
+                        sweep_record(srv->cfg->results_dir, s, "", err);
                 send_error(srv->control_sock, peer, &srv->control_seq,
                            r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
                            : r == -ENOENT ? IOFLEET__ERROR_CODE__ERROR_NO_AGENTS
@@ -476,6 +482,8 @@ static void on_submit(server_t *srv, const char *peer, envelope_t **msg)
         r = run_new(id, peer, msg, sel, part_of, n, now_timeline(), &srv->out, &srv->run, err,
                     sizeof(err));
         if (r < 0) {
+                if (*msg && !strempty((*msg)->submit_run->sweep_id))
+                        sweep_record(srv->cfg->results_dir, (*msg)->submit_run, "", err);
                 send_error(srv->control_sock, peer, &srv->control_seq,
                            r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
                                         : IOFLEET__ERROR_CODE__ERROR_INTERNAL,
