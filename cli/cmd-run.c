@@ -1,11 +1,13 @@
 /* iofleet run: submit fio-style jobs to the coordinator (or a --local fleet), show them live, keep
  * the result. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -13,6 +15,7 @@
 #include "jobargs.h"
 #include "local.h"
 #include "options.h"
+#include "plan.h"
 #include "render.h"
 #include "selector.h"
 #include "util.h"
@@ -30,6 +33,9 @@ typedef struct run_opts {
         bool verbose;
         uint64_t interval_ns;
         uint64_t lead_ns;
+        const char *plan; /* the one file is a plan */
+        bool dry_run;
+        bool stonewall;
 } run_opts_t;
 
 static volatile sig_atomic_t interrupted;
@@ -62,6 +68,12 @@ static void usage(FILE *f)
                "  --coordinator=ENDPOINT    the coordinator's control endpoint (default: config)\n"
                "  --agents=SELECTOR         which agents: role=R, name=GLOB, host=GLOB, LABEL=V,\n"
                "                            comma-joined (all must match); default all\n"
+               "  PLAN                      a plan file (docs/plans.md): NFS server, client mount,\n"
+               "                            sysctls, jobs and a sweep; each point configured, run\n"
+               "                            synchronized and put back before the next\n"
+               "  --dry-run                 with a plan: check it and list the points, run nothing\n"
+               "  --run-stonewall           stop every agent when the first one is done (IOR's\n"
+               "                            stonewalling; fio's own stonewall orders jobs)\n"
                "  --section=NAME            run only job section NAME of the job files (may be\n"
                "                            repeated); [global] sections always apply\n"
                "  --output=FILE             write the result there instead of standard output\n"
@@ -148,6 +160,10 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         o->results_dir = v;
                 else if (streq(key, "per-host"))
                         o->per_host = true;
+                else if (streq(key, "dry-run"))
+                        o->dry_run = true;
+                else if (streq(key, "run-stonewall"))
+                        o->stonewall = true;
                 else if (streq(key, "insecure"))
                         o->insecure = true;
                 else if (streq(key, "verbose"))
@@ -172,6 +188,22 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
         }
         if (!o->local && (o->insecure || o->results_dir || o->verbose)) {
                 snprintf(err, errlen, "--insecure, --results-dir and --verbose go with --local");
+                goto out;
+        }
+        if (n_files == 1 && plan_file_is_plan(files[0])) {
+                if (ja->n_jobs || ja->gkeys.n) {
+                        r = errorf(err, errlen, -EINVAL,
+                                   "%s is a plan: fio options go in its job sections, or in "
+                                   "its [sweep]",
+                                   files[0]);
+                        goto out;
+                }
+                o->plan = files[0];
+                r = 0;
+                goto out;
+        }
+        if (o->dry_run) {
+                r = errorf(err, errlen, -EINVAL, "--dry-run goes with a plan file");
                 goto out;
         }
         for (int i = 0; i < n_files; i++)
@@ -223,7 +255,8 @@ static int write_output(const run_opts_t *o, json_t *doc, const char *results_di
 }
 
 /* Follows the run until RunDone: live lines, a cancel on the first ^C, the result at the end. */
-static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live)
+static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, char *dir,
+                  size_t dirlen)
 {
         bool cancel_sent = false;
         int64_t last_word = clock_mono_ns();
@@ -282,6 +315,8 @@ static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live)
                         } else
                                 doc = json_loads(d->result_json, 0, &je);
                         int rc = d->code == IOFLEET__ERROR_CODE__ERROR_NONE ? 0 : -EIO;
+                        if (dir)
+                                snprintf(dir, dirlen, "%s", d->results_dir);
                         if (d->code != IOFLEET__ERROR_CODE__ERROR_NONE)
                                 fprintf(stderr, "iofleet: run %s did not complete: %s\n", d->run_id,
                                         d->message);
@@ -313,6 +348,214 @@ static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live)
         }
 }
 
+static void print_settings(FILE *f, const char *what, const kvlist_t *kv, const char *prefix)
+{
+        if (!kv->n)
+                return;
+        fprintf(f, "    %s:", what);
+        for (size_t i = 0; i < kv->n; i++)
+                fprintf(f, " %s%s=%s", prefix, kv->v[i].key, kv->v[i].value);
+        fputc('\n', f);
+}
+
+/* --dry-run: the plan checked whole, and what each point will change. */
+static int plan_dry_run(const char *path, FILE *f)
+{
+        plan_t p;
+        char err[2048];
+        size_t n;
+        if (plan_parse(path, &p, err, sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet run: %s\n", err);
+                return -EINVAL;
+        }
+        n = plan_points(&p);
+        fprintf(f, "plan %s: %zu point%s x %u repeat%s = %zu steps; on error: %s%s\n",
+                p.name ? p.name : path, n, n == 1 ? "" : "s", p.repeat, p.repeat == 1 ? "" : "s",
+                n * p.repeat, p.stop_on_error ? "stop" : "continue",
+                p.stonewall ? "; stonewall" : "");
+        for (size_t i = 0; i < n; i++) {
+                plan_t q;
+                kvlist_t chosen = {0};
+                if (plan_load_point(path, i, &q, &chosen, err, sizeof(err)) < 0) {
+                        fprintf(stderr, "iofleet run: point %zu: %s\n", i, err);
+                        kv_clear(&chosen);
+                        plan_free(&p);
+                        return -EINVAL;
+                }
+                fprintf(f, "point %zu:", i);
+                for (size_t k = 0; k < chosen.n; k++)
+                        fprintf(f, " %s=%s", chosen.v[k].key, chosen.v[k].value);
+                fprintf(f, "%s\n", chosen.n ? "" : " (no sweep)");
+                if (q.server.present) {
+                        fprintf(f, "  server: %u agent(s) matching '%s'\n", q.server.count,
+                                q.server.selector);
+                        print_settings(f, "export", &q.server.settings, "");
+                        print_settings(f, "sysctl", &q.server.sysctls, "");
+                }
+                if (q.client.count)
+                        fprintf(f, "  clients: %u agent(s) matching '%s'\n", q.client.count,
+                                *q.client.selector ? q.client.selector : "all");
+                else
+                        fprintf(f, "  clients: every agent matching '%s'\n",
+                                *q.client.selector ? q.client.selector : "all");
+                print_settings(f, "mount", &q.client.settings, "");
+                print_settings(f, "sysctl", &q.client.sysctls, "");
+                for (size_t j = 0; j < q.jobs.n_jobs; j++) {
+                        const jobargs_job_t *jj = &q.jobs.jobs[j];
+                        fprintf(f, "    job %s:", jj->name);
+                        for (size_t k = 0; k < jj->keys.n; k++)
+                                fprintf(f, " %s%s%s", jj->keys.v[k], *jj->values.v[k] ? "=" : "",
+                                        jj->values.v[k]);
+                        fputc('\n', f);
+                }
+                kv_clear(&chosen);
+                plan_free(&q);
+        }
+        plan_free(&p);
+        return 0;
+}
+
+/* A sweep's id: sortable by time, unique by a random tail, safe as a directory name. */
+static void sweep_id(const plan_t *p, char *buf, size_t len)
+{
+        char when[32], name[40] = "";
+        time_t t = time(NULL);
+        struct tm tm;
+        unsigned rnd = (unsigned)getpid() ^ (unsigned)clock_mono_ns();
+        localtime_r(&t, &tm);
+        strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
+        if (p->name) {
+                size_t k = 0;
+                for (const char *c = p->name; *c && k + 1 < sizeof(name); c++)
+                        name[k++] = (isalnum((unsigned char)*c) || *c == '-' || *c == '_') ? *c
+                                                                                            : '_';
+                name[k] = 0;
+        }
+        snprintf(buf, len, "%s-%s%s%06x", when, name, *name ? "-" : "", rnd & 0xffffff);
+}
+
+/* Runs every point of a plan in order: each configured, run synchronized, torn down and put
+ * back by the agents before the next; a failing point is recorded and the sweep goes on unless
+ * the plan says on_error=stop. */
+static int run_plan(client_t *c, const run_opts_t *o, FILE *live)
+{
+        plan_t p;
+        char err[2048], sid[128] = "", dir[PATH_MAX] = "";
+        size_t n, failed = 0, done = 0;
+        int rc = 0;
+
+        if (plan_parse(o->plan, &p, err, sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet run: %s\n", err);
+                return -EINVAL;
+        }
+        n = plan_points(&p);
+        if (n > 1 || p.repeat > 1)
+                sweep_id(&p, sid, sizeof(sid));
+        for (size_t i = 0; i < n && !interrupted; i++)
+                for (unsigned rep = 0; rep < p.repeat && !interrupted; rep++) {
+                        plan_t q;
+                        plan_wire_t w;
+                        kvlist_t chosen = {0};
+                        envelope_t req = IOFLEET__ENVELOPE__INIT, *acc = NULL;
+                        Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
+                        Iofleet__Setting *pv = NULL, **pp = NULL;
+                        char **names = NULL;
+                        int r;
+
+                        if (plan_load_point(o->plan, i, &q, &chosen, err, sizeof(err)) < 0) {
+                                fprintf(stderr, "iofleet run: %s\n", err);
+                                rc = -EINVAL;
+                                goto stop;
+                        }
+                        if (plan_to_wire(&q, &w, err, sizeof(err)) < 0) {
+                                fprintf(stderr, "iofleet run: %s\n", err);
+                                kv_clear(&chosen);
+                                plan_free(&q);
+                                rc = -EINVAL;
+                                goto stop;
+                        }
+                        pv = calloc(chosen.n + 1, sizeof(*pv));
+                        pp = calloc(chosen.n + 1, sizeof(*pp));
+                        names = calloc(p.n_params + 1, sizeof(*names));
+                        for (size_t k = 0; pv && pp && k < chosen.n; k++) {
+                                iofleet__setting__init(&pv[k]);
+                                pv[k].key = chosen.v[k].key;
+                                pv[k].value = chosen.v[k].value;
+                                pp[k] = &pv[k];
+                        }
+                        for (size_t k = 0; names && k < p.n_params; k++)
+                                names[k] = p.params[k].name;
+                        s.parts = w.parts;
+                        s.n_parts = w.n_parts;
+                        s.degrade = w.degrade;
+                        s.n_degrade = w.n_degrade;
+                        s.lead_ns = q.lead_ns ? q.lead_ns : o->lead_ns;
+                        s.interval_ns = q.interval_ns   ? q.interval_ns
+                                        : o->interval_ns ? o->interval_ns
+                                                         : NSEC_PER_SEC;
+                        s.command_line = q.text;
+                        s.stonewall = q.stonewall || o->stonewall;
+                        s.plan_name = q.name ? q.name : "";
+                        s.sweep_id = sid;
+                        s.point = i;
+                        s.repeat = rep;
+                        s.point_params = pp;
+                        s.n_point_params = pp ? chosen.n : 0;
+                        s.sweep_params = names;
+                        s.n_sweep_params = names ? p.n_params : 0;
+                        req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
+                        req.submit_run = &s;
+                        if (*sid) {
+                                fprintf(live, "iofleet: point %zu/%zu", i + 1, n);
+                                if (p.repeat > 1)
+                                        fprintf(live, " repeat %u/%u", rep + 1, p.repeat);
+                                for (size_t k = 0; k < chosen.n; k++)
+                                        fprintf(live, " %s=%s", chosen.v[k].key,
+                                                chosen.v[k].value);
+                                fputc('\n', live);
+                        }
+                        r = client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &acc,
+                                        err, sizeof(err));
+                        if (r < 0)
+                                fprintf(stderr, "iofleet: %s\n", err);
+                        else {
+                                fprintf(live, "iofleet: run %s accepted on %zu agents:",
+                                        acc->run_accepted->run_id, acc->run_accepted->n_agents);
+                                for (size_t k = 0; k < acc->run_accepted->n_agents; k++)
+                                        fprintf(live, " %s", acc->run_accepted->agents[k]->name);
+                                fprintf(live, "\n");
+                                wire_free(&acc);
+                                r = follow(c, o, jobargs_runtime_ns(&q.jobs) / s.interval_ns, live,
+                                           dir, sizeof(dir));
+                        }
+                        done++;
+                        failed += r < 0;
+                        free(pv);
+                        free(pp);
+                        free(names);
+                        plan_wire_free(&w);
+                        kv_clear(&chosen);
+                        plan_free(&q);
+                        if (r < 0 && (p.stop_on_error || r == -EINTR)) {
+                                rc = r;
+                                goto stop;
+                        }
+                }
+stop:
+        if (*sid) {
+                char *slash = strrchr(dir, '/');
+                if (slash)
+                        *slash = 0;
+                fprintf(live, "iofleet: sweep %s: %zu of %zu steps ran, %zu failed%s%s%s\n", sid,
+                        done, n * p.repeat, failed, *dir ? "; results in " : "", dir,
+                        *dir ? " (iofleet report DIR)" : "");
+        }
+        plan_free(&p);
+        if (rc == 0 && (failed || interrupted))
+                rc = -EIO;
+        return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
         run_opts_t o = {0};
@@ -334,6 +577,10 @@ int cmd_run(int argc, char **argv)
                 return 2;
         }
         live = o.format && streq(o.format, "json") && !o.output ? stderr : stdout;
+        if (o.plan && o.dry_run) {
+                rc = plan_dry_run(o.plan, stdout) < 0 ? 2 : 0;
+                goto out;
+        }
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
 
@@ -368,6 +615,10 @@ int cmd_run(int argc, char **argv)
                 fprintf(stderr, "iofleet: %s\n", err);
                 goto out;
         }
+        if (o.plan) {
+                rc = run_plan(c, &o, live) < 0 ? 1 : 0;
+                goto out;
+        }
         if ((r = jobargs_to_wire(&ja, &jobs, &n_jobs)) < 0)
                 goto out;
         cmdline = command_line(argc, argv);
@@ -380,6 +631,7 @@ int cmd_run(int argc, char **argv)
                 s.lead_ns = o.lead_ns;
                 s.interval_ns = o.interval_ns ? o.interval_ns : NSEC_PER_SEC;
                 s.command_line = cmdline ? cmdline : "";
+                s.stonewall = o.stonewall;
                 req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
                 req.submit_run = &s;
                 if (client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &rep, err,
@@ -397,7 +649,7 @@ int cmd_run(int argc, char **argv)
         {
                 uint64_t runtime = jobargs_runtime_ns(&ja);
                 uint64_t iv = o.interval_ns ? o.interval_ns : NSEC_PER_SEC;
-                r = follow(c, &o, runtime ? (runtime + iv - 1) / iv : 0, live);
+                r = follow(c, &o, runtime ? (runtime + iv - 1) / iv : 0, live, NULL, 0);
         }
         rc = r < 0 ? 1 : 0;
 out:

@@ -108,13 +108,24 @@ int jobargs_add_file(jobargs_t *ja, const char *path, const jobfile_io_t *io, ch
                      size_t errlen)
 {
         jobfile_t jf = {0};
+        int r;
+
+        if ((r = jobfile_parse(path, io, &ja->sections, &jf, err, errlen)) < 0)
+                return r;
+        r = jobargs_add_jobfile(ja, &jf, path, err, errlen);
+        jobfile_free(&jf);
+        return r;
+}
+
+int jobargs_add_jobfile(jobargs_t *ja, const jobfile_t *jfp, const char *path, char *err,
+                        size_t errlen)
+{
+        const jobfile_t jf = *jfp;
         saved_globals_t cmdline = {0};
         bool first = true, saved = false;
         char where[1024];
         int r;
 
-        if ((r = jobfile_parse(path, io, &ja->sections, &jf, err, errlen)) < 0)
-                return r;
         if (jf.n_job_sections == 0) {
                 r = errorf(err, errlen, -EINVAL,
                            "%s: no job section; fio runs a file's [JOBNAME] sections, its [global] "
@@ -171,8 +182,22 @@ out:
         }
         ja->in_job = false;
         saved_clear(&cmdline);
-        jobfile_free(&jf);
         return r;
+}
+
+int jobargs_override(jobargs_t *ja, const char *job, const char *key, const char *value,
+                     const char *where)
+{
+        bool any = false;
+        for (size_t i = 0; i < ja->n_jobs; i++) {
+                jobargs_job_t *j = &ja->jobs[i];
+                if (job && !streq(j->name, job))
+                        continue;
+                if (push(&j->keys, &j->values, &j->wheres, key, value, where) < 0)
+                        return -ENOMEM;
+                any = true;
+        }
+        return any ? 0 : -ENOENT;
 }
 
 /* Applies the options a job sees in order (its globals, then its own), as fio does. */

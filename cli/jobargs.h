@@ -40,6 +40,13 @@ int jobargs_add_section(jobargs_t *ja, const char *name, char *err, size_t errle
  * line, section and key. */
 int jobargs_add_file(jobargs_t *ja, const char *path, const jobfile_io_t *io, char *err,
                      size_t errlen);
+/* As jobargs_add_file(), for a job file parsed already (a plan's job sections). */
+int jobargs_add_jobfile(jobargs_t *ja, const jobfile_t *jf, const char *path, char *err,
+                        size_t errlen);
+/* Sets key=value on job (every job when job is NULL) after all of its own options, so that it
+ * wins (a sweep point). 0, -ENOENT (no such job) or -ENOMEM. */
+int jobargs_override(jobargs_t *ja, const char *job, const char *key, const char *value,
+                     const char *where);
 /* Checks every job through the option table (unknown options, values, whole-job rules) and the
  * wire's limits (names, counts, lengths); err says which job, file, line and option. With no
  * job at all the command-line options make one job called "job". */
