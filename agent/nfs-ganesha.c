@@ -69,10 +69,19 @@ static pid_t pidfile_pid(const agent_config_t *cfg)
                 snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(data, "\n"), data);
                 free(data);
         }
-        /* a zombie child of ours counts as gone */
+        /* a zombie (ours, or one init has not reaped yet) counts as gone */
         int ws;
         if (waitpid((pid_t)pid, &ws, WNOHANG) == (pid_t)pid)
                 return 0;
+        snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+        if (nfs_read_file(path, &data, NULL) == 0) {
+                const char *close_paren = strrchr(data, ')');
+                bool zombie = close_paren && (close_paren[1] == ' ') &&
+                              (close_paren[2] == 'Z' || close_paren[2] == 'X');
+                free(data);
+                if (zombie)
+                        return 0;
+        }
         char buf[1024];
         const char *argv[64];
         if (start_argv(cfg, buf, sizeof(buf), argv, ELEMENTSOF(argv)) > 0) {
