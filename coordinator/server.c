@@ -128,13 +128,13 @@ static void finish_run(server_t *srv)
                 sock_send_env(srv->control_sock, run->control_peer, &e);
         free(text);
         json_decref(doc);
-        /* Its last counts go into the cumulative /metrics counters before it is freed. */
-        metrics_update(srv->metrics, srv->reg, run, clock_mono_ns());
         for (size_t i = 0; i < run->n_agents; i++) {
                 agent_t *a = registry_find(srv->reg, run->agents[i].id);
                 if (a && a->state == AGENT_BUSY)
                         a->state = AGENT_IDLE;
         }
+        /* Its last counts go into the cumulative /metrics counters before it is freed. */
+        metrics_update(srv->metrics, srv->reg, run, clock_mono_ns());
         run_free(&srv->run);
         update_status(srv);
 }

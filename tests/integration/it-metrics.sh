@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The coordinator's Prometheus /metrics: scraped with curl from a real coordinator and 3 agents,
+# idle and during a timed run; checked with promtool and against the fleet it describes.
+. "$(dirname "$0")/lib.sh"
+command -v curl >/dev/null || skip "curl is not installed"
+scratch
+cd "$T"
+
+keys coordinator a0 a1 a2
+for a in a0 a1 a2; do allow $a; done
+start_coordinator --metrics-listen=127.0.0.1:0
+PORT=$(sed -n 's/.*metrics: GET \/metrics on .*, port \([0-9]*\).*/\1/p' "$T/coordinator.log" | head -n1)
+check "the coordinator announces its metrics port" [ -n "$PORT" ]
+URL=http://127.0.0.1:${PORT:-1}/metrics
+for a in a0 a1 a2; do start_agent $a; done
+wait_agents 3
+
+# value NAME [LABELS]: the value of one series in $T/scrape.txt (LABELS as written, e.g. state="idle").
+value() {
+	local series=$1${2:+\{$2\}}
+	awk -v s="$series" '$1 == s { print $2 }' "$T/scrape.txt" | head -n1
+}
+
+# scrape FILE: GET /metrics into FILE (and scrape.txt); false on an HTTP error.
+scrape() {
+	curl -sf --max-time 5 "$URL" -o "$1" && cp "$1" "$T/scrape.txt"
+}
+
+promcheck() {
+	if command -v promtool >/dev/null; then
+		check "promtool accepts the $1 scrape" promtool check metrics <"$2"
+	else
+		echo "promtool not installed (Debian package prometheus): format check of the $1 scrape skipped"
+	fi
+}
+
+# The snapshot is rendered at most once a second: wait for one that counts 3 agents.
+for _ in $(seq 40); do
+	scrape "$T/idle.txt" && [ "$(value iofleet_agents_up)" = 3 ] && break
+	sleep 0.1
+done
+check "idle: agents_up is 3" [ "$(value iofleet_agents_up)" = 3 ]
+check "idle: 3 idle agents by state" [ "$(value iofleet_agents 'state="idle"')" = 3 ]
+check "idle: no run" [ "$(value iofleet_run_active)" = 0 ]
+promcheck idle "$T/idle.txt"
+check "POST is refused with 405" [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL")" = 405 ]
+check "another path is 404" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")" = 404 ]
+
+"$IOFLEET" run --coordinator="$CTL" --name=r --rw=read --bs=64k --size=8m --time_based --runtime=5s \
+	--directory="$T/data" --output-format=json --output="$T/out.json" >"$T/run.log" 2>&1 &
+RUN_PID=$!
+
+# During the run: scrape until a complete interval shows in the cluster bandwidth gauge.
+bw=""
+for _ in $(seq 100); do
+	if scrape "$T/running.txt"; then
+		bw=$(value iofleet_cluster_read_bytes_per_second)
+		[ -n "$bw" ] && awk -v b="$bw" 'BEGIN { exit !(b > 0) }' && break
+	fi
+	sleep 0.1
+done
+check "running: the cluster read bandwidth gauge is > 0 ($bw)" awk -v b="${bw:-0}" 'BEGIN { exit !(b > 0) }'
+check "running: agents_up is still 3" [ "$(value iofleet_agents_up)" = 3 ]
+check "running: 3 busy agents" [ "$(value iofleet_agents 'state="busy"')" = 3 ]
+check "running: the run is active" [ "$(value iofleet_run_active)" = 1 ]
+check "running: run_info names a run" grep -q '^iofleet_run_info{run_id="[^"]\+",phase="running"} 1$' "$T/running.txt"
+check "running: a per-agent gauge for each agent" \
+	[ "$(grep -c '^iofleet_agent_read_bytes_per_second{agent="a[012]",host="' "$T/running.txt")" = 3 ]
+check "running: the interval index is set" [ -n "$(value iofleet_run_interval_index)" ]
+promcheck running "$T/running.txt"
+
+wait_exit "$RUN_PID" 60
+check "the run exits 0" [ $? -eq 0 ]
+total=$(jq '.client_stats[-1].read.io_bytes' "$T/out.json" 2>/dev/null)
+# After the run: counters hold every byte of it; the next snapshot comes within a second.
+for _ in $(seq 40); do
+	scrape "$T/after.txt" && [ "$(value iofleet_run_active)" = 0 ] &&
+		[ "$(value iofleet_cluster_read_bytes_total)" = "$total" ] && break
+	sleep 0.1
+done
+check "after: the run is over" [ "$(value iofleet_run_active)" = 0 ]
+check "after: cluster read bytes counter = the run's total ($total)" \
+	test -n "$total" -a "$(value iofleet_cluster_read_bytes_total)" = "$total"
+sum=$(awk '$1 ~ /^iofleet_agent_read_bytes_total\{/ { s += $2 } END { printf "%.0f", s }' "$T/after.txt")
+check "after: per-agent counters add up to the cluster's" [ "$sum" = "$total" ]
+check "after: agents idle again" [ "$(value iofleet_agents 'state="idle"')" = 3 ]
+promcheck after "$T/after.txt"
+finish
