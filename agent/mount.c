@@ -1,0 +1,243 @@
+/* Client NFS mounts: checks, the restore entry, mount(8) by absolute path, mountinfo read-back. */
+#include "mount.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helper.h"
+#include "mount-options.h"
+#include "mountinfo.h"
+#include "policy.h"
+#include "util.h"
+
+#define MOUNT_TIMEOUT_MS 180000 /* mount.nfs retries for 2 minutes by default */
+
+int nfs_mount_options(const kvlist_t *opts, char *buf, size_t len, char *err, size_t errlen)
+{
+        return mount_options_render(opts, buf, len, err, errlen);
+}
+
+static bool run_id_ok(const char *s)
+{
+        size_t n = s ? strlen(s) : 0;
+        if (n == 0 || n > 128 || streq(s, ".") || streq(s, ".."))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                      (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '_' || s[i] == '.'))
+                        return false;
+        return true;
+}
+
+static bool server_ok(const char *s)
+{
+        size_t n = s ? strlen(s) : 0;
+        if (n == 0 || n > 253 || s[0] == '-')
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+                      (s[i] >= '0' && s[i] <= '9') || strchr("-.:[]", s[i])))
+                        return false;
+        return true;
+}
+
+static bool export_ok(const char *s)
+{
+        size_t n = s ? strlen(s) : 0;
+        if (n == 0 || n >= 1024 || s[0] != '/')
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f || s[i] == ',')
+                        return false;
+        return !strstr(s, "/../") && !(n >= 3 && streq(s + n - 3, "/.."));
+}
+
+/* 1 when dir has no entries, 0 when it has, -errno. */
+static int dir_empty(const char *dir)
+{
+        DIR *d = opendir(dir);
+        if (!d)
+                return -errno;
+        struct dirent *de;
+        int empty = 1;
+        while ((de = readdir(d)))
+                if (!streq(de->d_name, ".") && !streq(de->d_name, "..")) {
+                        empty = 0;
+                        break;
+                }
+        closedir(d);
+        return empty;
+}
+
+static void first_line(char *s)
+{
+        s[strcspn(s, "\n")] = 0;
+}
+
+int nfs_mount(const agent_config_t *cfg, restore_t *r, const char *run_id, const char *server,
+              const char *export, const kvlist_t *options, char *dir, size_t dirlen,
+              kvlist_t *effective, char *err, size_t errlen)
+{
+        return nfs_mount_fs(cfg, r, "nfs", run_id, server, export, options, dir, dirlen,
+                            effective, err, errlen);
+}
+
+int nfs_mount_fs(const agent_config_t *cfg, restore_t *r, const char *fstype, const char *run_id,
+                 const char *server, const char *export, const kvlist_t *options, char *dir,
+                 size_t dirlen, kvlist_t *effective, char *err, size_t errlen)
+{
+        char opts[MOUNT_OPTIONS_MAX], root[PATH_MAX], path[PATH_MAX], source[1400];
+        kvlist_t none = {0};
+        int ret = nfs_mount_options(options ? options : &none, opts, sizeof(opts), err, errlen);
+        if (ret < 0)
+                return ret;
+        if (!run_id_ok(fstype) || fstype[0] == '.')
+                return errorf(err, errlen, -EINVAL, "mount: bad file system type '%s'",
+                              fstype ? fstype : "");
+        if (!run_id_ok(run_id))
+                return errorf(err, errlen, -EINVAL,
+                              "mount: run id '%s' must be 1-128 of A-Z a-z 0-9 . _ -",
+                              run_id ? run_id : "");
+        if (!server_ok(server))
+                return errorf(err, errlen, -EINVAL,
+                              "mount: server '%s' is not a host name or address",
+                              server ? server : "");
+        if (!export_ok(export))
+                return errorf(err, errlen, -EINVAL,
+                              "mount: export '%s' must be an absolute path without .. or commas",
+                              export ? export : "");
+        bool v6 = strchr(server, ':') && server[0] != '[';
+        snprintf(source, sizeof(source), "%s%s%s:%s", v6 ? "[" : "", server, v6 ? "]" : "",
+                 export);
+
+        if (!cfg->mount_root || cfg->mount_root[0] != '/')
+                return errorf(err, errlen, -EINVAL, "mount_root: not an absolute path");
+        if ((ret = mkdir_p(cfg->mount_root, 0755)) < 0)
+                return errorf(err, errlen, ret, "mount_root %s: cannot create it: %s",
+                              cfg->mount_root, strerror(-ret));
+        /* mountinfo shows resolved paths: work with the resolved mount root. */
+        if (!realpath(cfg->mount_root, root))
+                return errorf(err, errlen, -errno, "mount_root %s: %m", cfg->mount_root);
+        if (snprintf(path, sizeof(path), "%s/%s", root, run_id) >= (int)sizeof(path))
+                return errorf(err, errlen, -ENAMETOOLONG, "mount: mount point too long");
+        char why[1024];
+        if ((ret = policy_check_path(cfg, path, PATH_MOUNT, why, sizeof(why))) < 0)
+                return errorf(err, errlen, ret, "mount: %s", why);
+
+        bool created = false;
+        if (mkdir(path, 0755) == 0)
+                created = true;
+        else if (errno != EEXIST)
+                return errorf(err, errlen, -errno, "mount: cannot create %s: %m", path);
+        if (!created) {
+                struct stat st;
+                if (lstat(path, &st) < 0)
+                        return errorf(err, errlen, -errno, "mount: %s: %m", path);
+                if (!S_ISDIR(st.st_mode))
+                        return errorf(err, errlen, -ENOTDIR,
+                                      "mount: %s exists and is not a directory; refusing it",
+                                      path);
+                int m = mountinfo_find(NULL, path, NULL);
+                if (m < 0)
+                        return errorf(err, errlen, m, "mount: reading mountinfo: %s",
+                                      strerror(-m));
+                if (m > 0)
+                        return errorf(err, errlen, -EBUSY,
+                                      "mount: %s is already a mount point; refusing to mount "
+                                      "over it",
+                                      path);
+                int e = dir_empty(path);
+                if (e < 0)
+                        return errorf(err, errlen, e, "mount: %s: %s", path, strerror(-e));
+                if (e == 0)
+                        return errorf(err, errlen, -ENOTEMPTY,
+                                      "mount: %s is not empty; refusing to mount over it", path);
+        }
+        if ((ret = restore_save_mount(r, cfg->umount_bin, path, created)) < 0) {
+                if (created)
+                        rmdir(path);
+                return errorf(err, errlen, ret, "mount: saving the restore record failed: %s",
+                              strerror(-ret));
+        }
+
+        const char *argv[8];
+        size_t a = 0;
+        argv[a++] = cfg->mount_bin;
+        argv[a++] = "-t";
+        argv[a++] = fstype;
+        if (opts[0]) {
+                argv[a++] = "-o";
+                argv[a++] = opts;
+        }
+        argv[a++] = source;
+        argv[a++] = path;
+        argv[a] = NULL;
+        char out[1024];
+        int status = 0;
+        ret = helper_run(argv, MOUNT_TIMEOUT_MS, out, sizeof(out), &status);
+        if (ret < 0 || status != 0) {
+                if (created)
+                        rmdir(path);
+                if (ret < 0)
+                        return errorf(err, errlen, ret, "mount: running %s: %s", cfg->mount_bin,
+                                      strerror(-ret));
+                first_line(out);
+                return errorf(err, errlen, -EIO, "mount %s on %s failed (exit %d): %s", source,
+                              path, status, out[0] ? out : "no message");
+        }
+
+        mountinfo_entry_t e;
+        int m = mountinfo_find(NULL, path, &e);
+        if (m <= 0)
+                return errorf(err, errlen, m < 0 ? m : -EIO,
+                              "mount: %s exited 0 but %s is not in /proc/self/mountinfo",
+                              cfg->mount_bin, path);
+        if (effective &&
+            (kv_set(effective, "mount_options", e.super_options) < 0 ||
+             kv_set(effective, "mount_flags", e.mount_options) < 0 ||
+             kv_set(effective, "source", e.source) < 0 || kv_set(effective, "fstype", e.fstype) < 0 ||
+             kv_set(effective, "mountpoint", path) < 0))
+                ret = errorf(err, errlen, -ENOMEM, "mount: out of memory");
+        mountinfo_entry_clear(&e);
+        if (ret == 0 && dir && snprintf(dir, dirlen, "%s", path) >= (int)dirlen)
+                ret = errorf(err, errlen, -ENAMETOOLONG, "mount: mount point too long");
+        return ret;
+}
+
+int nfs_umount(const agent_config_t *cfg, const char *dir, char *err, size_t errlen)
+{
+        char root[PATH_MAX];
+        if (!dir || !cfg->mount_root || !realpath(cfg->mount_root, root))
+                return errorf(err, errlen, -EINVAL, "umount: no mount root");
+        size_t n = strlen(root);
+        if (strncmp(dir, root, n) != 0 || dir[n] != '/' || !run_id_ok(dir + n + 1))
+                return errorf(err, errlen, -EPERM,
+                              "umount: %s is not a directory directly under mount_root %s", dir,
+                              root);
+        int m = mountinfo_find(NULL, dir, NULL);
+        if (m < 0)
+                return errorf(err, errlen, m, "umount: reading mountinfo: %s", strerror(-m));
+        if (m > 0) {
+                const char *argv[] = {cfg->umount_bin, dir, NULL};
+                char out[1024];
+                int status = 0;
+                int ret = helper_run(argv, MOUNT_TIMEOUT_MS, out, sizeof(out), &status);
+                if (ret < 0)
+                        return errorf(err, errlen, ret, "umount: running %s: %s", cfg->umount_bin,
+                                      strerror(-ret));
+                if (status != 0) {
+                        first_line(out);
+                        return errorf(err, errlen, -EBUSY, "umount %s failed (exit %d): %s", dir,
+                                      status, out[0] ? out : "no message");
+                }
+        }
+        if (rmdir(dir) < 0 && errno != ENOENT)
+                return errorf(err, errlen, -errno, "umount: removing %s: %m", dir);
+        return 0;
+}
