@@ -26,3 +26,4 @@ int cli_connect(const cli_config_t *c, client_t **ret, char *err, size_t errlen)
 int cmd_run(int argc, char **argv);
 int cmd_agents(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
+int cmd_report(int argc, char **argv);

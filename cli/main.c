@@ -14,6 +14,7 @@ static void usage(FILE *f)
                "  run       run fio-style jobs on many agents at one instant (iofleet run --help)\n"
                "  agents    list the agents the coordinator knows\n"
                "  keygen    write CURVE key pairs\n"
+               "  report    compare the points of a sweep (or one run): table and SVG plots\n"
                "  version   print the version\n");
 }
 
@@ -30,11 +31,13 @@ int main(int argc, char **argv)
                 return cmd_agents(argc - 1, argv + 1);
         if (streq(argv[1], "keygen"))
                 return cmd_keygen(argc - 1, argv + 1);
+        if (streq(argv[1], "report"))
+                return cmd_report(argc - 1, argv + 1);
         if (streq(argv[1], "version") || streq(argv[1], "--version")) {
                 printf("iofleet %s\n", IOFLEET_VERSION);
                 return 0;
         }
-        fprintf(stderr, "iofleet: unknown command '%s' (commands: run, agents, keygen, version)\n",
+        fprintf(stderr, "iofleet: unknown command '%s' (commands: run, agents, keygen, report, version)\n",
                 argv[1]);
         return 2;
 }

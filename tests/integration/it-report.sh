@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# iofleet report: real --local runs arranged as a 2x2 sweep (bs x clients) with 2 repeats and one
+# failed repeat; the table in text, CSV and Markdown against the per-run JSON, the SVG plots
+# well-formed and rendered by a browser, and one-line errors for bad run directories.
+. "$(dirname "$0")/lib.sh"
+scratch
+cd "$T"
+command -v jq >/dev/null || skip "jq is not installed"
+command -v python3 >/dev/null || skip "python3 is not installed"
+
+S=$T/sweep
+mkdir -p "$S"
+
+# run_into DIR CLIENTS OPTION...: a real --local run whose run directory becomes DIR.
+run_into() {
+	local dir=$1 clients=$2 id
+	shift 2
+	"$IOFLEET" run --local="$clients" --insecure --lead=200ms --results-dir="$T/runs" \
+		--output-format=json --output="$T/last.json" "$@" >>"$T/runs.log" 2>&1 ||
+		{ fail "iofleet run for $dir"; return 1; }
+	id=$(jq -r .iofleet.run_id "$T/last.json")
+	mv "$T/runs/$id" "$dir"
+}
+
+points=()
+idx=0
+for bs in 4k 64k; do
+	for c in 1 2; do
+		for rep in 0 1; do
+			d=$(printf 'point-%03d-r%d' "$idx" "$rep")
+			err=""
+			if [ "$idx" -eq 3 ] && [ "$rep" -eq 1 ]; then
+				err="agent local-1 lost during the run"
+			else
+				run_into "$S/$d" "$c" --name=a --rw=randrw --bs="$bs" --size=16m \
+					--runtime=2s --time_based --directory="$T/data"
+			fi
+			points+=("$(jq -nc --argjson i "$idx" --argjson r "$rep" --arg bs "$bs" \
+				--arg c "$c" --arg d "$d" --arg e "$err" \
+				'{index: $i, repeat: $r, params: {bs: $bs, clients: $c}, dir: $d, error: $e}')")
+		done
+		idx=$((idx + 1))
+	done
+done
+printf '%s\n' "${points[@]}" | jq -s '{run_id: "sweep-it", parameters: ["bs", "clients"], points: .}' \
+	>"$S/sweep.json"
+printf '[server]\nsync = sync\n[sweep]\nbs = 4k, 64k\nclients = 1, 2\nrepeat = 2\n' >"$S/plan.ini"
+check "7 real result.json files in the sweep layout" [ "$(ls "$S"/point-*/result.json | wc -l)" -eq 7 ]
+
+"$IOFLEET" report "$S" >"$T/report.txt" 2>"$T/report.err"
+check "report (text) exits 0" [ $? -eq 0 ]
+cat "$T/report.txt"
+check "text: the varying parameters and figures are columns" \
+	grep -qE '^point +bs +clients +runs ok +read MiB/s med±rsd +write MiB/s med±rsd' "$T/report.txt"
+check "text: clat p50 and p99, skew, scaling columns" bash -c \
+	"grep -q 'read clat p50 us' '$T/report.txt' && grep -q 'read clat p99 us' '$T/report.txt' &&
+	 grep -q 'start skew us' '$T/report.txt' && grep -q 'MiB/s per client' '$T/report.txt' &&
+	 grep -q 'efficiency % vs linear' '$T/report.txt'"
+check "text: one row per point" [ "$(grep -cE '^ *[0-3]  +(4k|64k) ' "$T/report.txt")" -eq 4 ]
+check "text: the failed point is flagged" grep -qE '^ *3  +64k +2 +1/2 .*\[1\]$' "$T/report.txt"
+check "text: its footnote says why" \
+	grep -qx '\[1\] point 3 repeat 1 (point-003-r1): agent local-1 lost during the run' "$T/report.txt"
+check "text: the smallest client count is 100% efficient" grep -qE '^ *0  +4k +1 .* 100\.0 *$' "$T/report.txt"
+check "text: no trailing blanks" bash -c "! grep -q ' $' '$T/report.txt'"
+
+"$IOFLEET" report --format=csv --output="$T/report.csv" --no-plots "$S" >/dev/null 2>&1
+check "report (csv) exits 0" [ $? -eq 0 ]
+check "csv: every row has the header's column count, 4 rows" python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert len(rows) == 5, rows
+assert all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
+' "$T/report.csv"
+
+# csv_get POINT COLUMN: one cell of the CSV.
+csv_get() {
+	python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+print(rows[int(sys.argv[2])][sys.argv[3]])' "$T/report.csv" "$1" "$2"
+}
+# expect POINT COLUMN JQ: the median over the point's result.json files of the jq figure.
+expect() {
+	local files=("$S"/$(printf 'point-%03d' "$1")-r*/result.json)
+	jq -s "[.[] | select(.iofleet.status == \"ok\") | $2] | sort |
+		if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end" \
+		"${files[@]}"
+}
+near() {
+	python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) <= 0.0011 + 1e-6 * abs(b) else 1)' "$1" "$2"
+}
+ALL='(.client_stats[] | select(.jobname == "All clients"))'
+for p in 0 1 2 3; do
+	for spec in "read_mib_s_median:$ALL.read.bw_bytes / 1048576" \
+		"write_mib_s_median:$ALL.write.bw_bytes / 1048576" \
+		"read_iops_median:$ALL.read.iops" \
+		"write_iops_median:$ALL.write.iops" \
+		"read_clat_p50_us_median:$ALL.read.clat_ns.percentile[\"50.000000\"] / 1000" \
+		"write_clat_p99_us_median:$ALL.write.clat_ns.percentile[\"99.000000\"] / 1000" \
+		"start_skew_us_median:.iofleet.start_skew_ns / 1000"; do
+		col=${spec%%:*}
+		want=$(expect "$p" "${spec#*:}")
+		got=$(csv_get "$p" "$col")
+		check "csv: point $p $col $got = median of the JSON $want" near "$got" "$want"
+	done
+done
+check "csv: the failed point counts 1 of 2 runs" [ "$(csv_get 3 runs_ok)/$(csv_get 3 runs)" = "1/2" ]
+check "csv: the failed point's error text" [ "$(csv_get 3 error)" = "repeat 1: agent local-1 lost during the run" ]
+check "csv: a lone repeat has no spread" [ -z "$(csv_get 3 read_mib_s_rsd_pct)" ]
+# rsd of two repeats: |a - b| / sqrt(2) / mean.
+want=$(jq -s "[.[] | $ALL.read.bw_bytes] | ((.[0] - .[1]) | fabs) / (2 | sqrt) / ((.[0] + .[1]) / 2) * 100" \
+	"$S"/point-000-r*/result.json)
+check "csv: point 0 read rsd = $want" near "$(csv_get 0 read_mib_s_rsd_pct)" "$want"
+# Efficiency: per-client total bandwidth at 2 clients against 1 client with the same bs.
+for pair in "0 1" "2 3"; do
+	set -- $pair
+	b1=$(expect "$1" "$ALL.read.bw_bytes + $ALL.write.bw_bytes")
+	b2=$(expect "$2" "$ALL.read.bw_bytes + $ALL.write.bw_bytes")
+	want=$(python3 -c "print($b2 / 2 / $b1 * 100)")
+	check "csv: point $2 efficiency $want%" near "$(csv_get "$2" efficiency_pct)" "$want"
+	want=$(python3 -c "print($b2 / 2 / 1048576)")
+	check "csv: point $2 per-client MiB/s" near "$(csv_get "$2" per_client_mib_s)" "$want"
+done
+
+"$IOFLEET" report --format=md --output="$T/report.md" --no-plots "$S" >/dev/null 2>&1
+check "report (md) exits 0" [ $? -eq 0 ]
+check "md: a table with a separator row and 4 rows of equal width" python3 -c '
+import re, sys
+rows = [l for l in open(sys.argv[1]) if l.startswith("|")]
+cells = [len(re.split(r"(?<!\\)\|", l.strip())) for l in rows]
+assert len(rows) == 6, rows
+assert re.fullmatch(r"\|( -{3}:? \|)+\n", rows[1]), rows[1]
+assert len(set(cells)) == 1, cells
+' "$T/report.md"
+check "md: the footnote is a list item" grep -q '^- \[1\] point 3 repeat 1' "$T/report.md"
+
+# Plots: a timeline per run, the scaling curve (clients vary) and bars across points.
+check "a timeline per run" [ "$(ls "$S"/plots/timeline-point-*.svg 2>/dev/null | wc -l)" -eq 7 ]
+check "scaling.svg and bars.svg" test -f "$S/plots/scaling.svg" -a -f "$S/plots/bars.svg"
+for f in "$S"/plots/*.svg; do
+	if command -v xmllint >/dev/null; then
+		check "$(basename "$f") is well-formed XML" xmllint --noout "$f"
+	else
+		check "$(basename "$f") is well-formed XML" python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$f"
+	fi
+done
+check "SVGs are standalone (xmlns) with a title" bash -c \
+	"grep -q 'xmlns=\"http://www.w3.org/2000/svg\"' '$S/plots/bars.svg' && grep -q '<title>' '$S/plots/scaling.svg'"
+check "the timeline has a line per agent and the sum" bash -c \
+	"grep -q '>local-1<' '$S/plots/timeline-point-001-r0.svg' && grep -q '>all agents, read+write<' '$S/plots/timeline-point-001-r0.svg'"
+check "axes are labelled with units" bash -c \
+	"grep -q 'bandwidth (MiB/s)' '$S/plots/bars.svg' && grep -q 'time since the start instant (s)' '$S/plots/timeline-point-000-r0.svg' && grep -q 'efficiency (%)' '$S/plots/scaling.svg'"
+"$IOFLEET" report --plots="$T/elsewhere" "$S" >/dev/null 2>&1
+check "--plots=DIR puts them there" test -f "$T/elsewhere/bars.svg"
+
+# pixels PNG: exits 0 when the image holds more than a handful of colours and some non-white.
+pixels() {
+	python3 - "$1" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, hdr = 8, b"", None
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b"IHDR":
+        hdr = struct.unpack(">IIBBBBB", body)
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+w, h, depth, ctype = hdr[0], hdr[1], hdr[2], hdr[3]
+assert depth == 8 and ctype in (2, 6), (depth, ctype)
+bpp = 3 if ctype == 2 else 4
+raw, stride = zlib.decompress(idat), w * bpp
+prev, colours, ink = bytearray(stride), set(), 0
+for y in range(h):
+    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for x in range(0, stride, bpp):
+        px = bytes(line[x:x + 3])
+        colours.add(px)
+        ink += px != b"\xff\xff\xff"
+    prev = line
+print(f"{len(colours)} colours, {ink} of {w * h} pixels not white")
+sys.exit(0 if len(colours) > 8 and ink > w * h // 200 else 1)
+EOF
+}
+if command -v chromium >/dev/null; then
+	mkdir -p "$T/home"
+	for f in "$S/plots/bars.svg" "$S/plots/scaling.svg" "$S/plots/timeline-point-001-r0.svg"; do
+		png=$T/$(basename "$f" .svg).png
+		HOME=$T/home timeout 120 chromium --headless --no-sandbox --disable-gpu \
+			--screenshot="$png" --window-size=1000,1000 "file://$f" >"$T/chromium.log" 2>&1
+		check "chromium renders $(basename "$f")" test -s "$png"
+		check "$(basename "$f") is not blank on screen" pixels "$png"
+	done
+else
+	echo "chromium is not installed: skipping the browser rendering check"
+fi
+
+# One run: RUN_DIR/result.json; a metadata job reports files/s.
+run_into "$T/meta" 2 --name=m --ioengine=metadata --nrfiles=100 --filesize=4k --directory="$T/data"
+"$IOFLEET" report --format=csv --no-plots "$T/meta" >"$T/meta.csv" 2>/dev/null
+check "single run: report exits 0" [ $? -eq 0 ]
+want=$(jq '(.client_stats[] | select(.jobname == "All clients") | .metadata) as $m |
+	($m.seq_create.ops + $m.rand_create.ops) * 1e9 / ($m.seq_create.elapsed_ns + $m.rand_create.elapsed_ns)' \
+	"$T/meta/result.json")
+got=$(python3 -c 'import csv, sys; print(list(csv.DictReader(open(sys.argv[1])))[0]["create_files_s_median"])' "$T/meta.csv")
+check "metadata: create files/s $got = phases' $want" near "$got" "$want"
+"$IOFLEET" report "$T/meta" >"$T/meta.txt" 2>&1
+check "metadata: text shows files/s columns" grep -q 'create files/s.*delete files/s' "$T/meta.txt"
+check "single run: a timeline plot" test -f "$T/meta/plots/timeline-run.svg"
+
+# Bad input: one line naming the file and what is wrong, exit 1, no crash.
+bad() {
+	local what=$1 dir=$2 pattern=$3 out rc
+	out=$("$IOFLEET" report --no-plots "$dir" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" -eq 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && printf '%s' "$out" | grep -qE "$pattern"; then
+		ok "$what: $out"
+	else
+		fail "$what: rc $rc, '$out' does not match '$pattern'"
+	fi
+}
+mkdir -p "$T/bad/empty" "$T/bad/trunc" "$T/bad/type" "$T/bad/escape" "$T/bad/single"
+bad "no such directory" "$T/bad/none" 'bad/none: No such file or directory'
+bad "neither file" "$T/bad/empty" 'empty/result.json: No such file, and no sweep.json beside it'
+head -c 200 "$S/sweep.json" >"$T/bad/trunc/sweep.json"
+bad "truncated sweep.json" "$T/bad/trunc" 'trunc/sweep.json: line [0-9]+ column [0-9]+: '
+echo '{"parameters": "bs", "points": []}' >"$T/bad/type/sweep.json"
+bad "parameters of the wrong type" "$T/bad/type" 'type/sweep.json: parameters: wrong type, expected an array'
+jq '.points[0].dir = "../../etc"' "$S/sweep.json" >"$T/bad/escape/sweep.json"
+bad "a point dir outside the run directory" "$T/bad/escape" 'points\[0\]\.dir: .* is not a directory name inside'
+jq 'del(.client_stats)' "$S/point-000-r0/result.json" >"$T/bad/single/result.json"
+bad "result.json without client_stats" "$T/bad/single" 'single/result.json: client_stats: missing, expected an array'
+# In a sweep, one broken result.json is a failed point, not a failed report.
+cp -r "$S" "$T/bad/point"
+rm -rf "$T/bad/point/plots"
+echo '{"client_stats": [' >"$T/bad/point/point-001-r0/result.json"
+"$IOFLEET" report --no-plots "$T/bad/point" >"$T/bad-point.txt" 2>&1
+check "a sweep with a broken result.json still reports" [ $? -eq 0 ]
+check "and names the file in a footnote" grep -q '(point-001-r0): point-001-r0/result.json: line ' "$T/bad-point.txt"
+
+[ "$failures" -eq 0 ]
