@@ -15,10 +15,12 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "host.h"
 #include "identity.h"
 #include "intervals.h"
 #include "keys.h"
 #include "log.h"
+#include "policy.h"
 #include "runner.h"
 #include "session.h"
 #include "sock.h"
@@ -34,6 +36,10 @@ static void run_free(agent_t *ag)
         if (!run)
                 return;
         runner_destroy(&run->runner);
+        /* Whatever ended the run, the mount and sysctls go back (after the workers are gone). */
+        if (ag->restore && restore_pending(ag->restore))
+                host_teardown(ag->restore, &run->effective);
+        kv_clear(&run->effective);
         runner_dir_done(&run->prev[0]);
         runner_dir_done(&run->prev[1]);
         if (run->tfd >= 0)
@@ -210,6 +216,26 @@ static unsigned entries_of(runner_t *r, size_t j)
                                                                         : runner_job_numjobs(r, j);
 }
 
+/* Settings as they travel; the strings stay the list's. Free the array with free(). */
+static Iofleet__Setting *settings_wire(const kvlist_t *kv, Iofleet__Setting ***ptrs)
+{
+        Iofleet__Setting *v = calloc(kv->n + 1, sizeof(*v));
+        *ptrs = calloc(kv->n + 1, sizeof(**ptrs));
+        if (!v || !*ptrs) {
+                free(v);
+                free(*ptrs);
+                *ptrs = NULL;
+                return NULL;
+        }
+        for (size_t i = 0; i < kv->n; i++) {
+                iofleet__setting__init(&v[i]);
+                v[i].key = kv->v[i].key;
+                v[i].value = kv->v[i].value;
+                (*ptrs)[i] = &v[i];
+        }
+        return v;
+}
+
 static void send_finished(agent_t *ag, const char *error)
 {
         run_ctx_t *run = ag->run;
@@ -276,9 +302,19 @@ static void send_finished(agent_t *ag, const char *error)
         f.jobs = jp;
         f.n_jobs = n;
         f.error = (char *)(error ? error : "");
-        e.body_case = IOFLEET__ENVELOPE__BODY_FINISHED;
-        e.finished = &f;
-        session_send(ag, &e);
+        /* The mount and sysctls go back in run_free(), once the workers' files are closed. */
+        {
+                Iofleet__Setting **sp = NULL, *sv = settings_wire(&run->effective, &sp);
+                if (sv) {
+                        f.effective = sp;
+                        f.n_effective = run->effective.n;
+                }
+                e.body_case = IOFLEET__ENVELOPE__BODY_FINISHED;
+                e.finished = &f;
+                session_send(ag, &e);
+                free(sv);
+                free(sp);
+        }
         log_info("run %s: finished%s%s", run->id, error ? ": " : "", error ? error : "");
 done:
         for (size_t j = 0; dirs && ds && j < 2 * n; j++) {
@@ -321,9 +357,18 @@ static void maybe_prepared(agent_t *ag)
         p.offset_ns = s.offset_ns;
         p.rtt_ns = (uint64_t)s.rtt_ns;
         p.workers = (uint32_t)runner_workers(run->runner);
-        e.body_case = IOFLEET__ENVELOPE__BODY_PREPARED;
-        e.prepared = &p;
-        session_send(ag, &e);
+        {
+                Iofleet__Setting **sp = NULL, *sv = settings_wire(&run->effective, &sp);
+                if (sv) {
+                        p.effective = sp;
+                        p.n_effective = run->effective.n;
+                }
+                e.body_case = IOFLEET__ENVELOPE__BODY_PREPARED;
+                e.prepared = &p;
+                session_send(ag, &e);
+                free(sv);
+                free(sp);
+        }
         run->prepared_sent = true;
         log_info("run %s: prepared %u workers; clock offset %lldns (rtt %lldns)", run->id,
                  p.workers, (long long)s.offset_ns, (long long)s.rtt_ns);
@@ -375,6 +420,111 @@ static void on_runner(agent_t *ag)
         }
 }
 
+/* A job does I/O only inside allow_paths: its directory (or the work directory) and an
+ * absolute filename; the nfs engine's files are on the server. */
+static int check_job_paths(const agent_config_t *cfg, const job_spec_t *j, const char *work,
+                           char *err, size_t errlen)
+{
+        char e[1024];
+        const char *dir = strempty(j->directory) ? work : j->directory;
+        int r;
+        if (j->ioengine && streq(j->ioengine, "nfs"))
+                return 0;
+        if ((r = policy_check_path(cfg, dir, PATH_JOB_FILE, e, sizeof(e))) < 0)
+                return errorf(err, errlen, r, "job %s: directory=%s: %s", j->name, dir, e);
+        if (!strempty(j->filename) && j->filename[0] == '/') {
+                char *names = strdup(j->filename), *save = NULL;
+                if (!names)
+                        return -ENOMEM;
+                for (char *f = strtok_r(names, ":", &save); f && r >= 0;
+                     f = strtok_r(NULL, ":", &save))
+                        if ((r = policy_check_path(cfg, f, PATH_JOB_FILE, e, sizeof(e))) < 0)
+                                errorf(err, errlen, r, "job %s: filename=%s: %s", j->name, f, e);
+                free(names);
+        }
+        return r < 0 ? r : 0;
+}
+
+static void serve_free(agent_t *ag)
+{
+        if (!ag->serve)
+                return;
+        if (ag->restore && restore_pending(ag->restore))
+                host_teardown(ag->restore, &ag->serve->effective);
+        kv_clear(&ag->serve->effective);
+        free(ag->serve);
+        ag->serve = NULL;
+        sd_notify(0, "STATUS=registered; idle");
+}
+
+static void send_settings_msg(agent_t *ag, const char *run_id, const kvlist_t *kv, bool finished)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
+        Iofleet__Finished f = IOFLEET__FINISHED__INIT;
+        Iofleet__Setting **sp = NULL, *sv = settings_wire(kv, &sp);
+        time_sample_t best = {};
+        if (finished) {
+                f.run_id = (char *)run_id;
+                f.effective = sp;
+                f.n_effective = sv ? kv->n : 0;
+                e.body_case = IOFLEET__ENVELOPE__BODY_FINISHED;
+                e.finished = &f;
+        } else {
+                session_best_offset(ag, &best);
+                p.run_id = (char *)run_id;
+                p.offset_ns = best.offset_ns;
+                p.rtt_ns = (uint64_t)best.rtt_ns;
+                p.effective = sp;
+                p.n_effective = sv ? kv->n : 0;
+                e.body_case = IOFLEET__ENVELOPE__BODY_PREPARED;
+                e.prepared = &p;
+        }
+        session_send(ag, &e);
+        free(sv);
+        free(sp);
+}
+
+/* This agent serves NFS for the run: configure now, answer with what took effect. */
+static void on_prepare_server(agent_t *ag, const Iofleet__Prepare *p)
+{
+        char err[1024] = "";
+        int r;
+        ag->serve = calloc(1, sizeof(*ag->serve));
+        if (!ag->serve) {
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, p->run_id, "out of memory");
+                return;
+        }
+        snprintf(ag->serve->id, sizeof(ag->serve->id), "%s", p->run_id);
+        sd_notifyf(0, "STATUS=run %s: configuring the NFS server", p->run_id);
+        r = host_prepare_server(ag->cfg, ag->restore, p, &ag->serve->effective, err, sizeof(err));
+        if (r < 0) {
+                log_error("run %s: cannot configure the NFS server: %s", p->run_id, err);
+                session_error(ag,
+                              r == -EINVAL || r == -EPERM ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
+                                                          : IOFLEET__ERROR_CODE__ERROR_PREPARE,
+                              p->run_id, err);
+                serve_free(ag);
+                return;
+        }
+        log_info("run %s: NFS server configured (%s)", p->run_id,
+                 kv_get(&ag->serve->effective, "export") ? kv_get(&ag->serve->effective, "export")
+                                                         : "");
+        sd_notifyf(0, "STATUS=run %s: serving NFS", p->run_id);
+        send_settings_msg(ag, p->run_id, &ag->serve->effective, false);
+}
+
+/* The run is over for the server: put everything back, then report what was restored. */
+static void serve_finish(agent_t *ag, const char *why)
+{
+        char id[WIRE_MAX_ID + 1];
+        snprintf(id, sizeof(id), "%s", ag->serve->id);
+        log_info("run %s: %s; putting the NFS server back", id, why);
+        host_teardown(ag->restore, &ag->serve->effective);
+        send_settings_msg(ag, id, &ag->serve->effective, true);
+        serve_free(ag);
+}
+
 static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
 {
         runner_params_t params = {.agent_name = ag->name, .rank = p->rank};
@@ -382,9 +532,13 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
         run_ctx_t *run;
         int r;
 
-        if (ag->run) {
-                snprintf(err, sizeof(err), "busy with run %s", ag->run->id);
+        if (ag->run || ag->serve) {
+                snprintf(err, sizeof(err), "busy with run %s", ag->run ? ag->run->id : ag->serve->id);
                 session_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, p->run_id, err);
+                return;
+        }
+        if (streq(p->role, "server")) {
+                on_prepare_server(ag, p);
                 return;
         }
         run = calloc(1, sizeof(*run));
@@ -398,10 +552,21 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
         run->tfd = -1;
         snprintf(run->id, sizeof(run->id), "%s", p->run_id);
         run->interval_ns = p->interval_ns;
-        for (size_t i = 0; i < p->n_jobs; i++) {
+        if (ag->cfg->work_dir)
+                snprintf(work, sizeof(work), "%s", ag->cfg->work_dir);
+        else
+                snprintf(work, sizeof(work), "%s/work", ag->cfg->state_dir);
+        /* Sysctls and the NFS mount first: the jobs' files live in the mount. */
+        r = host_prepare_client(ag->cfg, ag->restore, p, run->mountpoint, sizeof(run->mountpoint),
+                                &run->effective, err, sizeof(err));
+        for (size_t i = 0; r >= 0 && i < p->n_jobs; i++) {
                 if ((r = wire_job_spec(p->jobs[i], &params.jobs[i], err, sizeof(err))) < 0)
                         break;
                 params.n_jobs++;
+                if ((r = host_job_defaults(p, run->mountpoint, &params.jobs[i], err,
+                                           sizeof(err))) < 0 ||
+                    (r = check_job_paths(ag->cfg, &params.jobs[i], work, err, sizeof(err))) < 0)
+                        break;
         }
         if (params.n_jobs == p->n_jobs) {
                 bool all_timed = true;
@@ -417,12 +582,8 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
                 else
                         run->runtime_ns = 0;
         }
-        if (ag->cfg->work_dir)
-                snprintf(work, sizeof(work), "%s", ag->cfg->work_dir);
-        else
-                snprintf(work, sizeof(work), "%s/work", ag->cfg->state_dir);
         params.work_dir = work;
-        if (params.n_jobs != p->n_jobs) {
+        if (r < 0 || params.n_jobs != p->n_jobs) {
                 for (size_t i = 0; i < params.n_jobs; i++)
                         job_spec_done(&params.jobs[i]);
                 free(params.jobs);
@@ -564,6 +725,8 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                 break;
         case IOFLEET__ENVELOPE__BODY_STOP: {
                 runner_state_t st;
+                if (ag->serve && streq(ag->serve->id, e->stop->run_id))
+                        serve_finish(ag, e->stop->reason);
                 if (ag->run && streq(ag->run->id, e->stop->run_id)) {
                         log_info("run %s: stop: %s", ag->run->id, e->stop->reason);
                         runner_stop(ag->run->runner);
@@ -605,6 +768,8 @@ static void tick(agent_t *ag)
                                 runner_stop(ag->run->runner);
                                 run_free(ag);
                         }
+                        /* Nor tells the server when the clients are done. */
+                        serve_free(ag);
                         session_close(ag);
                         session_open(ag);
                         sd_notify(0, "STATUS=reconnecting");
@@ -663,6 +828,9 @@ static int setup(agent_t *ag)
                 if ((r = keys_load(cfg->coordinator_key, false, &ag->server, err, sizeof(err))) < 0)
                         return log_error_errno(r, "coordinator key: %s", err);
         }
+        /* Before anything else: put back what a crashed predecessor left changed. */
+        if ((r = host_open(cfg, &ag->restore)) < 0)
+                return r;
         ag->ctx = zmq_ctx_new();
         if (!ag->ctx)
                 return -errno;
@@ -749,8 +917,15 @@ int daemon_run(const agent_config_t *cfg)
         if (ag.run) {
                 session_error(&ag, IOFLEET__ERROR_CODE__ERROR_CANCELLED, ag.run->id,
                               "the agent is stopping");
+                runner_stop(ag.run->runner);
                 run_free(&ag);
         }
+        if (ag.serve) {
+                session_error(&ag, IOFLEET__ERROR_CODE__ERROR_CANCELLED, ag.serve->id,
+                              "the agent is stopping");
+                serve_free(&ag);
+        }
+        restore_close(&ag.restore);
 out:
         session_close(&ag);
         if (ag.ctx)

@@ -2,6 +2,9 @@
  * probes. */
 #pragma once
 
+#include "kv.h"
+#include "restore.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -37,7 +40,15 @@ typedef struct run_ctx {
         size_t next_interval; /* index of the next Interval to send */
         runner_dir_t prev[2]; /* totals when the previous interval was sent */
         int tfd;              /* interval timer */
+        kvlist_t effective;   /* sysctls and mount as they took effect, then the restore */
+        char mountpoint[4096]; /* the NFS mount the jobs run in; "" without one */
 } run_ctx_t;
+
+/* This agent as the NFS server of a run: configured at Prepare, put back at Stop. */
+typedef struct serve_ctx {
+        char id[WIRE_MAX_ID + 1];
+        kvlist_t effective;
+} serve_ctx_t;
 
 typedef struct agent {
         const agent_config_t *cfg;
@@ -62,6 +73,8 @@ typedef struct agent {
         int64_t next_burst_probe;
         int64_t burst_deadline;
         run_ctx_t *run;
+        serve_ctx_t *serve;
+        restore_t *restore; /* what this agent changed on the host, to put back */
 } agent_t;
 
 /* Sends e to the coordinator (stamping its sequence number); -ENOTCONN without a socket. */

@@ -97,7 +97,7 @@ static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *
 }
 
 /* Prepare for one agent: its part's jobs, settings and, for a client, the server to use. */
-static void send_prepare(run_t *run, run_agent_t *a, run_out_t *out)
+static void send_prepare(run_t *run, run_agent_t *a, uint64_t seq, run_out_t *out)
 {
         Iofleet__SubmitRun *s = run->submit->submit_run;
         envelope_t e = IOFLEET__ENVELOPE__INIT;
@@ -124,6 +124,7 @@ static void send_prepare(run_t *run, run_agent_t *a, run_out_t *out)
                 p.jobs = s->jobs;
                 p.n_jobs = s->n_jobs;
         }
+        e.seq = seq;
         e.body_case = IOFLEET__ENVELOPE__BODY_PREPARE;
         e.prepare = &p;
         send_agent(out, a, &e);
@@ -189,7 +190,7 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         /* Servers first: the clients mount what the servers export. */
         for (size_t i = 0; i < n_agents; i++)
                 if (run->agents[i].server || !run->n_servers)
-                        send_prepare(run, &run->agents[i], out);
+                        send_prepare(run, &run->agents[i], ++agents[i]->seq_out, out);
         run->clients_prepare_sent = !run->n_servers;
         run->phase = RUN_PREPARING;
         *ret = run;
@@ -565,7 +566,7 @@ static void check_all_prepared(run_t *run, int64_t now, run_out_t *out)
                 run->clients_prepare_sent = true;
                 for (size_t i = 0; i < run->n_agents; i++)
                         if (!run->agents[i].server && !run->agents[i].lost)
-                                send_prepare(run, &run->agents[i], out);
+                                send_prepare(run, &run->agents[i], 0, out);
                 return;
         }
         for (size_t i = 0; i < run->n_agents; i++)

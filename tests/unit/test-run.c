@@ -1322,6 +1322,199 @@ static void test_foreign_messages_ignored(void **state)
         fx_done(&fx);
 }
 
+/* --- plans: servers, then clients ----------------------------------------------------- */
+
+/* A plan: agent 0 serves NFS, agents 1 and 2 are clients running job_seqread. */
+static void fx_plan(fx_t *fx, bool stonewall)
+{
+        Iofleet__Part server = IOFLEET__PART__INIT, client = IOFLEET__PART__INIT, *parts[2];
+        Iofleet__Setting set[2], *sp[2];
+        Iofleet__Setting mnt = IOFLEET__SETTING__INIT, *mp = &mnt;
+        envelope_t *jobs_env = make_submit(&job_seqread, 1, 500 * MSEC, 0), *submit;
+        Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        uint32_t part_of[3] = {0, 1, 1};
+        char err[512] = "";
+
+        iofleet__setting__init(&set[0]);
+        iofleet__setting__init(&set[1]);
+        set[0].key = "backend";
+        set[0].value = "ganesha";
+        set[1].key = "path";
+        set[1].value = "/srv/export";
+        sp[0] = &set[0];
+        sp[1] = &set[1];
+        mnt.key = "mount";
+        mnt.value = "no";
+        server.role = "server";
+        server.selector = "role=storage";
+        server.count = 1;
+        server.server = sp;
+        server.n_server = 2;
+        client.role = "client";
+        client.selector = "role=client";
+        client.jobs = jobs_env->submit_run->jobs;
+        client.n_jobs = jobs_env->submit_run->n_jobs;
+        client.mount = &mp;
+        client.n_mount = 1;
+        parts[0] = &server;
+        parts[1] = &client;
+        s.parts = parts;
+        s.n_parts = 2;
+        s.interval_ns = 500 * MSEC;
+        s.stonewall = stonewall;
+        s.command_line = "[server]\nbackend=ganesha\n";
+        e.body_case = BODY(SUBMIT_RUN);
+        e.submit_run = &s;
+        submit = roundtrip(&e);
+        wire_free(&jobs_env);
+
+        fx_agents(fx, 3, NULL);
+        if (run_new(RUN_ID, CONTROL, &submit, fx->ap, part_of, 3, T0, &fx->out, &fx->run, err,
+                    sizeof(err)) < 0)
+                fail_msg("run_new: %s", err);
+        fx->run->seq = &fx->control_seq;
+}
+
+static int send_server_prepared(fx_t *fx, size_t i, int64_t now)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
+        Iofleet__Setting set[2], *sp[2];
+        iofleet__setting__init(&set[0]);
+        iofleet__setting__init(&set[1]);
+        set[0].key = "address";
+        set[0].value = "10.200.0.1";
+        set[1].key = "export_path";
+        set[1].value = "/srv/export";
+        sp[0] = &set[0];
+        sp[1] = &set[1];
+        p.run_id = RUN_ID;
+        p.effective = sp;
+        p.n_effective = 2;
+        e.body_case = BODY(PREPARED);
+        e.prepared = &p;
+        return deliver(fx, i, &e, now);
+}
+
+static void test_plan_servers_first(void **state)
+{
+        fx_t fx;
+        envelope_t *e;
+        int64_t s;
+
+        fx_plan(&fx, false);
+        /* Only the server hears first; the clients wait for what it exports. */
+        assert_int_equal(fx.out.agents.n, 1);
+        e = item(&fx.out.agents, 0);
+        assert_string_equal(fx.out.agents.items[0].peer, fx.agents[0].id);
+        assert_string_equal(e->prepare->role, "server");
+        assert_int_equal(e->prepare->n_jobs, 0);
+        assert_int_equal(e->prepare->n_server, 2);
+        wire_free(&e);
+        fx_clear(&fx);
+
+        assert_int_equal(send_server_prepared(&fx, 0, T0 + MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_PREPARING);
+        assert_int_equal(fx.out.agents.n, 2);
+        for (size_t i = 0; i < 2; i++) {
+                e = item(&fx.out.agents, i);
+                assert_string_equal(fx.out.agents.items[i].peer, fx.agents[i + 1].id);
+                assert_string_equal(e->prepare->role, "client");
+                assert_string_equal(e->prepare->nfs_server, "10.200.0.1");
+                assert_string_equal(e->prepare->nfs_export, "/srv/export");
+                assert_int_equal(e->prepare->n_jobs, 1);
+                assert_int_equal(e->prepare->n_mount, 1);
+                wire_free(&e);
+        }
+        fx_clear(&fx);
+
+        /* The start goes to the clients only; the server has nothing to start. */
+        assert_int_equal(send_prepared(&fx, 1, T0 + 2 * MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 2, T0 + 2 * MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_STARTING);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[0].id), 0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[1].id), 1);
+        s = fx.run->start_ns;
+        assert_int_equal(send_started(&fx, 1, s, 5 * SEC, s + MSEC), 0);
+        assert_int_equal(send_started(&fx, 2, s + USEC, 5 * SEC + USEC, s + MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        fx_clear(&fx);
+
+        /* Intervals are complete without the server. */
+        assert_int_equal(send_interval(&fx, 1, 0, false, s + 600 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 2, 0, false, s + 600 * MSEC), 0);
+        assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 1);
+        fx_clear(&fx);
+
+        /* Clients done: the server is told to tear down; the run waits for its Finished. */
+        assert_int_equal(send_interval(&fx, 1, 1, true, s + 1100 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 2, 1, true, s + 1100 * MSEC), 0);
+        assert_int_equal(send_finished(&fx, 1, s + 1200 * MSEC), 0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
+        assert_int_equal(send_finished(&fx, 2, s + 1200 * MSEC), 0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 1);
+        assert_false(run_done(fx.run));
+        {
+                envelope_t f = IOFLEET__ENVELOPE__INIT;
+                Iofleet__Finished fin = IOFLEET__FINISHED__INIT;
+                Iofleet__Setting set = IOFLEET__SETTING__INIT, *sp = &set;
+                set.key = "restored";
+                set.value = "yes";
+                fin.run_id = RUN_ID;
+                fin.effective = &sp;
+                fin.n_effective = 1;
+                f.body_case = BODY(FINISHED);
+                f.finished = &fin;
+                assert_int_equal(deliver(&fx, 0, &f, s + 1300 * MSEC), 0);
+        }
+        assert_true(run_done(fx.run));
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
+        assert_string_equal(kv_get(&fx.run->agents[0].effective, "restored"), "yes");
+        assert_string_equal(kv_get(&fx.run->agents[0].effective, "address"), "10.200.0.1");
+        fx_done(&fx);
+}
+
+static void test_plan_cancel_waits_for_server(void **state)
+{
+        fx_t fx;
+        fx_plan(&fx, false);
+        assert_int_equal(send_server_prepared(&fx, 0, T0 + MSEC), 0);
+        fx_clear(&fx);
+        /* A client cannot prepare: the run stops, but the server must put things back first. */
+        assert_int_equal(send_error(&fx, 1, IOFLEET__ERROR_CODE__ERROR_PREPARE, "no space",
+                                    RUN_ID, T0 + 2 * MSEC),
+                         0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 1);
+        assert_false(run_done(fx.run));
+        assert_int_equal(send_finished(&fx, 0, T0 + 3 * MSEC), 0);
+        assert_true(run_done(fx.run));
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_PREPARE);
+        fx_done(&fx);
+}
+
+static void test_plan_stonewall(void **state)
+{
+        fx_t fx;
+        int64_t s;
+        fx_plan(&fx, true);
+        assert_int_equal(send_server_prepared(&fx, 0, T0 + MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 1, T0 + 2 * MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 2, T0 + 2 * MSEC), 0);
+        s = fx.run->start_ns;
+        assert_int_equal(send_started(&fx, 1, s, 5 * SEC, s + MSEC), 0);
+        assert_int_equal(send_started(&fx, 2, s, 5 * SEC, s + MSEC), 0);
+        fx_clear(&fx);
+        /* Agent 1 is done first: agent 2 is stopped at once, the server is not (yet). */
+        assert_int_equal(send_interval(&fx, 1, 0, true, s + 600 * MSEC), 0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[2].id), 1);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[1].id), 0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
+        assert_int_equal(fx.run->stonewall_ns, s + 600 * MSEC);
+        assert_true(event_says(&fx.out.control, "stonewall", "beta"));
+        fx_done(&fx);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1348,6 +1541,9 @@ int main(void)
             cmocka_unit_test(test_cancel_while_running),
             cmocka_unit_test(test_cancel_while_preparing),
             cmocka_unit_test(test_foreign_messages_ignored),
+            cmocka_unit_test(test_plan_servers_first),
+            cmocka_unit_test(test_plan_cancel_waits_for_server),
+            cmocka_unit_test(test_plan_stonewall),
         };
 
         log_setup("test-run", LOG_ERR); /* the run logs every event; keep the output readable */
