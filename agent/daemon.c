@@ -425,13 +425,23 @@ static void on_runner(agent_t *ag)
 static int check_job_paths(const agent_config_t *cfg, const job_spec_t *j, const char *work,
                            char *err, size_t errlen)
 {
-        char e[1024];
-        const char *dir = strempty(j->directory) ? work : j->directory;
-        int r;
+        char e[1024], dir[8192];
+        int r = 0;
         if (j->ioengine && streq(j->ioengine, "nfs"))
                 return 0;
-        if ((r = policy_check_path(cfg, dir, PATH_JOB_FILE, e, sizeof(e))) < 0)
-                return errorf(err, errlen, r, "job %s: directory=%s: %s", j->name, dir, e);
+        /* fio's directory may list several, colon-separated; a relative one is in work. */
+        if (strempty(j->directory))
+                snprintf(dir, sizeof(dir), "%s", work);
+        else
+                snprintf(dir, sizeof(dir), "%s", j->directory);
+        for (char *save = NULL, *d = strtok_r(dir, ":", &save); d && r >= 0;
+             d = strtok_r(NULL, ":", &save)) {
+                char path[8400];
+                snprintf(path, sizeof(path), "%s%s%s", d[0] == '/' ? "" : work,
+                         d[0] == '/' ? "" : "/", d);
+                if ((r = policy_check_path(cfg, path, PATH_JOB_FILE, e, sizeof(e))) < 0)
+                        return errorf(err, errlen, r, "job %s: directory=%s: %s", j->name, d, e);
+        }
         if (!strempty(j->filename) && j->filename[0] == '/') {
                 char *names = strdup(j->filename), *save = NULL;
                 if (!names)

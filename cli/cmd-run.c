@@ -358,6 +358,34 @@ static void print_settings(FILE *f, const char *what, const kvlist_t *kv, const 
         fputc('\n', f);
 }
 
+/* A --local fleet may do I/O where the user's own job options point (and the current
+ * directory): the agents' allow_paths. Comma-joined into buf. */
+static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, size_t len)
+{
+        size_t used = (size_t)snprintf(buf, len, "%s", cwd);
+        for (size_t i = 0; i < ja->n_jobs; i++) {
+                const jobargs_job_t *j = &ja->jobs[i];
+                for (size_t k = 0; k < j->keys.n; k++) {
+                        bool dir = streq(j->keys.v[k], "directory");
+                        char *v, *save = NULL;
+                        if (!dir && !streq(j->keys.v[k], "filename"))
+                                continue;
+                        if (!(v = strdup(j->values.v[k])))
+                                continue;
+                        for (char *p = strtok_r(v, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
+                                char *slash;
+                                if (p[0] != '/' || strchr(p, ','))
+                                        continue;
+                                if (!dir && (slash = strrchr(p, '/')))
+                                        *(slash == p ? slash + 1 : slash) = 0;
+                                if (used + strlen(p) + 2 < len)
+                                        used += (size_t)snprintf(buf + used, len - used, ",%s", p);
+                        }
+                        free(v);
+                }
+        }
+}
+
 /* --dry-run: the plan checked whole, and what each point will change. */
 static int plan_dry_run(const char *path, FILE *f)
 {
@@ -566,6 +594,7 @@ int cmd_run(int argc, char **argv)
         Iofleet__Job **jobs = NULL;
         size_t n_jobs = 0;
         char err[2048] = "", control_ep[PATH_MAX + 32], results[PATH_MAX], cwd[PATH_MAX];
+        char allow[8192];
         char *cmdline = NULL;
         FILE *live;
         int r, rc = 1;
@@ -601,6 +630,8 @@ int cmd_run(int argc, char **argv)
                                  o.results_dir ? o.results_dir : "iofleet-runs");
                 lo.results_dir = results;
                 lo.work_dir = cwd;
+                local_allow_paths(&ja, cwd, allow, sizeof(allow));
+                lo.allow_paths = allow;
                 fprintf(live, "iofleet: starting a local coordinator and %u agents\n", o.local);
                 if ((r = local_fleet_start(&lo, &fleet, control_ep, sizeof(control_ep), err,
                                            sizeof(err))) < 0) {

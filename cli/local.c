@@ -307,7 +307,7 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
         for (unsigned i = 0; i < opt->agents; i++) {
                 child_t *c = &f->children[i + 1];
                 char name[80], coord[600], ckey[PATH_MAX + 64], key[PATH_MAX + 64],
-                    state[PATH_MAX + 64], work[PATH_MAX + 64];
+                    state[PATH_MAX + 64], work[PATH_MAX + 64], allow[2 * PATH_MAX + 64];
                 snprintf(c->name, sizeof(c->name), "local-%u", i);
                 snprintf(name, sizeof(name), "--name=%s", c->name);
                 snprintf(coord, sizeof(coord), "--coordinator=%s", agent_ep);
@@ -315,6 +315,8 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
                 snprintf(key, sizeof(key), "--key=%s/%s.key", f->dir, c->name);
                 snprintf(state, sizeof(state), "--state-dir=%s/%s", f->dir, c->name);
                 snprintf(work, sizeof(work), "--work-dir=%s", opt->work_dir);
+                snprintf(allow, sizeof(allow), "--allow-paths=%s",
+                         opt->allow_paths ? opt->allow_paths : opt->work_dir);
                 char *argv[] = {agent_bin,
                                 name,
                                 coord,
@@ -322,6 +324,7 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
                                 key,
                                 state,
                                 work,
+                                allow,
                                 "--roles=client,storage",
                                 opt->insecure ? "--insecure=true" : "--insecure=false",
                                 NULL};

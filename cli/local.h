@@ -11,6 +11,7 @@ typedef struct local_options {
         unsigned agents;
         const char *results_dir; /* the coordinator writes the run here */
         const char *work_dir;    /* agents' default job directory */
+        const char *allow_paths; /* where the agents may do I/O: what the job options name */
         bool insecure;           /* no CURVE even on loopback (default: CURVE) */
         bool verbose;            /* daemons log to this terminal instead of files */
 } local_options_t;

@@ -114,7 +114,7 @@ start_agent() {
 	local prefix=${NS:+ip netns exec $NS}
 	$prefix "$AGENT" --name="$name" --coordinator="${AGENT_COORD:-$COORD_EP}" \
 		--coordinator-key="$T/coordinator.pub" --key="$T/$name.key" --state-dir="$T/state-$name" \
-		--work-dir="$T/data" --roles=client "$@" >"$T/$name.log" 2>&1 &
+		--work-dir="$T/data" --allow-paths="${AGENT_ALLOW:-$T,/var/tmp}" --roles=client "$@" >"$T/$name.log" 2>&1 &
 	PIDS+=($!)
 	LAST_PID=$!
 	DAEMONS+=("$LAST_PID:$name")
