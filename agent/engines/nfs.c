@@ -287,7 +287,9 @@ static int nfs_init(const engine_setup_t *setup, void **data)
                 d->slots[i].d = d;
         /* Before the URL is parsed, so that its own autoreconnect= wins. */
         nfs_set_autoreconnect(d->nfs, 0);
-        nfs_set_timeout(d->nfs, NFS_TIMEOUT_MS);
+        /* Only a backstop: pump() fails a silent connection first, with ETIMEDOUT, where
+         * libnfs's own timer would fail single RPCs with EINTR. */
+        nfs_set_timeout(d->nfs, 2 * NFS_TIMEOUT_MS);
         *data = d;
         return 0;
 }
