@@ -87,8 +87,8 @@ int cmd_report(int argc, char **argv)
                 goto out;
         }
         if ((r = report_write(f, rep, format)) < 0) {
-                fprintf(stderr, "iofleet report: writing the table%s%s: %s\n",
-                        output ? " to " : "", output ? output : "", strerror(-r));
+                fprintf(stderr, "iofleet report: writing the table%s%s: %s\n", output ? " to " : "",
+                        output ? output : "", strerror(-r));
                 goto out;
         }
         if (f != stdout) {

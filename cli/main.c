@@ -37,7 +37,8 @@ int main(int argc, char **argv)
                 printf("iofleet %s\n", IOFLEET_VERSION);
                 return 0;
         }
-        fprintf(stderr, "iofleet: unknown command '%s' (commands: run, agents, keygen, report, version)\n",
+        fprintf(stderr,
+                "iofleet: unknown command '%s' (commands: run, agents, keygen, report, version)\n",
                 argv[1]);
         return 2;
 }

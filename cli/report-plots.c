@@ -19,8 +19,7 @@ static double jnum(json_t *o, const char *key)
 }
 
 /* "a=1 b=2" for a point's parameters, leaving out skip (-1: none). */
-static void point_label(const report_t *r, const report_point_t *p, int skip, char *buf,
-                        size_t len)
+static void point_label(const report_t *r, const report_point_t *p, int skip, char *buf, size_t len)
 {
         size_t n = 0;
         buf[0] = 0;
@@ -85,14 +84,14 @@ static int plot_timeline(const report_t *r, const report_point_t *p, const repor
                         }
                 }
         }
-        series[n_series++] = (svg_series_t){.label = md ? "all agents, metadata ops/s"
-                                                        : "all agents, read+write",
-                                            .x = x,
-                                            .y = sum,
-                                            .n = n,
-                                            .color = 0,
-                                            .width = 3,
-                                            .markers = true};
+        series[n_series++] =
+            (svg_series_t){.label = md ? "all agents, metadata ops/s" : "all agents, read+write",
+                           .x = x,
+                           .y = sum,
+                           .n = n,
+                           .color = 0,
+                           .width = 3,
+                           .markers = true};
         if (!md && bytes > 0) {
                 bool both = false, r_any = false, w_any = false;
                 for (size_t k = 0; k < n; k++) {
@@ -102,22 +101,30 @@ static int plot_timeline(const report_t *r, const report_point_t *p, const repor
                 both = r_any && w_any;
                 if (both) {
                         series[n_series++] = (svg_series_t){.label = "all agents, read",
-                                                            .x = x, .y = rd, .n = n, .color = 0,
-                                                            .stroke = SVG_DASHED, .width = 1.5};
+                                                            .x = x,
+                                                            .y = rd,
+                                                            .n = n,
+                                                            .color = 0,
+                                                            .stroke = SVG_DASHED,
+                                                            .width = 1.5};
                         series[n_series++] = (svg_series_t){.label = "all agents, write",
-                                                            .x = x, .y = wr, .n = n, .color = 0,
-                                                            .stroke = SVG_DOTTED, .width = 2};
+                                                            .x = x,
+                                                            .y = wr,
+                                                            .n = n,
+                                                            .color = 0,
+                                                            .stroke = SVG_DOTTED,
+                                                            .width = 2};
                 }
                 for (size_t a = 0; a < n_agents; a++)
-                        series[n_series++] = (svg_series_t){
-                            .label = json_string_value(
-                                json_object_get(json_array_get(agents, a), "name")),
-                            .x = x,
-                            .y = per + a * n,
-                            .n = n,
-                            .color = 1 + (unsigned)a,
-                            .width = 1.2,
-                            .markers = n < 40};
+                        series[n_series++] =
+                            (svg_series_t){.label = json_string_value(
+                                               json_object_get(json_array_get(agents, a), "name")),
+                                           .x = x,
+                                           .y = per + a * n,
+                                           .n = n,
+                                           .color = 1 + (unsigned)a,
+                                           .width = 1.2,
+                                           .markers = n < 40};
         }
 
         snprintf(name, sizeof(name), "%s", *run->dir ? run->dir : "run");
@@ -179,8 +186,8 @@ static int plot_scaling(const report_t *r, const char *dir, char *err, size_t er
         double *eff = calloc(n + 1, sizeof(*eff));
         svg_series_t *s_agg = calloc(2 * n + 1, sizeof(*s_agg));
         svg_series_t *s_pc = calloc(n + 1, sizeof(*s_pc)), *s_eff = calloc(n + 1, sizeof(*s_eff));
-        char (*labels)[300] = calloc(n + 1, sizeof(*labels));
-        char (*lin_labels)[320] = calloc(n + 1, sizeof(*lin_labels));
+        char(*labels)[300] = calloc(n + 1, sizeof(*labels));
+        char(*lin_labels)[320] = calloc(n + 1, sizeof(*lin_labels));
         char path[4200];
         size_t at = 0, n_agg = 0;
         svg_t *s = NULL;
@@ -195,7 +202,8 @@ static int plot_scaling(const report_t *r, const char *dir, char *err, size_t er
                         const report_point_t *a = &r->points[first[g]], *b = &r->points[i];
                         bool same = true;
                         for (size_t k = 0; k < r->n_params; k++)
-                                if ((int)k != r->clients_param && !streq(a->values[k], b->values[k]))
+                                if ((int)k != r->clients_param &&
+                                    !streq(a->values[k], b->values[k]))
                                         same = false;
                         if (same)
                                 break;
@@ -240,16 +248,26 @@ static int plot_scaling(const report_t *r, const char *dir, char *err, size_t er
                 else
                         snprintf(lin_labels[g], sizeof(lin_labels[g]), "linear from %g client%s",
                                  base_c, base_c == 1 ? "" : "s");
-                s_agg[n_agg++] = (svg_series_t){.label = labels[g], .x = x + start,
-                                                .y = agg + start, .n = at - start,
-                                                .color = (unsigned)g, .width = 2.5,
+                s_agg[n_agg++] = (svg_series_t){.label = labels[g],
+                                                .x = x + start,
+                                                .y = agg + start,
+                                                .n = at - start,
+                                                .color = (unsigned)g,
+                                                .width = 2.5,
                                                 .markers = true};
-                s_agg[n_agg++] = (svg_series_t){.label = lin_labels[g], .x = x + start,
-                                                .y = lin + start, .n = at - start,
-                                                .color = (unsigned)g, .stroke = SVG_DASHED,
+                s_agg[n_agg++] = (svg_series_t){.label = lin_labels[g],
+                                                .x = x + start,
+                                                .y = lin + start,
+                                                .n = at - start,
+                                                .color = (unsigned)g,
+                                                .stroke = SVG_DASHED,
                                                 .width = 1.2};
-                s_pc[g] = (svg_series_t){.label = labels[g], .x = x + start, .y = pc + start,
-                                         .n = at - start, .color = (unsigned)g, .width = 2.5,
+                s_pc[g] = (svg_series_t){.label = labels[g],
+                                         .x = x + start,
+                                         .y = pc + start,
+                                         .n = at - start,
+                                         .color = (unsigned)g,
+                                         .width = 2.5,
                                          .markers = true};
                 s_eff[g] = s_pc[g];
                 s_eff[g].y = eff + start;
@@ -323,7 +341,7 @@ static int plot_bars(const report_t *r, const char *dir, char *err, size_t errle
         };
         size_t n = r->n_points, m = 0;
         const char **labels = calloc(n + 1, sizeof(*labels));
-        char (*text)[300] = calloc(n + 1, sizeof(*text));
+        char(*text)[300] = calloc(n + 1, sizeof(*text));
         double *v = calloc(n + 1, sizeof(*v)), *lo = calloc(n + 1, sizeof(*lo)),
                *hi = calloc(n + 1, sizeof(*hi));
         char path[4200], title[128];

@@ -31,9 +31,9 @@ static const struct fig_info {
 
 /* The order of the figure columns: bandwidth, IOPS, latency, metadata, skew. */
 static const report_fig_t order[] = {
-    REPORT_READ_BW,  REPORT_WRITE_BW,  REPORT_TOTAL_BW,  REPORT_READ_IOPS, REPORT_WRITE_IOPS,
-    REPORT_READ_P50, REPORT_READ_P99,  REPORT_WRITE_P50, REPORT_WRITE_P99, REPORT_CREATE,
-    REPORT_STAT,     REPORT_MDREAD,    REPORT_DELETE,    REPORT_SKEW};
+    REPORT_READ_BW,  REPORT_WRITE_BW, REPORT_TOTAL_BW,  REPORT_READ_IOPS, REPORT_WRITE_IOPS,
+    REPORT_READ_P50, REPORT_READ_P99, REPORT_WRITE_P50, REPORT_WRITE_P99, REPORT_CREATE,
+    REPORT_STAT,     REPORT_MDREAD,   REPORT_DELETE,    REPORT_SKEW};
 
 typedef struct column {
         char *head;
@@ -303,7 +303,7 @@ static void write_text(FILE *f, const table_t *t)
                 while (k >= 2 && end > 1 && !*t->cols[end - 1].cells[k - 2])
                         end--;
                 for (size_t i = 0; i < end; i++) {
-                        const char *s = k == 0 ? t->cols[i].head
+                        const char *s = k == 0   ? t->cols[i].head
                                         : k == 1 ? NULL
                                                  : t->cols[i].cells[k - 2];
                         bool last = i + 1 == end;
@@ -423,10 +423,10 @@ int report_write(FILE *f, const report_t *r, report_format_t format)
                 size_t runs = 0;
                 for (size_t i = 0; i < r->n_points; i++)
                         runs += r->points[i].n_runs;
-                fprintf(f, "%siofleet report: %s%s%s, %zu point%s, %zu run%s", format == REPORT_MD ? "**" : "",
-                        r->sweep ? "sweep " : "run ", r->run_id && *r->run_id ? r->run_id : "",
-                        format == REPORT_MD ? "**" : "", r->n_points, r->n_points == 1 ? "" : "s",
-                        runs, runs == 1 ? "" : "s");
+                fprintf(f, "%siofleet report: %s%s%s, %zu point%s, %zu run%s",
+                        format == REPORT_MD ? "**" : "", r->sweep ? "sweep " : "run ",
+                        r->run_id && *r->run_id ? r->run_id : "", format == REPORT_MD ? "**" : "",
+                        r->n_points, r->n_points == 1 ? "" : "s", runs, runs == 1 ? "" : "s");
                 if (any_repeats(r))
                         fprintf(f, "; figures are the median of the repeats that succeeded, ±rsd "
                                    "their relative sample standard deviation");

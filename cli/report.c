@@ -57,8 +57,8 @@ static json_t *member(json_t *o, const char *key, json_type type, const char *wh
         static const char *const names[] = {"an object", "an array", "a string", "an integer",
                                             "a number",  "true",     "false",    "null"};
         json_t *v = json_object_get(o, key);
-        bool ok = v && (json_typeof(v) == type ||
-                        (type == JSON_REAL && json_typeof(v) == JSON_INTEGER));
+        bool ok =
+            v && (json_typeof(v) == type || (type == JSON_REAL && json_typeof(v) == JSON_INTEGER));
         if (!ok) {
                 errorf(err, errlen, -EINVAL, "%s%s%s: %s, expected %s", where, *where ? "." : "",
                        key, v ? "wrong type" : "missing", names[type]);
@@ -119,8 +119,8 @@ int report_figures(json_t *doc, double fig[REPORT_N_FIGS], char *err, size_t err
                 return -EINVAL;
         for (int w = 0; w < 2; w++) {
                 const char *dn = w ? "write" : "read";
-                json_t *d = member(all, dn, JSON_OBJECT, "client_stats[\"All clients\"]", err,
-                                   errlen);
+                json_t *d =
+                    member(all, dn, JSON_OBJECT, "client_stats[\"All clients\"]", err, errlen);
                 json_t *bw, *iops;
                 char where[64];
                 if (!d)
@@ -175,8 +175,7 @@ static int load_run(report_run_t *run, const char *run_dir)
 
         for (int k = 0; k < REPORT_N_FIGS; k++)
                 run->fig[k] = NAN;
-        snprintf(path, sizeof(path), "%s%s%s/result.json", run_dir, *run->dir ? "/" : "",
-                 run->dir);
+        snprintf(path, sizeof(path), "%s%s%s/result.json", run_dir, *run->dir ? "/" : "", run->dir);
         r = load_json(path, &run->doc, why, sizeof(why));
         if (r >= 0 && run->error)
                 return 0; /* the sweep already says it failed: its figures are not compared */
@@ -250,8 +249,8 @@ static int load_single(report_t *rep, char *err, size_t errlen)
         {
                 double fig[REPORT_N_FIGS];
                 r = report_figures(doc, fig, why, sizeof(why));
-                const char *id = json_string_value(
-                    json_object_get(json_object_get(doc, "iofleet"), "run_id"));
+                const char *id =
+                    json_string_value(json_object_get(json_object_get(doc, "iofleet"), "run_id"));
                 if (r >= 0 && (r = strdup_to(&rep->run_id, id ? id : "")) < 0)
                         return r;
         }
@@ -267,8 +266,8 @@ static int load_single(report_t *rep, char *err, size_t errlen)
         return load_run(run, rep->run_dir);
 }
 
-static int sweep_param(json_t *params, const char *name, char **ret, const char *where,
-                       char *err, size_t errlen)
+static int sweep_param(json_t *params, const char *name, char **ret, const char *where, char *err,
+                       size_t errlen)
 {
         json_t *v = json_object_get(params, name);
         char buf[64];
@@ -315,8 +314,8 @@ static int load_sweep_points(report_t *rep, json_t *points, const char *file, ch
                                       "%s: %s.index: %lld is not a point index 0..1000000", file,
                                       where, (long long)json_integer_value(idx));
                 if (rpt && (!json_is_integer(rpt) || json_integer_value(rpt) < 0))
-                        return errorf(err, errlen, -EINVAL,
-                                      "%s: %s.repeat: not an integer >= 0", file, where);
+                        return errorf(err, errlen, -EINVAL, "%s: %s.repeat: not an integer >= 0",
+                                      file, where);
                 if (perr && !json_is_string(perr) && !json_is_null(perr))
                         return errorf(err, errlen, -EINVAL, "%s: %s.error: not a string", file,
                                       where);
@@ -468,9 +467,8 @@ void report_aggregate(report_t *r)
                         p->lo[f] = n ? v[0] : NAN;
                         p->hi[f] = n ? v[n - 1] : NAN;
                 }
-                p->clients = r->clients_param >= 0
-                                 ? strtod(p->values[r->clients_param], NULL)
-                                 : NAN;
+                p->clients =
+                    r->clients_param >= 0 ? strtod(p->values[r->clients_param], NULL) : NAN;
                 p->per_client = p->efficiency = NAN;
         }
         if (r->clients_param < 0)
@@ -487,9 +485,9 @@ void report_aggregate(report_t *r)
                         continue;
                 p->per_client = p->median[REPORT_TOTAL_BW] / p->clients;
                 if (base)
-                        p->efficiency = report_efficiency(base->clients,
-                                                          base->median[REPORT_TOTAL_BW],
-                                                          p->clients, p->median[REPORT_TOTAL_BW]);
+                        p->efficiency =
+                            report_efficiency(base->clients, base->median[REPORT_TOTAL_BW],
+                                              p->clients, p->median[REPORT_TOTAL_BW]);
         }
 }
 

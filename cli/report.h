@@ -30,7 +30,7 @@ typedef enum report_format { REPORT_TEXT, REPORT_CSV, REPORT_MD } report_format_
 
 /* One result.json: a repeat of a sweep point, or the single run. */
 typedef struct report_run {
-        char *dir;   /* relative to the run directory; "" for a single run */
+        char *dir; /* relative to the run directory; "" for a single run */
         unsigned repeat;
         char *error; /* why this run has no figures or failed; NULL when fine */
         json_t *doc; /* the result, NULL when absent or unreadable */
@@ -45,8 +45,8 @@ typedef struct report_point {
         size_t n_runs, n_ok;
         double median[REPORT_N_FIGS], rsd[REPORT_N_FIGS]; /* rsd: percent, NAN below 2 runs */
         double lo[REPORT_N_FIGS], hi[REPORT_N_FIGS];      /* min..max over the ok runs */
-        double clients;                  /* the "clients" parameter; NAN when none */
-        double per_client, efficiency;   /* MiB/s per client, % of linear; NAN when none */
+        double clients;                /* the "clients" parameter; NAN when none */
+        double per_client, efficiency; /* MiB/s per client, % of linear; NAN when none */
 } report_point_t;
 
 typedef struct report {

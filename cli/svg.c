@@ -36,12 +36,15 @@ void svg_ticks(double lo, double hi, unsigned max_ticks, svg_ticks_t *t)
                 max_ticks = 2;
         range = hi - lo;
         if (range <= 0) {
-                /* One value: a range around it that still starts at a round number. */
+                /* One value: from 0 when it is positive, else a range around it. */
                 range = fabs(hi) > 0 ? fabs(hi) : 1;
-                if (lo >= 0 && lo - range / 2 < 0)
-                        lo = 0, hi = hi > 0 ? hi * 1.5 : 1;
-                else
-                        lo -= range / 2, hi += range / 2;
+                if (lo >= 0) {
+                        lo = 0;
+                        hi = hi > 0 ? hi * 1.5 : 1;
+                } else {
+                        lo -= range / 2;
+                        hi += range / 2;
+                }
                 range = hi - lo;
         }
         raw = range / (max_ticks - 1);
@@ -111,8 +114,9 @@ int svg_open(const char *path, double w, double h, const char *title, svg_t **re
                 "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n<title>",
                 w, h, w, h);
         svg_escape(s->f, title);
-        fprintf(s->f, "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
-                      "fill=\"#ffffff\"/>\n",
+        fprintf(s->f,
+                "</title>\n<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+                "fill=\"#ffffff\"/>\n",
                 w, h);
         *ret = s;
         return 0;
@@ -150,7 +154,7 @@ void svg_heading(svg_t *s, double y, const char *str)
 
 static const char *dash(svg_stroke_t st)
 {
-        return st == SVG_DASHED ? " stroke-dasharray=\"7,4\""
+        return st == SVG_DASHED   ? " stroke-dasharray=\"7,4\""
                : st == SVG_DOTTED ? " stroke-dasharray=\"2,3\""
                                   : "";
 }
@@ -224,8 +228,8 @@ static void legend_entry(svg_t *s, double x, double y, unsigned color, svg_strok
 {
         if (bar)
                 fprintf(s->f,
-                        "<rect x=\"%.1f\" y=\"%.1f\" width=\"22\" height=\"10\" fill=\"%s\"/>\n",
-                        x, y - 8, palette[color % ELEMENTSOF(palette)]);
+                        "<rect x=\"%.1f\" y=\"%.1f\" width=\"22\" height=\"10\" fill=\"%s\"/>\n", x,
+                        y - 8, palette[color % ELEMENTSOF(palette)]);
         else
                 fprintf(s->f,
                         "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
@@ -262,10 +266,14 @@ void svg_line_panel(svg_t *s, double x, double y, double w, double h, const svg_
                 ymin = p->ymin;
                 ymax = p->ymax;
         }
-        if (!isfinite(ymin))
-                ymin = 0, ymax = 1;
-        if (!isfinite(xmin))
-                xmin = 0, xmax = 1;
+        if (!isfinite(ymin)) {
+                ymin = 0;
+                ymax = 1;
+        }
+        if (!isfinite(xmin)) {
+                xmin = 0;
+                xmax = 1;
+        }
         if (p->y_from_zero && ymin > 0)
                 ymin = 0;
         svg_ticks(xmin, xmax, 8, &fr.xt);
@@ -304,8 +312,7 @@ void svg_line_panel(svg_t *s, double x, double y, double w, double h, const svg_
                         }
                 }
                 for (size_t k = 0; k < se->n; k++)
-                        if ((se->markers || se->n == 1) && isfinite(se->x[k]) &&
-                            isfinite(se->y[k]))
+                        if ((se->markers || se->n == 1) && isfinite(se->x[k]) && isfinite(se->y[k]))
                                 fprintf(s->f,
                                         "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n",
                                         fx(&fr, se->x[k]), fy(&fr, se->y[k]), col);
