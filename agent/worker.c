@@ -74,6 +74,7 @@ typedef struct run {
         io_unit_t *held;   /* prepared, refused with ENGINE_BUSY: queued again first */
         unsigned inflight; /* committed, not yet reaped */
         unsigned depth, batch, cmin, cmax;
+        bool refill; /* the slots being filled were freed by a reap: submit them together */
         void *bufs;
         size_t buf_size;
         uint64_t bs[2];
@@ -554,7 +555,7 @@ static int issue_one(run_t *s, int64_t *now)
         r = s->e->queue(s->ed, io);
         if (likely(r == ENGINE_QUEUED)) {
                 s->pending[s->npending++] = io;
-                if (s->npending >= s->batch && commit(s, now) < 0)
+                if (!s->refill && s->npending >= s->batch && commit(s, now) < 0)
                         return -1;
                 return 1;
         }
@@ -617,10 +618,16 @@ static void drain(run_t *s, int64_t *now)
         }
 }
 
-/* The asynchronous loop, as fio's: queue until iodepth I/Os are queued or in flight, submitting
+/*
+ * The asynchronous loop, as fio's: queue until iodepth I/Os are queued or in flight, submitting
  * whenever iodepth_batch_submit are queued; when full, reap iodepth_batch_complete_min (at least
- * one, and no more: fio's iodepth_batch_complete_max defaults to the min); at the end, wait for
- * what is in flight. */
+ * one, and no more: fio's iodepth_batch_complete_max defaults to the min); what is queued is
+ * submitted before waiting, as fio commits before it waits; at the end, wait for what is in
+ * flight. After a reap, the slots it freed are refilled and, while the engine already holds
+ * iodepth_batch_complete_min more completions in user space (its ring: no system call), those
+ * are reaped and their slots refilled too; all of it then goes in one submission, so a fast
+ * device costs one submit call per batch of completions rather than one per I/O.
+ */
 static void run_async(run_t *s)
 {
         int64_t now = s->now;
@@ -629,16 +636,17 @@ static void run_async(run_t *s)
                 while (s->inflight + s->npending < s->depth && can_issue(s, now))
                         if (issue_one(s, &now) < 0)
                                 break;
-                /* Completions already waiting (min 0: the engines look at their rings in user
-                 * space, no system call) are reaped before submitting, so the slots they free
-                 * go in the same submission rather than one each. */
-                if (s->npending && s->inflight && !s->held && can_issue(s, now)) {
-                        int n = reap(s, 0, s->cmax, 0, &now);
+                /* Completions already waiting (a zero timeout: the engine takes them only when
+                 * at least the minimum is there, and never enters the kernel). */
+                if (s->refill && s->npending && s->inflight >= s->cmin && !s->held &&
+                    can_issue(s, now)) {
+                        int n = reap(s, s->cmin, s->cmax, 0, &now);
                         if (n < 0)
                                 break;
                         if (n > 0)
                                 continue;
                 }
+                s->refill = false;
                 if (s->npending && commit(s, &now) < 0)
                         break;
                 if (!can_issue(s, now))
@@ -656,6 +664,7 @@ static void run_async(run_t *s)
                 if (reap(s, s->cmin < s->inflight ? s->cmin : s->inflight, s->cmax, WAIT_SLICE_NS,
                          &now) < 0)
                         break;
+                s->refill = true;
         }
         if (s->held) {
                 /* Prepared, never taken by the engine. */
@@ -953,6 +962,7 @@ static int setup_run(worker_t *w, run_t *s)
         s->w = w;
         s->e = w->engine;
         s->depth = depth;
+        /* fio: 0 or more than iodepth means iodepth. */
         s->batch = j->iodepth_batch_submit ? j->iodepth_batch_submit : depth;
         if (s->batch > depth)
                 s->batch = depth;
