@@ -42,7 +42,7 @@ typedef struct column {
 } column_t;
 
 typedef struct table {
-        column_t *cols;
+        column_t **cols; /* pointers, so that a column stays put while others are added */
         size_t n_cols, n_rows;
         int oom;
 } table_t;
@@ -58,14 +58,17 @@ static char *vfmt(const char *fmt, va_list ap)
 static column_t *add_col(table_t *t, bool right, const char *fmt, ...) _printf_(3, 4);
 static column_t *add_col(table_t *t, bool right, const char *fmt, ...)
 {
-        column_t *n = realloc(t->cols, (t->n_cols + 1) * sizeof(*n)), *c;
+        column_t **n = realloc(t->cols, (t->n_cols + 1) * sizeof(*n)), *c;
         va_list ap;
         if (!n) {
                 t->oom = -ENOMEM;
                 return NULL;
         }
         t->cols = n;
-        c = &n[t->n_cols];
+        if (!(c = calloc(1, sizeof(*c)))) {
+                t->oom = -ENOMEM;
+                return NULL;
+        }
         c->right = right;
         c->cells = calloc(t->n_rows + 1, sizeof(*c->cells));
         va_start(ap, fmt);
@@ -74,10 +77,11 @@ static column_t *add_col(table_t *t, bool right, const char *fmt, ...)
         if (!c->cells || !c->head) {
                 free(c->cells);
                 free(c->head);
+                free(c);
                 t->oom = -ENOMEM;
                 return NULL;
         }
-        t->n_cols++;
+        n[t->n_cols++] = c;
         return c;
 }
 
@@ -107,9 +111,10 @@ static void table_free(table_t *t)
 {
         for (size_t i = 0; i < t->n_cols; i++) {
                 for (size_t k = 0; k < t->n_rows; k++)
-                        free(t->cols[i].cells[k]);
-                free(t->cols[i].cells);
-                free(t->cols[i].head);
+                        free(t->cols[i]->cells[k]);
+                free(t->cols[i]->cells);
+                free(t->cols[i]->head);
+                free(t->cols[i]);
         }
         free(t->cols);
 }
@@ -293,19 +298,19 @@ static void write_text(FILE *f, const table_t *t)
 {
         size_t w[t->n_cols + 1];
         for (size_t i = 0; i < t->n_cols; i++) {
-                w[i] = width(t->cols[i].head);
+                w[i] = width(t->cols[i]->head);
                 for (size_t k = 0; k < t->n_rows; k++)
-                        if (width(t->cols[i].cells[k]) > w[i])
-                                w[i] = width(t->cols[i].cells[k]);
+                        if (width(t->cols[i]->cells[k]) > w[i])
+                                w[i] = width(t->cols[i]->cells[k]);
         }
         for (size_t k = 0; k <= t->n_rows + 1; k++) {
                 size_t end = t->n_cols; /* no trailing blanks: stop after the last non-empty */
-                while (k >= 2 && end > 1 && !*t->cols[end - 1].cells[k - 2])
+                while (k >= 2 && end > 1 && !*t->cols[end - 1]->cells[k - 2])
                         end--;
                 for (size_t i = 0; i < end; i++) {
-                        const char *s = k == 0   ? t->cols[i].head
+                        const char *s = k == 0   ? t->cols[i]->head
                                         : k == 1 ? NULL
-                                                 : t->cols[i].cells[k - 2];
+                                                 : t->cols[i]->cells[k - 2];
                         bool last = i + 1 == end;
                         if (i)
                                 fputs("  ", f);
@@ -314,10 +319,10 @@ static void write_text(FILE *f, const table_t *t)
                                         fputc('-', f);
                                 continue;
                         }
-                        if (t->cols[i].right)
+                        if (t->cols[i]->right)
                                 pad(f, w[i] - width(s));
                         fputs(s, f);
-                        if (!t->cols[i].right && !last)
+                        if (!t->cols[i]->right && !last)
                                 pad(f, w[i] - width(s));
                 }
                 fputc('\n', f);
@@ -346,7 +351,7 @@ static void write_csv(FILE *f, const table_t *t)
                 for (size_t i = 0; i < t->n_cols; i++) {
                         if (i)
                                 fputc(',', f);
-                        csv_field(f, k ? t->cols[i].cells[k - 1] : t->cols[i].head);
+                        csv_field(f, k ? t->cols[i]->cells[k - 1] : t->cols[i]->head);
                 }
                 fputs("\r\n", f);
         }
@@ -367,15 +372,15 @@ static void write_md(FILE *f, const table_t *t)
 {
         fputc('|', f);
         for (size_t i = 0; i < t->n_cols; i++)
-                md_cell(f, t->cols[i].head);
+                md_cell(f, t->cols[i]->head);
         fputs("\n|", f);
         for (size_t i = 0; i < t->n_cols; i++)
-                fputs(t->cols[i].right ? " ---: |" : " --- |", f);
+                fputs(t->cols[i]->right ? " ---: |" : " --- |", f);
         fputc('\n', f);
         for (size_t k = 0; k < t->n_rows; k++) {
                 fputc('|', f);
                 for (size_t i = 0; i < t->n_cols; i++)
-                        md_cell(f, t->cols[i].cells[k]);
+                        md_cell(f, t->cols[i]->cells[k]);
                 fputc('\n', f);
         }
 }
