@@ -534,9 +534,18 @@ static void io_cb(int err, struct nfs_context *nfs, void *data, void *priv)
                         err = (int)io->len;
                 if (err && data)
                         memcpy(io->buf, data, (size_t)err);
-        } else if (err < 0 && data)
-                log_debug("nfs: %s at offset %llu: %s", io->ddir == DDIR_WRITE ? "write" : "read",
-                          (unsigned long long)io->offset, (const char *)data);
+        } else if (err < 0) {
+                if (data)
+                        log_debug("nfs: %s at offset %llu: %s",
+                                  io->ddir == DDIR_WRITE ? "write" : "read",
+                                  (unsigned long long)io->offset, (const char *)data);
+                /* libnfs reports a transport failure (the socket reset or closed under the RPC)
+                 * as EFAULT and a cancelled or timed-out RPC as EINTR: say what happened. */
+                if (err == -EFAULT)
+                        err = -ECONNRESET;
+                else if (err == -EINTR)
+                        err = -ETIMEDOUT;
+        }
         push_ready(sl->d, sl, err);
 }
 

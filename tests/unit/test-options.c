@@ -1036,13 +1036,13 @@ static void test_bad_ioengine(void **state)
 {
         (void)state;
         set_fails_with("ioengine", "foo", -EINVAL,
-                       "ioengine: 'foo' is not one of psync, libaio, io_uring, null, metadata");
+                       "ioengine: 'foo' is not one of psync, libaio, io_uring, null, metadata, nfs");
         for (size_t i = 0; job_fio_unsupported_engines[i]; i++)
                 set_fails("ioengine", job_fio_unsupported_engines[i], -EOPNOTSUPP,
                           "not supported by iofleet");
         set_fails_with("ioengine", "sync", -EOPNOTSUPP,
                        "ioengine: fio's 'sync' is not supported by iofleet yet (use psync, libaio, "
-                       "io_uring, null, metadata)");
+                       "io_uring, null, metadata, nfs)");
         set_fails("ioengine", "external:/usr/lib/engine.so", -EOPNOTSUPP, "':' suffix");
         set_fails("ioengine", "PSYNC", -EINVAL, "is not one of");
         set_fails("ioengine", "", -EINVAL, "needs a value");
@@ -1528,7 +1528,7 @@ static void test_validate_fields(void **state)
         validate_fails(&j, -EINVAL, "ioengine: required (e.g. ioengine=psync)");
         j.ioengine = strdup("sync");
         validate_fails(&j, -EOPNOTSUPP,
-                       "ioengine: 'sync' is not one of psync, libaio, io_uring, null, metadata");
+                       "ioengine: 'sync' is not one of psync, libaio, io_uring, null, metadata, nfs");
         free(j.ioengine);
         j.ioengine = strdup("bogus");
         validate_fails(&j, -EINVAL, "ioengine: 'bogus' is not one of");
