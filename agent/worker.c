@@ -27,6 +27,10 @@
 #define WAIT_SLICE_NS (100 * (int64_t)NSEC_PER_MSEC)
 /* After a stop, how long in-flight I/Os get to complete before they are given up as dropped. */
 #define DRAIN_GRACE_NS (2 * (int64_t)NSEC_PER_SEC)
+/* Most I/Os a refill gathers into one submission: past that, a deep queue would cycle through
+ * all its buffers (512 x 4 KiB no longer fits in the CPU's cache) and lose more than the
+ * system calls it saves; the units freed last are reused first, so these few stay hot. */
+#define GATHER_MAX 32u
 #define BUF_ALIGN 4096u
 #define HUGE_ALIGN (2u << 20)
 #define HUGE_MIN_BS (512u << 10)
@@ -638,8 +642,8 @@ static void run_async(run_t *s)
                                 break;
                 /* Completions already waiting (a zero timeout: the engine takes them only when
                  * at least the minimum is there, and never enters the kernel). */
-                if (s->refill && s->npending && s->inflight >= s->cmin && !s->held &&
-                    can_issue(s, now)) {
+                if (s->refill && s->npending && s->npending < GATHER_MAX &&
+                    s->inflight >= s->cmin && !s->held && can_issue(s, now)) {
                         int n = reap(s, s->cmin, s->cmax, 0, &now);
                         if (n < 0)
                                 break;
