@@ -525,6 +525,10 @@ int report_load(const char *run_dir, report_t **ret, char *err, size_t errlen)
 fail:
         if (r == -ENOMEM && !*err)
                 snprintf(err, errlen, "out of memory");
+        /* One line: jansson quotes the bytes near a syntax error, names come from the file. */
+        for (char *c = err; c && *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                        *c = '?';
         report_free(&rep);
         return r;
 }
