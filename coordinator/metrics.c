@@ -212,6 +212,8 @@ static void render_rates(FILE *f, const metrics_input_t *in)
         family(f, "iofleet_agent_" suffix, "gauge", help " (one agent)");                         \
         for (size_t i = 0; k >= 0 && i < run->n_agents; i++) {                                     \
                 const run_agent_t *a = &run->agents[i];                                            \
+                if (a->server) /* an NFS server of the plan: it runs no job */                     \
+                        continue;                                                                  \
                 const run_interval_t *iv =                                                         \
                     (size_t)k < a->n_iv && a->iv[k].received ? &a->iv[k] : NULL;                   \
                 agent_series(f, "iofleet_agent_" suffix, a->name, a->hostname);                    \
@@ -249,6 +251,8 @@ static int render_counters(FILE *f, const metrics_input_t *in)
         for (size_t i = 0; i < n_run; i++) {
                 const run_agent_t *a = &run->agents[i];
                 const metrics_totals_t *b = find_base(in, a->name);
+                if (a->server)
+                        continue;
                 snprintf(t[n].name, sizeof(t[n].name), "%s", a->name);
                 snprintf(t[n].hostname, sizeof(t[n].hostname), "%s", a->hostname);
                 if (in->run_totals)
