@@ -152,8 +152,8 @@ static void on_agent_msg(sim_t *sim, sim_agent_t *a, envelope_t *e)
                         sim->welcomed++;
                         sim->hb_ns = e->welcome->heartbeat_ns;
                         /* Spread evenly over one period, in the order the cursor visits. */
-                        a->next_hb = clock_mono_ns() +
-                                     (int64_t)(sim->hb_ns * (size_t)(a - sim->a) / sim->n);
+                        a->next_hb =
+                            clock_mono_ns() + (int64_t)(sim->hb_ns * (size_t)(a - sim->a) / sim->n);
                 }
                 break;
         case BODY(PREPARE): {
@@ -217,8 +217,8 @@ static uint64_t proc_cpu(int pid)
         buf[n] = 0;
         p = strrchr(buf, ')');
         /* After the comm: state(3) ... utime(14) stime(15). */
-        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-                         &st) != 2)
+        if (!p ||
+            sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
                 return 0;
         return ut + st;
 }
@@ -276,9 +276,10 @@ static int submit(sim_t *sim)
         Iofleet__Job job = IOFLEET__JOB__INIT, *jp = &job;
         Iofleet__JobOption o[6], *op[6];
         char runtime[32];
-        const char *kv[6][2] = {{"ioengine", "null"}, {"rw", "read"},        {"bs", "4k"},
+        const char *kv[6][2] = {{"ioengine", "null"}, {"rw", "read"},      {"bs", "4k"},
                                 {"size", "1m"},       {"time_based", "1"}, {"runtime", runtime}};
-        snprintf(runtime, sizeof(runtime), "%" PRIu64 "ms", (uint64_t)(sim->runtime_ns / NSEC_PER_MSEC));
+        snprintf(runtime, sizeof(runtime), "%" PRIu64 "ms",
+                 (uint64_t)(sim->runtime_ns / NSEC_PER_MSEC));
         for (size_t i = 0; i < 6; i++) {
                 iofleet__job_option__init(&o[i]);
                 o[i].key = (char *)kv[i][0];
@@ -412,13 +413,17 @@ static void usage(FILE *f)
 
 static int parse_args(sim_t *sim, int argc, char **argv)
 {
-        static const struct option opts[] = {
-            {"endpoint", required_argument, NULL, 'e'}, {"control", required_argument, NULL, 'c'},
-            {"agents", required_argument, NULL, 'n'},   {"interval", required_argument, NULL, 'i'},
-            {"runtime", required_argument, NULL, 'r'},  {"lead", required_argument, NULL, 'l'},
-            {"coord-pid", required_argument, NULL, 'p'}, {"key", required_argument, NULL, 'k'},
-            {"coordinator-key", required_argument, NULL, 'K'},
-            {"help", no_argument, NULL, 'h'},           {}};
+        static const struct option opts[] = {{"endpoint", required_argument, NULL, 'e'},
+                                             {"control", required_argument, NULL, 'c'},
+                                             {"agents", required_argument, NULL, 'n'},
+                                             {"interval", required_argument, NULL, 'i'},
+                                             {"runtime", required_argument, NULL, 'r'},
+                                             {"lead", required_argument, NULL, 'l'},
+                                             {"coord-pid", required_argument, NULL, 'p'},
+                                             {"key", required_argument, NULL, 'k'},
+                                             {"coordinator-key", required_argument, NULL, 'K'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {}};
         int c;
         sim->interval_ns = NSEC_PER_SEC;
         sim->runtime_ns = 20 * NSEC_PER_SEC;
@@ -529,8 +534,9 @@ int main(int argc, char **argv)
         while (!sim.done) {
                 int64_t now = clock_mono_ns();
                 if (now > give_up) {
-                        fprintf(stderr, "sim-agents: gave up: %zu of %zu agents welcomed, %u of %u "
-                                        "intervals sent\n",
+                        fprintf(stderr,
+                                "sim-agents: gave up: %zu of %zu agents welcomed, %u of %u "
+                                "intervals sent\n",
                                 sim.welcomed, sim.n, sim.next_k, sim.n_k);
                         return 1;
                 }
@@ -566,8 +572,8 @@ int main(int argc, char **argv)
                "join_s=%.2f cpu_pct=%.1f rss_mib=%.1f hwm_mib=%.1f delay_p50_ms=%.2f "
                "delay_p99_ms=%.2f delay_max_ms=%.2f send_lag_p50_ms=%.2f send_lag_max_ms=%.2f "
                "done_after_s=%.2f errors=%u\n",
-               sim.n, (uint64_t)(sim.interval_ns / NSEC_PER_MSEC), sim.n_delay, sim.n_k, sim.incomplete,
-               (double)(sim.t_welcomed - sim.t_hello) / 1e9,
+               sim.n, (uint64_t)(sim.interval_ns / NSEC_PER_MSEC), sim.n_delay, sim.n_k,
+               sim.incomplete, (double)(sim.t_welcomed - sim.t_hello) / 1e9,
                wall_s > 0 ? 100.0 * cpu_s / wall_s : -1.0, (double)sim.rss_kib / 1024.0,
                (double)sim.hwm_kib / 1024.0, pct(sim.delay_ms, sim.n_delay, 0.5),
                pct(sim.delay_ms, sim.n_delay, 0.99), pct(sim.delay_ms, sim.n_delay, 1.0),

@@ -166,9 +166,9 @@ static uint64_t field(const metrics_totals_t *t, size_t off)
 /* The gauges of the last complete interval: one field of run_interval_t (or cluster_interval_t,
  * which has the same names) per family. */
 #define RATE_FIELDS(X)                                                                             \
-        X(read_bytes, "read_bytes_per_second", "Read bandwidth in the last complete interval")    \
-        X(write_bytes, "write_bytes_per_second", "Write bandwidth in the last complete interval") \
-        X(read_ios, "read_iops", "Read I/Os per second in the last complete interval")            \
+        X(read_bytes, "read_bytes_per_second", "Read bandwidth in the last complete interval")     \
+        X(write_bytes, "write_bytes_per_second", "Write bandwidth in the last complete interval")  \
+        X(read_ios, "read_iops", "Read I/Os per second in the last complete interval")             \
         X(write_ios, "write_iops", "Write I/Os per second in the last complete interval")
 
 static void render_agents(FILE *f, const metrics_input_t *in)
@@ -209,7 +209,7 @@ static void render_rates(FILE *f, const metrics_input_t *in)
         double secs = run && run->interval_ns ? (double)run->interval_ns / 1e9 : 1.0;
 
 #define AGENT_RATE(fld, suffix, help)                                                              \
-        family(f, "iofleet_agent_" suffix, "gauge", help " (one agent)");                         \
+        family(f, "iofleet_agent_" suffix, "gauge", help " (one agent)");                          \
         for (size_t i = 0; k >= 0 && i < run->n_agents; i++) {                                     \
                 const run_agent_t *a = &run->agents[i];                                            \
                 if (a->server) /* an NFS server of the plan: it runs no job */                     \
@@ -223,7 +223,7 @@ static void render_rates(FILE *f, const metrics_input_t *in)
 #undef AGENT_RATE
 
 #define CLUSTER_RATE(fld, suffix, help)                                                            \
-        family(f, "iofleet_cluster_" suffix, "gauge", help " (sum over agents)");                 \
+        family(f, "iofleet_cluster_" suffix, "gauge", help " (sum over agents)");                  \
         if (k >= 0) {                                                                              \
                 fputs("iofleet_cluster_" suffix " ", f);                                           \
                 put_double(f, (double)run->civ[k].fld / secs);                                     \
@@ -495,8 +495,7 @@ static int track(metrics_t *m, const run_t *run)
                 m->n_cur = run->n_agents;
                 snprintf(m->cur_run, sizeof(m->cur_run), "%s", run->id);
                 for (size_t i = 0; i < run->n_agents; i++) {
-                        snprintf(m->cur[i].name, sizeof(m->cur[i].name), "%s",
-                                 run->agents[i].name);
+                        snprintf(m->cur[i].name, sizeof(m->cur[i].name), "%s", run->agents[i].name);
                         snprintf(m->cur[i].hostname, sizeof(m->cur[i].hostname), "%s",
                                  run->agents[i].hostname);
                 }
@@ -588,9 +587,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
         struct MHD_Response *resp;
         enum MHD_Result ret;
 
-        resp = MHD_create_response_from_buffer(len, (void *)text,
-                                               copy ? MHD_RESPMEM_MUST_COPY
-                                                    : MHD_RESPMEM_PERSISTENT);
+        resp = MHD_create_response_from_buffer(
+            len, (void *)text, copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
         if (!resp)
                 return MHD_NO;
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
@@ -604,9 +602,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **req_cls)
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls)
 {
         static int first;
         metrics_t *m = cls;
@@ -722,10 +719,10 @@ int metrics_new(const char *listen, metrics_t **ret)
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_IPv6;
         /* Connections are few (a scraper or two): a small limit keeps a flood off the daemon. */
-        m->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m, MHD_OPTION_SOCK_ADDR,
-                                     (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-                                     (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
-                                     MHD_OPTION_END);
+        m->daemon =
+            MHD_start_daemon(flags, 0, NULL, NULL, on_request, m, MHD_OPTION_SOCK_ADDR,
+                             (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
         if (!m->daemon) {
                 r = errno ? -errno : -EADDRINUSE;
                 metrics_free(&m);

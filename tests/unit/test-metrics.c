@@ -304,8 +304,8 @@ static void fx_run(fx_t *fx, const char *run_id)
 {
         Iofleet__Job job = IOFLEET__JOB__INIT, *jp = &job;
         Iofleet__JobOption o[5], *op[5];
-        static const char *kv[5][2] = {{"rw", "rw"},     {"bs", "4k"},      {"size", "1m"},
-                                       {"time_based", "1"}, {"runtime", "10s"}};
+        static const char *kv[5][2] = {
+            {"rw", "rw"}, {"bs", "4k"}, {"size", "1m"}, {"time_based", "1"}, {"runtime", "10s"}};
         Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
         envelope_t e = IOFLEET__ENVELOPE__INIT, *sub;
         char err[512] = "";
@@ -422,8 +422,8 @@ static void fx_done(fx_t *fx)
 
 static char *render(fx_t *fx, const metrics_alert_t *alerts, size_t n_alerts)
 {
-        metrics_input_t in = {.reg = fx->reg, .run = fx->run, .alerts = alerts,
-                              .n_alerts = n_alerts};
+        metrics_input_t in = {
+            .reg = fx->reg, .run = fx->run, .alerts = alerts, .n_alerts = n_alerts};
         char *text = NULL;
         size_t len = 0;
         assert_int_equal(metrics_render(&in, &text, &len), 0);
@@ -527,8 +527,8 @@ static void test_running(void **state)
         assert_true(must_get(&e, "iofleet_cluster_read_bytes_per_second", NULL, NULL) == sum_r);
         assert_true(must_get(&e, "iofleet_cluster_write_bytes_per_second", NULL, NULL) == sum_w);
         assert_true(must_get(&e, "iofleet_cluster_write_bytes_total", NULL, NULL) ==
-                    (double)(fig_write(0, 0) + fig_write(1, 0) + fig_write(2, 0) +
-                             fig_write(0, 1) + fig_write(1, 1) + fig_write(2, 1)));
+                    (double)(fig_write(0, 0) + fig_write(1, 0) + fig_write(2, 0) + fig_write(0, 1) +
+                             fig_write(1, 1) + fig_write(2, 1)));
         assert_true(must_get(&e, "iofleet_cluster_errors_total", NULL, NULL) == 2);
         /* Escaped on the wire: the raw text holds the escapes, never a bare newline. */
         assert_non_null(strstr(text, "host=\"we\\\"ird\\\\host\""));
@@ -648,8 +648,8 @@ static int http(uint16_t port, const char *method, const char *path, char *buf, 
         assert_true(fd >= 0);
         sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-        snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
-                 method, path);
+        snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", method,
+                 path);
         assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
         while (got + 1 < len && (n = read(fd, buf + got, len - 1 - got)) > 0)
                 got += (size_t)n;
@@ -691,8 +691,8 @@ static void test_listen_values(void **state)
         assert_null(m);
         assert_int_equal(metrics_new(NULL, &m), 0);
         assert_null(m);
-        static const char *const bad[] = {"127.0.0.1",      "127.0.0.1:",     ":9464",
-                                          "127.0.0.1:65536", "127.0.0.1:9x",  "[::1]9464",
+        static const char *const bad[] = {"127.0.0.1",       "127.0.0.1:",   ":9464",
+                                          "127.0.0.1:65536", "127.0.0.1:9x", "[::1]9464",
                                           "::1:9464",        "[::1:9464"};
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 m = NULL;
@@ -712,12 +712,9 @@ static void test_listen_values(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_escape_label),
-            cmocka_unit_test(test_idle),
-            cmocka_unit_test(test_running),
-            cmocka_unit_test(test_totals_across_runs),
-            cmocka_unit_test(test_http),
-            cmocka_unit_test(test_listen_values),
+            cmocka_unit_test(test_escape_label), cmocka_unit_test(test_idle),
+            cmocka_unit_test(test_running),      cmocka_unit_test(test_totals_across_runs),
+            cmocka_unit_test(test_http),         cmocka_unit_test(test_listen_values),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
