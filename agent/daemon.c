@@ -22,6 +22,7 @@
 #include "log.h"
 #include "policy.h"
 #include "runner.h"
+#include "serve.h"
 #include "session.h"
 #include "sock.h"
 #include "util.h"
@@ -216,26 +217,6 @@ static unsigned entries_of(runner_t *r, size_t j)
                                                                         : runner_job_numjobs(r, j);
 }
 
-/* Settings as they travel; the strings stay the list's. Free the array with free(). */
-static Iofleet__Setting *settings_wire(const kvlist_t *kv, Iofleet__Setting ***ptrs)
-{
-        Iofleet__Setting *v = calloc(kv->n + 1, sizeof(*v));
-        *ptrs = calloc(kv->n + 1, sizeof(**ptrs));
-        if (!v || !*ptrs) {
-                free(v);
-                free(*ptrs);
-                *ptrs = NULL;
-                return NULL;
-        }
-        for (size_t i = 0; i < kv->n; i++) {
-                iofleet__setting__init(&v[i]);
-                v[i].key = kv->v[i].key;
-                v[i].value = kv->v[i].value;
-                (*ptrs)[i] = &v[i];
-        }
-        return v;
-}
-
 static void send_finished(agent_t *ag, const char *error)
 {
         run_ctx_t *run = ag->run;
@@ -304,7 +285,7 @@ static void send_finished(agent_t *ag, const char *error)
         f.error = (char *)(error ? error : "");
         /* The mount and sysctls go back in run_free(), once the workers' files are closed. */
         {
-                Iofleet__Setting **sp = NULL, *sv = settings_wire(&run->effective, &sp);
+                Iofleet__Setting **sp = NULL, *sv = wire_settings(&run->effective, &sp);
                 if (sv) {
                         f.effective = sp;
                         f.n_effective = run->effective.n;
@@ -358,7 +339,7 @@ static void maybe_prepared(agent_t *ag)
         p.rtt_ns = (uint64_t)s.rtt_ns;
         p.workers = (uint32_t)runner_workers(run->runner);
         {
-                Iofleet__Setting **sp = NULL, *sv = settings_wire(&run->effective, &sp);
+                Iofleet__Setting **sp = NULL, *sv = wire_settings(&run->effective, &sp);
                 if (sv) {
                         p.effective = sp;
                         p.n_effective = run->effective.n;
@@ -455,86 +436,6 @@ static int check_job_paths(const agent_config_t *cfg, const job_spec_t *j, const
         return r < 0 ? r : 0;
 }
 
-static void serve_free(agent_t *ag)
-{
-        if (!ag->serve)
-                return;
-        if (ag->restore && restore_pending(ag->restore))
-                host_teardown(ag->restore, &ag->serve->effective);
-        kv_clear(&ag->serve->effective);
-        free(ag->serve);
-        ag->serve = NULL;
-        sd_notify(0, "STATUS=registered; idle");
-}
-
-static void send_settings_msg(agent_t *ag, const char *run_id, const kvlist_t *kv, bool finished)
-{
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
-        Iofleet__Finished f = IOFLEET__FINISHED__INIT;
-        Iofleet__Setting **sp = NULL, *sv = settings_wire(kv, &sp);
-        time_sample_t best = {};
-        if (finished) {
-                f.run_id = (char *)run_id;
-                f.effective = sp;
-                f.n_effective = sv ? kv->n : 0;
-                e.body_case = IOFLEET__ENVELOPE__BODY_FINISHED;
-                e.finished = &f;
-        } else {
-                session_best_offset(ag, &best);
-                p.run_id = (char *)run_id;
-                p.offset_ns = best.offset_ns;
-                p.rtt_ns = (uint64_t)best.rtt_ns;
-                p.effective = sp;
-                p.n_effective = sv ? kv->n : 0;
-                e.body_case = IOFLEET__ENVELOPE__BODY_PREPARED;
-                e.prepared = &p;
-        }
-        session_send(ag, &e);
-        free(sv);
-        free(sp);
-}
-
-/* This agent serves NFS for the run: configure now, answer with what took effect. */
-static void on_prepare_server(agent_t *ag, const Iofleet__Prepare *p)
-{
-        char err[1024] = "";
-        int r;
-        ag->serve = calloc(1, sizeof(*ag->serve));
-        if (!ag->serve) {
-                session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, p->run_id, "out of memory");
-                return;
-        }
-        snprintf(ag->serve->id, sizeof(ag->serve->id), "%s", p->run_id);
-        sd_notifyf(0, "STATUS=run %s: configuring the NFS server", p->run_id);
-        r = host_prepare_server(ag->cfg, ag->restore, p, &ag->serve->effective, err, sizeof(err));
-        if (r < 0) {
-                log_error("run %s: cannot configure the NFS server: %s", p->run_id, err);
-                session_error(ag,
-                              r == -EINVAL || r == -EPERM ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
-                                                          : IOFLEET__ERROR_CODE__ERROR_PREPARE,
-                              p->run_id, err);
-                serve_free(ag);
-                return;
-        }
-        log_info("run %s: NFS server configured (%s)", p->run_id,
-                 kv_get(&ag->serve->effective, "export") ? kv_get(&ag->serve->effective, "export")
-                                                         : "");
-        sd_notifyf(0, "STATUS=run %s: serving NFS", p->run_id);
-        send_settings_msg(ag, p->run_id, &ag->serve->effective, false);
-}
-
-/* The run is over for the server: put everything back, then report what was restored. */
-static void serve_finish(agent_t *ag, const char *why)
-{
-        char id[WIRE_MAX_ID + 1];
-        snprintf(id, sizeof(id), "%s", ag->serve->id);
-        log_info("run %s: %s; putting the NFS server back", id, why);
-        host_teardown(ag->restore, &ag->serve->effective);
-        send_settings_msg(ag, id, &ag->serve->effective, true);
-        serve_free(ag);
-}
-
 static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
 {
         runner_params_t params = {.agent_name = ag->name, .rank = p->rank};
@@ -543,12 +444,12 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
         int r;
 
         if (ag->run || ag->serve) {
-                snprintf(err, sizeof(err), "busy with run %s", ag->run ? ag->run->id : ag->serve->id);
+                snprintf(err, sizeof(err), "busy with run %s", ag->run ? ag->run->id : serve_run_id(ag));
                 session_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, p->run_id, err);
                 return;
         }
         if (streq(p->role, "server")) {
-                on_prepare_server(ag, p);
+                serve_start(ag, p);
                 return;
         }
         run = calloc(1, sizeof(*run));
@@ -735,8 +636,8 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                 break;
         case IOFLEET__ENVELOPE__BODY_STOP: {
                 runner_state_t st;
-                if (ag->serve && streq(ag->serve->id, e->stop->run_id))
-                        serve_finish(ag, e->stop->reason);
+                if (ag->serve && streq(serve_run_id(ag), e->stop->run_id))
+                        serve_stop(ag, e->stop->reason);
                 if (ag->run && streq(ag->run->id, e->stop->run_id)) {
                         log_info("run %s: stop: %s", ag->run->id, e->stop->reason);
                         runner_stop(ag->run->runner);
@@ -779,7 +680,7 @@ static void tick(agent_t *ag)
                                 run_free(ag);
                         }
                         /* Nor tells the server when the clients are done. */
-                        serve_free(ag);
+                        serve_abort(ag);
                         session_close(ag);
                         session_open(ag);
                         sd_notify(0, "STATUS=reconnecting");
@@ -880,15 +781,12 @@ int daemon_run(const agent_config_t *cfg)
                     {ag.monitor, 0, ZMQ_POLLIN, 0},
                     {NULL, ag.run ? runner_fd(ag.run->runner) : -1, ZMQ_POLLIN, 0},
                     {NULL, ag.run ? ag.run->tfd : -1, ZMQ_POLLIN, 0},
+                    {NULL, serve_fd(&ag), ZMQ_POLLIN, 0},
                 };
-                int n = 2;
+                int n = 6;
                 int64_t timeout = next_wakeup(&ag) - clock_mono_ns();
-                if (ag.monitor)
-                        n = 3;
-                else
+                if (!ag.monitor)
                         items[2] = (zmq_pollitem_t){NULL, -1, 0, 0};
-                if (ag.run)
-                        n = 5;
                 if (zmq_poll(items, n, timeout > 0 ? timeout / (int64_t)NSEC_PER_MSEC + 1 : 0) <
                         0 &&
                     errno != EINTR) {
@@ -902,7 +800,9 @@ int daemon_run(const agent_config_t *cfg)
                                 ag.quit = true;
                         }
                 }
-                if (n > 2 && ag.monitor && (items[2].revents & ZMQ_POLLIN))
+                if (items[5].revents & ZMQ_POLLIN)
+                        serve_on_event(&ag);
+                if (ag.monitor && (items[2].revents & ZMQ_POLLIN))
                         session_on_monitor(&ag);
                 for (int i = 0; i < 100 && (items[0].revents & ZMQ_POLLIN) && ag.sock; i++) {
                         sock_msg_t m;
@@ -913,9 +813,9 @@ int daemon_run(const agent_config_t *cfg)
                         on_message(&ag, &m, t4);
                         sock_msg_done(&m);
                 }
-                if (n == 5 && ag.run && (items[4].revents & ZMQ_POLLIN))
+                if (ag.run && (items[4].revents & ZMQ_POLLIN))
                         on_interval_timer(&ag);
-                if (n == 5 && ag.run && (items[3].revents & ZMQ_POLLIN))
+                if (ag.run && (items[3].revents & ZMQ_POLLIN))
                         on_runner(&ag);
                 tick(&ag);
                 if (watchdog_usec && clock_mono_ns() >= next_watchdog) {
@@ -931,9 +831,9 @@ int daemon_run(const agent_config_t *cfg)
                 run_free(&ag);
         }
         if (ag.serve) {
-                session_error(&ag, IOFLEET__ERROR_CODE__ERROR_CANCELLED, ag.serve->id,
+                session_error(&ag, IOFLEET__ERROR_CODE__ERROR_CANCELLED, serve_run_id(&ag),
                               "the agent is stopping");
-                serve_free(&ag);
+                serve_abort(&ag);
         }
         restore_close(&ag.restore);
 out:

@@ -15,7 +15,7 @@
 #include "sysctl.h"
 #include "util.h"
 
-static int to_kv(Iofleet__Setting **v, size_t n, kvlist_t *kv)
+int host_settings(Iofleet__Setting **v, size_t n, kvlist_t *kv)
 {
         for (size_t i = 0; i < n; i++)
                 if (kv_push(kv, v[i]->key, v[i]->value, 0) < 0)
@@ -57,10 +57,10 @@ static int undo(restore_t *r, int rc)
         return rc;
 }
 
-int host_prepare_server(const agent_config_t *cfg, restore_t *r, const Iofleet__Prepare *p,
-                        kvlist_t *effective, char *err, size_t errlen)
+int host_prepare_server(const agent_config_t *cfg, restore_t *r, const kvlist_t *settings_in,
+                        const kvlist_t *sysctls_in, kvlist_t *effective, char *err, size_t errlen)
 {
-        kvlist_t settings = {0}, sysctls = {0};
+        const kvlist_t settings = *settings_in, sysctls = *sysctls_in;
         const nfs_backend_t *b;
         nfs_export_t exp;
         const char *backend = strempty(cfg->nfs_backend) ? "none" : cfg->nfs_backend;
@@ -73,9 +73,6 @@ int host_prepare_server(const agent_config_t *cfg, restore_t *r, const Iofleet__
                             "kernel or ganesha)");
                 goto out;
         }
-        if ((rc = to_kv(p->server, p->n_server, &settings)) < 0 ||
-            (rc = to_kv(p->sysctls, p->n_sysctls, &sysctls)) < 0)
-                goto out;
         if (kv_get(&settings, "backend") && !streq(kv_get(&settings, "backend"), backend)) {
                 rc = errorf(err, errlen, -EINVAL,
                             "[server] backend=%s, but this agent's NFS server is %s "
@@ -104,8 +101,6 @@ int host_prepare_server(const agent_config_t *cfg, restore_t *r, const Iofleet__
         kv_set(effective, "export_path", exp.path);
         rc = 0;
 out:
-        kv_clear(&settings);
-        kv_clear(&sysctls);
         return rc;
 }
 
@@ -118,8 +113,8 @@ int host_prepare_client(const agent_config_t *cfg, restore_t *r, const Iofleet__
         int rc;
 
         mountpoint[0] = 0;
-        if ((rc = to_kv(p->sysctls, p->n_sysctls, &sysctls)) < 0 ||
-            (rc = to_kv(p->mount, p->n_mount, &mount)) < 0)
+        if ((rc = host_settings(p->sysctls, p->n_sysctls, &sysctls)) < 0 ||
+            (rc = host_settings(p->mount, p->n_mount, &mount)) < 0)
                 goto out;
         if ((rc = sysctl_check(&sysctls, err, errlen)) < 0)
                 goto out;
@@ -192,8 +187,9 @@ int host_job_defaults(const Iofleet__Prepare *p, const char *mountpoint, job_spe
         if (spec->ioengine && streq(spec->ioengine, "nfs") && strempty(spec->nfs_url)) {
                 if (strempty(server) || strempty(export))
                         return errorf(err, errlen, -EINVAL,
-                                      "job %s: ioengine=nfs needs nfs_url=, or a plan whose "
-                                      "server reports its address",
+                                      "job %s: nfs_url: ioengine=nfs needs it "
+                                      "(nfs://SERVER/EXPORT[?options]), or a plan with a "
+                                      "[server] (or server= and export= in [client])",
                                       spec->name);
                 snprintf(buf, sizeof(buf), "nfs://%s%s%s%s%s%s%s", server,
                          export[0] == '/' ? "" : "/", export, port || mountport ? "?" : "",

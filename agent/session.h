@@ -44,11 +44,7 @@ typedef struct run_ctx {
         char mountpoint[4096]; /* the NFS mount the jobs run in; "" without one */
 } run_ctx_t;
 
-/* This agent as the NFS server of a run: configured at Prepare, put back at Stop. */
-typedef struct serve_ctx {
-        char id[WIRE_MAX_ID + 1];
-        kvlist_t effective;
-} serve_ctx_t;
+typedef struct serve_ctx serve_ctx_t; /* agent/serve.c: this agent as a run's NFS server */
 
 typedef struct agent {
         const agent_config_t *cfg;
@@ -73,7 +69,7 @@ typedef struct agent {
         int64_t next_burst_probe;
         int64_t burst_deadline;
         run_ctx_t *run;
-        serve_ctx_t *serve;
+        serve_ctx_t *serve;  /* the run it serves NFS for, if any */
         restore_t *restore; /* what this agent changed on the host, to put back */
 } agent_t;
 

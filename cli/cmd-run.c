@@ -610,6 +610,16 @@ int cmd_run(int argc, char **argv)
                 rc = plan_dry_run(o.plan, stdout) < 0 ? 2 : 0;
                 goto out;
         }
+        if (o.plan) {
+                /* The whole plan, every point, is checked before any host is touched. */
+                plan_t p;
+                if (plan_parse(o.plan, &p, err, sizeof(err)) < 0) {
+                        fprintf(stderr, "iofleet run: %s\n", err);
+                        rc = 2;
+                        goto out;
+                }
+                plan_free(&p);
+        }
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
 

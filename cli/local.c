@@ -296,6 +296,8 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
                                 c_ep,      key,
                                 akeys,     ckeys,
                                 results,   opt->insecure ? "--insecure=true" : "--insecure=false",
+                                /* a port of its own: never the system coordinator's */
+                                "--metrics-listen=127.0.0.1:0",
                                 NULL};
                 if ((r = spawn(f, c, argv, err, errlen)) < 0)
                         goto fail;

@@ -247,11 +247,8 @@ static int validate_rules(const job_spec_t *j, char *err, size_t errlen)
                             j->metadata_dirs != 1 ? "metadata_dirs" : "metadata_order");
                 return -EINVAL;
         }
-        if (engine_is(j, "nfs") && strempty(j->nfs_url)) {
-                options_err(err, errlen,
-                            "nfs_url: ioengine=nfs needs it (nfs://SERVER/EXPORT[?options])");
-                return -EINVAL;
-        }
+        /* ioengine=nfs without nfs_url: a plan's client gets it from the server it is given
+         * (agent/host.c); the agent refuses the job at prepare when nothing fills it in. */
         if (!engine_is(j, "nfs") && j->nfs_url) {
                 options_err(err, errlen, "nfs_url: only ioengine=nfs uses it");
                 return -EINVAL;

@@ -177,9 +177,9 @@ static int check_settings(Iofleet__Setting **v, size_t n, const char *what, char
                 return errorf(err, errlen, -EBADMSG, "%s: %zu settings, at most %d", what, n,
                               WIRE_MAX_SETTINGS);
         for (size_t i = 0; i < n; i++)
+                /* Values may be several lines: a ganesha EXPORT block as written. */
                 if ((r = check_str(v[i]->key, WIRE_MAX_NAME * 2, true, what, err, errlen)) < 0 ||
-                    (r = check_str(v[i]->value, WIRE_MAX_OPTION_VALUE, false, what, err,
-                                   errlen)) < 0)
+                    (r = check_text(v[i]->value, WIRE_MAX_OPTION_VALUE, what, err, errlen)) < 0)
                         return r;
         return 0;
 }
@@ -722,4 +722,23 @@ fail:
         snprintf(err, errlen, "job %s: %s", job->name, e);
         job_spec_done(spec);
         return r;
+}
+
+Iofleet__Setting *wire_settings(const kvlist_t *kv, Iofleet__Setting ***ptrs)
+{
+        Iofleet__Setting *v = calloc(kv->n + 1, sizeof(*v));
+        *ptrs = calloc(kv->n + 1, sizeof(**ptrs));
+        if (!v || !*ptrs) {
+                free(v);
+                free(*ptrs);
+                *ptrs = NULL;
+                return NULL;
+        }
+        for (size_t i = 0; i < kv->n; i++) {
+                iofleet__setting__init(&v[i]);
+                v[i].key = kv->v[i].key;
+                v[i].value = kv->v[i].value;
+                (*ptrs)[i] = &v[i];
+        }
+        return v;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "kv.h"
 #include "iofleet.pb-c.h"
 
 #define PROTOCOL_VERSION 1
@@ -58,3 +59,7 @@ void wire_hist_add(hist_t *h, const Iofleet__Hist *pb);
 /* Builds a job_spec from a job as it travelled: its name, then its options in order. Errors
  * (unknown option, bad value, invalid job) fill err with "job NAME: ..." */
 int wire_job_spec(const Iofleet__Job *job, job_spec_t *spec, char *err, size_t errlen);
+
+/* Settings as they travel, borrowing the list's strings: *ptrs (and the returned array) are
+ * malloc'd, free both with free(); NULL when out of memory. */
+Iofleet__Setting *wire_settings(const kvlist_t *kv, Iofleet__Setting ***ptrs);

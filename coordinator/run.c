@@ -559,10 +559,18 @@ static void check_all_prepared(run_t *run, int64_t now, run_out_t *out)
         if (run->phase != RUN_PREPARING)
                 return;
         if (!run->clients_prepare_sent) {
-                for (size_t i = 0; i < run->n_agents; i++)
+                bool served = false;
+                for (size_t i = 0; i < run->n_agents; i++) {
                         if (run->agents[i].server && !run->agents[i].prepared &&
                             !run->agents[i].lost)
                                 return;
+                        served |= run->agents[i].server && run->agents[i].prepared;
+                }
+                if (!served) {
+                        run_cancel(run, IOFLEET__ERROR_CODE__ERROR_PREPARE,
+                                   "the NFS server agent was lost before it was ready", now, out);
+                        return;
+                }
                 run->clients_prepare_sent = true;
                 for (size_t i = 0; i < run->n_agents; i++)
                         if (!run->agents[i].server && !run->agents[i].lost)

@@ -739,6 +739,7 @@ int server_run(const coord_config_t *cfg)
         else if (srv.metrics)
                 log_info("metrics: GET /metrics on %s, port %u", cfg->metrics_listen,
                          (unsigned)metrics_port(srv.metrics));
+        r = 0; /* a coordinator without /metrics still coordinates, and exits 0 */
         sd_watchdog_enabled(0, &watchdog_usec);
         log_info("coordinator %s ready: agents on %s, control on %s%s", IOFLEET_VERSION,
                  srv.agent_ep, srv.control_ep, cfg->insecure ? " (INSECURE)" : "");
