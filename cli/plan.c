@@ -643,6 +643,33 @@ static int parse_number(const char *s, double *ret)
         return 0;
 }
 
+/* A bandwidth: 100MiB/s, 100m, 1.5GiB/s, 800KB/s; k, m, g, t are powers of 1024 whether
+ * written k, K, KB or KiB (a rule is not an fio option: no kb_base quirk). */
+static int parse_rate(const char *s, double *ret)
+{
+        static const char units[] = "kmgt";
+        char *end;
+        double v = strtod(s, &end);
+        const char *u;
+        if (end == s || !isfinite(v) || v < 0)
+                return -EINVAL;
+        if (*end && (u = strchr(units, (char)(*end | 0x20)))) {
+                for (long i = 0; i <= u - units; i++)
+                        v *= 1024;
+                end++;
+                if (*end == 'i')
+                        end++;
+        }
+        if (*end == 'B' || *end == 'b')
+                end++;
+        if (streq(end, "/s"))
+                end += 2;
+        if (*end)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
 int plan_degrade_parse(const char *text, Iofleet__DegradeRule *rule, char *err, size_t errlen)
 {
         char metric[32], op[4], value[64], word[8];
@@ -650,6 +677,7 @@ int plan_degrade_parse(const char *text, Iofleet__DegradeRule *rule, char *err, 
         int k = sscanf(text, "%31s %3s %63s %7s %u", metric, op, value, word, &n);
         double th;
         iofleet__degrade_rule__init(rule);
+        rule->text = NULL; /* owned once set; the default empty string is not */
         if (!(k == 3 || (k == 5 && streq(word, "for"))) || n < 1 || n > 1000000)
                 return errorf(err, errlen, -EINVAL,
                               "degrade '%s': want METRIC < or > VALUE [for N], e.g. "
@@ -658,15 +686,10 @@ int plan_degrade_parse(const char *text, Iofleet__DegradeRule *rule, char *err, 
         if (!streq(op, "<") && !streq(op, ">"))
                 return errorf(err, errlen, -EINVAL, "degrade '%s': '%s' is not < or >", text, op);
         if (streq(metric, "bw") || streq(metric, "read_bw") || streq(metric, "write_bw")) {
-                uint64_t b;
-                size_t l = strlen(value);
-                if (l > 2 && streq(value + l - 2, "/s"))
-                        value[l - 2] = 0;
-                if (parse_size(value, &b) < 0)
+                if (parse_rate(value, &th) < 0)
                         return errorf(err, errlen, -EINVAL,
                                       "degrade '%s': '%s' is not a rate such as 100MiB/s", text,
                                       value);
-                th = (double)b;
         } else if (streq(metric, "clat_p99")) {
                 uint64_t ns;
                 if (parse_duration(value, NSEC_PER_USEC, &ns) < 0)
