@@ -34,6 +34,8 @@ typedef struct run_opts {
         uint64_t interval_ns;
         uint64_t lead_ns;
         const char *plan; /* the one file is a plan */
+        bool watch;       /* iofleet watch: ^C leaves, the run goes on */
+        strv_t degrade;   /* --degrade rules, as written */
         bool dry_run;
         bool stonewall;
 } run_opts_t;
@@ -72,6 +74,8 @@ static void usage(FILE *f)
                "                            sysctls, jobs and a sweep; each point configured, run\n"
                "                            synchronized and put back before the next\n"
                "  --dry-run                 with a plan: check it and list the points, run nothing\n"
+               "  --degrade=RULE            alert when the cluster's figure breaks a threshold,\n"
+               "                            e.g. 'bw < 100MiB/s for 3', 'clat_p99 > 5ms' (repeatable)\n"
                "  --run-stonewall           stop every agent when the first one is done (IOR's\n"
                "                            stonewalling; fio's own stonewall orders jobs)\n"
                "  --section=NAME            run only job section NAME of the job files (may be\n"
@@ -162,6 +166,13 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         o->per_host = true;
                 else if (streq(key, "dry-run"))
                         o->dry_run = true;
+                else if (streq(key, "degrade")) {
+                        Iofleet__DegradeRule rule;
+                        r = plan_degrade_parse(v, &rule, err, errlen);
+                        free(rule.text);
+                        if (r < 0 || (r = strv_push(&o->degrade, v)) < 0)
+                                goto out;
+                }
                 else if (streq(key, "run-stonewall"))
                         o->stonewall = true;
                 else if (streq(key, "insecure"))
@@ -265,6 +276,10 @@ static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, 
         for (;;) {
                 envelope_t *e = NULL;
                 int r;
+                if (interrupted && o->watch) {
+                        fprintf(stderr, "\niofleet: no longer watching; the run goes on\n");
+                        return -EINTR;
+                }
                 if (interrupted && !cancel_sent) {
                         envelope_t req = IOFLEET__ENVELOPE__INIT;
                         Iofleet__CancelRun cr = IOFLEET__CANCEL_RUN__INIT;
@@ -298,6 +313,8 @@ static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, 
                                 render_started(live, u);
                         else if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_INTERVAL)
                                 render_interval(live, u, total, o->per_host);
+                        else if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_ALERT)
+                                fprintf(live, "iofleet: ALERT: %s\n", u->message);
                         else if (u->message && *u->message)
                                 fprintf(live, "iofleet: %s\n", u->message);
                         break;
@@ -595,6 +612,7 @@ int cmd_run(int argc, char **argv)
         size_t n_jobs = 0;
         char err[2048] = "", control_ep[PATH_MAX + 32], results[PATH_MAX], cwd[PATH_MAX];
         char allow[8192];
+        Iofleet__DegradeRule rules[64] = {0}, *rule_ptrs[64];
         char *cmdline = NULL;
         FILE *live;
         int r, rc = 1;
@@ -673,6 +691,13 @@ int cmd_run(int argc, char **argv)
                 s.interval_ns = o.interval_ns ? o.interval_ns : NSEC_PER_SEC;
                 s.command_line = cmdline ? cmdline : "";
                 s.stonewall = o.stonewall;
+                for (size_t i = 0; i < o.degrade.n && i < ELEMENTSOF(rules); i++) {
+                        iofleet__degrade_rule__init(&rules[i]);
+                        if (plan_degrade_parse(o.degrade.v[i], &rules[i], err, sizeof(err)) < 0)
+                                continue;
+                        rule_ptrs[s.n_degrade++] = &rules[i];
+                }
+                s.degrade = rule_ptrs;
                 req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
                 req.submit_run = &s;
                 if (client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &rep, err,
@@ -701,5 +726,90 @@ out:
         jobargs_free(&ja);
         cli_config_free(&cfg);
         free(cmdline);
+        for (size_t i = 0; i < ELEMENTSOF(rules); i++)
+                free(rules[i].text);
+        strv_clear(&o.degrade);
+        return rc;
+}
+
+/* iofleet watch [RUN]: follows a run started elsewhere (another terminal, a sweep, a soak run)
+ * with the same live lines and final summary as iofleet run; ^C leaves without stopping it. */
+int cmd_watch(int argc, char **argv)
+{
+        run_opts_t o = {.watch = true};
+        cli_config_t cfg = {0};
+        client_t *c = NULL;
+        const char *run_id = "";
+        char err[2048] = "";
+        struct sigaction sa = {.sa_handler = on_sigint};
+        envelope_t req = IOFLEET__ENVELOPE__INIT, *rep = NULL;
+        Iofleet__WatchRun w = IOFLEET__WATCH_RUN__INIT;
+        FILE *live;
+        int rc = 1;
+
+        for (int i = 1; i < argc; i++) {
+                const char *a = argv[i], *v;
+                char key[128];
+                if (a[0] != '-') {
+                        run_id = a;
+                        continue;
+                }
+                split(a, key, sizeof(key), &v);
+                if (streq(key, "help") || streq(key, "h")) {
+                        printf("Usage: iofleet watch [--coordinator=ENDPOINT] [--config=FILE] "
+                               "[--per-host]\n"
+                               "                     [--output-format=normal|json] "
+                               "[--output=FILE] [RUN_ID]\n\n"
+                               "Follows the run in progress (or RUN_ID) from another terminal: "
+                               "its live lines and\nits result when it ends. ^C stops watching, "
+                               "not the run.\n");
+                        return 0;
+                } else if (streq(key, "coordinator"))
+                        o.coordinator = v;
+                else if (streq(key, "config"))
+                        o.config = v;
+                else if (streq(key, "per-host"))
+                        o.per_host = true;
+                else if (streq(key, "output"))
+                        o.output = v;
+                else if (streq(key, "output-format") && (streq(v, "normal") || streq(v, "json")))
+                        o.format = v;
+                else {
+                        fprintf(stderr,
+                                "iofleet watch: '%s' is not an option; allowed: --coordinator, "
+                                "--config, --per-host, --output, --output-format=normal|json, "
+                                "RUN_ID\n",
+                                a);
+                        return 2;
+                }
+        }
+        live = o.format && streq(o.format, "json") && !o.output ? stderr : stdout;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        if (cli_config_load(o.config, &cfg, err, sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                return 2;
+        }
+        if (o.coordinator)
+                strdup_to(&cfg.coordinator, o.coordinator);
+        if (cli_connect(&cfg, &c, err, sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                goto out;
+        }
+        w.run_id = (char *)run_id;
+        req.body_case = IOFLEET__ENVELOPE__BODY_WATCH_RUN;
+        req.watch_run = &w;
+        if (client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &rep, err,
+                        sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet watch: %s\n", err);
+                goto out;
+        }
+        fprintf(live, "iofleet: watching run %s on %zu agents\n", rep->run_accepted->run_id,
+                rep->run_accepted->n_agents);
+        wire_free(&rep);
+        rc = follow(c, &o, 0, live, NULL, 0) < 0 ? 1 : 0;
+out:
+        client_free(&c);
+        cli_config_free(&cfg);
         return rc;
 }

@@ -15,6 +15,7 @@ static void usage(FILE *f)
                "  agents    list the agents the coordinator knows\n"
                "  keygen    write CURVE key pairs\n"
                "  report    compare the points of a sweep (or one run): table and SVG plots\n"
+               "  watch     follow a run in progress from another terminal\n"
                "  version   print the version\n");
 }
 
@@ -33,6 +34,8 @@ int main(int argc, char **argv)
                 return cmd_keygen(argc - 1, argv + 1);
         if (streq(argv[1], "report"))
                 return cmd_report(argc - 1, argv + 1);
+        if (streq(argv[1], "watch"))
+                return cmd_watch(argc - 1, argv + 1);
         if (streq(argv[1], "version") || streq(argv[1], "--version")) {
                 printf("iofleet %s\n", IOFLEET_VERSION);
                 return 0;

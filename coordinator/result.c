@@ -407,6 +407,31 @@ static json_t *iofleet_json(const run_t *run)
                         json_object_set_new(pt, "params", params);
                         json_object_set_new(o, "point", pt);
                 }
+                if (run->degrade.n_rules) {
+                        json_t *al = json_array(), *rules = json_array();
+                        for (size_t i = 0; i < run->degrade.n_alerts; i++) {
+                                const degrade_alert_t *a = &run->degrade.alerts[i];
+                                json_t *j = json_object();
+                                char msg[512];
+                                degrade_describe(&run->degrade, a, msg, sizeof(msg));
+                                json_object_set_new(
+                                    j, "rule", json_string(run->degrade.rules[a->rule]->text));
+                                json_object_set_new(j, "interval", json_integer((json_int_t)a->index));
+                                json_object_set_new(j, "value", json_real(a->value));
+                                json_object_set_new(j, "message", json_string(msg));
+                                json_array_append_new(al, j);
+                        }
+                        for (size_t i = 0; i < run->degrade.n_rules; i++) {
+                                json_t *j = json_object();
+                                json_object_set_new(j, "rule",
+                                                    json_string(run->degrade.rules[i]->text));
+                                json_object_set_new(j, "fired",
+                                                    json_integer((json_int_t)run->degrade.fired[i]));
+                                json_array_append_new(rules, j);
+                        }
+                        json_object_set_new(o, "degrade_rules", rules);
+                        json_object_set_new(o, "alerts", al);
+                }
                 if (s->stonewall) {
                         json_object_set_new(o, "stonewall", json_true());
                         if (run->stonewall_ns)

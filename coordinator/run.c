@@ -27,13 +27,28 @@ static run_agent_t *find_agent(run_t *run, const char *id)
 static void push_control(run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
-        if (!run->control_peer[0])
-                return;
         u->run_id = run->id;
-        e.seq = run->seq ? ++*run->seq : 0;
         e.body_case = IOFLEET__ENVELOPE__BODY_RUN_UPDATE;
         e.run_update = u;
-        outbox_push(&out->control, run->control_peer, &e);
+        if (run->control_peer[0]) {
+                e.seq = run->seq ? ++*run->seq : 0;
+                outbox_push(&out->control, run->control_peer, &e);
+        }
+        for (size_t i = 0; i < run->n_watchers; i++) {
+                e.seq = run->seq ? ++*run->seq : 0;
+                outbox_push(&out->control, run->watchers[i], &e);
+        }
+}
+
+int run_add_watcher(run_t *run, const char *peer)
+{
+        for (size_t i = 0; i < run->n_watchers; i++)
+                if (streq(run->watchers[i], peer))
+                        return 0;
+        if (run->n_watchers == RUN_MAX_WATCHERS)
+                return -ENOSPC;
+        snprintf(run->watchers[run->n_watchers++], sizeof(run->watchers[0]), "%s", peer);
+        return 0;
 }
 
 static void event(run_t *run, run_out_t *out, const char *fmt, ...) _printf_(3, 4);
@@ -162,6 +177,10 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
                 run_free(&run);
                 return r;
         }
+        if ((r = degrade_init(&run->degrade, s->degrade, s->n_degrade)) < 0) {
+                run_free(&run);
+                return r;
+        }
         run->submit = *submit;
         *submit = NULL;
         run->interval_ns = s->interval_ns ? s->interval_ns : NSEC_PER_SEC;
@@ -213,6 +232,7 @@ void run_free(run_t **rp)
         free(run->agents);
         for (size_t i = 0; i < run->n_civ; i++)
                 hist_free(&run->civ[i].clat);
+        degrade_done(&run->degrade);
         free(run->civ);
         wire_free(&run->submit);
         free(run);
@@ -229,6 +249,32 @@ static bool owes_interval(const run_agent_t *a, size_t k)
         if (a->done && a->last_index < 0)
                 return false;
         return true;
+}
+
+/* Degrade rules on the interval just shown: an alert goes to the log (and journal), the live
+ * display and, at the end, the result. */
+static void check_degrade(run_t *run, size_t k, run_out_t *out)
+{
+        const cluster_interval_t *c = &run->civ[k];
+        degrade_sample_t smp = {c->read_bytes, c->write_bytes, c->read_ios,
+                                c->write_ios,  c->errors,      run->interval_ns, c->clat};
+        size_t before = run->degrade.n_alerts, fired;
+        if (!run->degrade.n_rules)
+                return;
+        fired = degrade_feed(&run->degrade, k, &smp);
+        for (size_t i = before; i < run->degrade.n_alerts; i++) {
+                Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
+                char msg[512];
+                degrade_describe(&run->degrade, &run->degrade.alerts[i], msg, sizeof(msg));
+                log_warning("run %s: ALERT %s", run->id, msg);
+                u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_ALERT;
+                u.index = k;
+                u.message = msg;
+                push_control(run, out, &u);
+        }
+        if (fired > run->degrade.n_alerts - before)
+                log_warning("run %s: %zu more alerts (only the first %d are kept)", run->id,
+                            fired - (run->degrade.n_alerts - before), DEGRADE_MAX_ALERTS);
 }
 
 static void emit_interval(run_t *run, size_t k, run_out_t *out)
@@ -274,7 +320,10 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
         free(pa);
         free(pp);
         c->emitted = true;
-        hist_free(&c->clat);
+        check_degrade(run, k, out);
+        /* The last shown interval's latency stays for /metrics until the next one is shown. */
+        if (k > 0)
+                hist_free(&run->civ[k - 1].clat);
 }
 
 static bool interval_complete(const run_t *run, size_t k)

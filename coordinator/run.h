@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "degrade.h"
 #include "hist.h"
 #include "kv.h"
 #include "options.h"
@@ -63,6 +64,8 @@ typedef struct run_out {
         outbox_t control;
 } run_out_t;
 
+#define RUN_MAX_WATCHERS 16
+
 typedef struct run {
         char id[WIRE_MAX_ID + 1];
         char control_peer[SOCK_MAX_PEER + 1];
@@ -91,6 +94,9 @@ typedef struct run {
         bool servers_stopped;      /* clients are done; servers were told to tear down */
         char nfs_server[256], nfs_export[4096]; /* from the first server's Prepared */
         int64_t stonewall_ns; /* stonewall: when the first agent finished, timeline; 0 until */
+        degrade_t degrade;    /* the plan's degrade rules and the alerts they raised */
+        char watchers[RUN_MAX_WATCHERS][SOCK_MAX_PEER + 1]; /* iofleet watch: also get updates */
+        size_t n_watchers;
 } run_t;
 
 /* Creates a run of the SubmitRun in *submit (taken over: *submit is set to NULL) on the given
@@ -115,6 +121,9 @@ void run_tick(run_t *run, int64_t now, run_out_t *out);
 /* The next instant run_tick has something to do, or INT64_MAX. */
 int64_t run_next_deadline(const run_t *run);
 bool run_done(const run_t *run);
+/* Another control client follows the run (iofleet watch): it gets every update from now on.
+ * 0, or -ENOSPC when RUN_MAX_WATCHERS already watch. */
+int run_add_watcher(run_t *run, const char *peer);
 
 /* Interval k on the timeline is [start + k*interval, start + (k+1)*interval). */
 static inline int64_t run_interval_end(const run_t *run, size_t k)

@@ -126,6 +126,10 @@ static void finish_run(server_t *srv)
         e.run_done = &d;
         if (run->control_peer[0])
                 sock_send_env(srv->control_sock, run->control_peer, &e);
+        for (size_t i = 0; i < run->n_watchers; i++) {
+                e.seq = ++srv->control_seq;
+                sock_send_env(srv->control_sock, run->watchers[i], &e);
+        }
         free(text);
         json_decref(doc);
         for (size_t i = 0; i < run->n_agents; i++) {
@@ -139,8 +143,25 @@ static void finish_run(server_t *srv)
         update_status(srv);
 }
 
+/* The run's degrade rules and how often each fired, for /metrics. */
+static void publish_alerts(server_t *srv)
+{
+        const degrade_t *d = &srv->run->degrade;
+        metrics_alert_t al[64];
+        size_t n = d->n_rules < ELEMENTSOF(al) ? d->n_rules : ELEMENTSOF(al);
+        if (!srv->metrics || !n)
+                return;
+        for (size_t i = 0; i < n; i++) {
+                snprintf(al[i].rule, sizeof(al[i].rule), "%s", d->rules[i]->text);
+                al[i].count = d->fired[i];
+        }
+        metrics_set_alerts(srv->metrics, al, n);
+}
+
 static void after_run_event(server_t *srv)
 {
+        if (srv->run)
+                publish_alerts(srv);
         flush(srv);
         if (srv->run && run_done(srv->run))
                 finish_run(srv);
@@ -503,6 +524,37 @@ static void on_submit(server_t *srv, const char *peer, envelope_t **msg)
         after_run_event(srv);
 }
 
+/* iofleet watch: the run in progress (or the one named) gets another follower. */
+static void on_watch(server_t *srv, const char *peer, const Iofleet__WatchRun *w)
+{
+        run_t *run = srv->run;
+        agent_t **sel;
+        size_t n = 0;
+        if (!run || (!strempty(w->run_id) && !streq(w->run_id, run->id))) {
+                send_error(srv->control_sock, peer, &srv->control_seq,
+                           IOFLEET__ERROR_CODE__ERROR_NO_AGENTS, w->run_id,
+                           strempty(w->run_id) ? "no run in progress"
+                                               : "no such run in progress (finished runs are in "
+                                                 "the results directory)");
+                return;
+        }
+        if (run_add_watcher(run, peer) < 0) {
+                send_error(srv->control_sock, peer, &srv->control_seq,
+                           IOFLEET__ERROR_CODE__ERROR_BUSY, run->id,
+                           "too many watchers of this run (16)");
+                return;
+        }
+        sel = calloc(run->n_agents + 1, sizeof(*sel));
+        for (size_t i = 0; sel && i < run->n_agents; i++) {
+                agent_t *a = registry_find(srv->reg, run->agents[i].id);
+                if (a)
+                        sel[n++] = a;
+        }
+        log_info("run %s: watched from %s", run->id, peer);
+        send_agents(srv, peer, sel, n, run->id);
+        free(sel);
+}
+
 static void on_control_message(server_t *srv, sock_msg_t *m)
 {
         envelope_t *e = NULL;
@@ -532,6 +584,9 @@ static void on_control_message(server_t *srv, sock_msg_t *m)
         }
         case IOFLEET__ENVELOPE__BODY_SUBMIT_RUN:
                 on_submit(srv, m->peer, &e);
+                break;
+        case IOFLEET__ENVELOPE__BODY_WATCH_RUN:
+                on_watch(srv, m->peer, e->watch_run);
                 break;
         case IOFLEET__ENVELOPE__BODY_CANCEL_RUN:
                 if (!srv->run || (!strempty(e->cancel_run->run_id) &&
