@@ -41,9 +41,15 @@ jqcheck "and keeps what ran" "$T/cancel.json" '.client_stats[0].read.io_bytes > 
 wait_agents 2 && ok "the agents are idle again"
 
 # A job that cannot be prepared: the agent's reason reaches the user.
-out=$("$IOFLEET" run --coordinator="$CTL" --name=r --rw=read --bs=4k --size=1m --directory=/nonexistent/dir 2>&1)
+out=$("$IOFLEET" run --coordinator="$CTL" --name=r --rw=read --bs=4k --size=1m --directory="$T/nonexistent/dir" 2>&1)
 check "a missing directory fails the run" [ $? -ne 0 ]
-check "with the agent and option named" grep -q "agent a[01]: job r: directory=/nonexistent/dir does not exist" <<<"$out"
+check "with the agent and option named" grep -q "agent a[01]: job r: directory=$T/nonexistent/dir does not exist" <<<"$out"
+out=$("$IOFLEET" run --coordinator="$CTL" --name=r --rw=read --bs=4k --size=1m --directory=/srv 2>&1)
+check "a directory outside the agents' allow_paths fails the run" [ $? -ne 0 ]
+check "... naming the agent, the job, the option and the rule" \
+	grep -q "agent a[01]: job r: directory=/srv: job file '/srv': outside allow_paths" <<<"$out"
+out=$("$IOFLEET" run --coordinator="$CTL" --name=r --rw=read --bs=4k --size=1m --filename=/etc/passwd 2>&1)
+check "a job file in /etc is refused" grep -q "filename=/etc/passwd: .*/etc and below is never allowed" <<<"$out"
 wait_agents 2 && ok "the agents are idle after a failed prepare"
 # Jobs keep their own runtimes; a timed job next to a size-bound one still ends.
 timeout 60 "$IOFLEET" run --coordinator="$CTL" --agents=name=a0 --ioengine=null --rw=read --bs=4k \
