@@ -7,14 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "idmap.h"
 #include "selector.h"
 #include "util.h"
 
 #define REGISTRY_FORGET_NS (3600 * (int64_t)NSEC_PER_SEC)
 
+/* An agent with the registry's links: the other agents that go by the same name. */
+typedef struct entry {
+        agent_t a;
+        struct entry *name_next;
+        bool named; /* in the by_name chain of a.name */
+} entry_t;
+
+/* Every agent message is looked up by connection and every run message by id: with thousands
+ * of agents these are hash lookups, not scans. */
 struct registry {
         agent_t **agents;
         size_t n, cap;
+        idmap_t *by_id;   /* a.id -> agent */
+        idmap_t *by_peer; /* connection -> the agent whose Hello came on it last */
+        idmap_t *by_name; /* name -> first entry of the chain of agents with that name */
 };
 
 int registry_new(registry_t **ret)
@@ -22,8 +35,17 @@ int registry_new(registry_t **ret)
         registry_t *r = calloc(1, sizeof(*r));
         if (!r)
                 return -ENOMEM;
+        if (idmap_new(&r->by_id) < 0 || idmap_new(&r->by_peer) < 0 || idmap_new(&r->by_name) < 0) {
+                registry_free(&r);
+                return -ENOMEM;
+        }
         *ret = r;
         return 0;
+}
+
+static entry_t *entry_of(agent_t *a)
+{
+        return (entry_t *)((char *)a - offsetof(entry_t, a));
 }
 
 static void agent_free(agent_t *a)
@@ -31,7 +53,50 @@ static void agent_free(agent_t *a)
         strv_clear(&a->roles);
         strv_clear(&a->labels);
         strv_clear(&a->engines);
-        free(a);
+        free(entry_of(a));
+}
+
+/* Puts e at the head of the chain of its name; the map's key is the head's own name. */
+static int name_link(registry_t *reg, entry_t *e)
+{
+        entry_t *head = idmap_get(reg->by_name, e->a.name);
+        int r = idmap_set(reg->by_name, e->a.name, e);
+        if (r < 0)
+                return r;
+        e->name_next = head;
+        e->named = true;
+        return 0;
+}
+
+static void name_unlink(registry_t *reg, entry_t *e)
+{
+        entry_t *head = idmap_get(reg->by_name, e->a.name);
+        if (!e->named)
+                return;
+        if (head == e) {
+                /* The key moves to the next entry's copy of the name: replacing never fails. */
+                if (e->name_next)
+                        idmap_set(reg->by_name, e->name_next->a.name, e->name_next);
+                else
+                        idmap_remove(reg->by_name, e->a.name);
+        } else {
+                for (entry_t *p = head; p; p = p->name_next)
+                        if (p->name_next == e) {
+                                p->name_next = e->name_next;
+                                break;
+                        }
+        }
+        e->name_next = NULL;
+        e->named = false;
+}
+
+/* Takes a out of every index, before it is freed. */
+static void unindex(registry_t *reg, agent_t *a)
+{
+        name_unlink(reg, entry_of(a));
+        if (idmap_get(reg->by_peer, a->peer) == a)
+                idmap_remove(reg->by_peer, a->peer);
+        idmap_remove(reg->by_id, a->id);
 }
 
 void registry_free(registry_t **rp)
@@ -42,24 +107,21 @@ void registry_free(registry_t **rp)
         for (size_t i = 0; i < r->n; i++)
                 agent_free(r->agents[i]);
         free(r->agents);
+        idmap_free(&r->by_id);
+        idmap_free(&r->by_peer);
+        idmap_free(&r->by_name);
         free(r);
         *rp = NULL;
 }
 
 agent_t *registry_find(registry_t *reg, const char *id)
 {
-        for (size_t i = 0; i < reg->n; i++)
-                if (streq(reg->agents[i]->id, id))
-                        return reg->agents[i];
-        return NULL;
+        return idmap_get(reg->by_id, id);
 }
 
 agent_t *registry_find_peer(registry_t *reg, const char *peer)
 {
-        for (size_t i = 0; i < reg->n; i++)
-                if (streq(reg->agents[i]->peer, peer))
-                        return reg->agents[i];
-        return NULL;
+        return idmap_get(reg->by_peer, peer);
 }
 
 size_t registry_count(const registry_t *reg)
@@ -78,10 +140,9 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
         agent_t *a;
         int r = 0;
 
-        for (size_t i = 0; i < reg->n; i++) {
-                agent_t *o = reg->agents[i];
-                if (streq(o->name, h->name) && !streq(o->id, h->agent_id) &&
-                    o->state != AGENT_LOST) {
+        for (entry_t *e = idmap_get(reg->by_name, h->name); e; e = e->name_next) {
+                agent_t *o = &e->a;
+                if (!streq(o->id, h->agent_id) && o->state != AGENT_LOST) {
                         snprintf(err, errlen,
                                  "name '%s' is already used by agent %s on %s; give each agent "
                                  "its own name= in its config",
@@ -101,6 +162,7 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
         }
         if (!a) {
                 agent_t **n;
+                entry_t *e;
                 if (reg->n == reg->cap) {
                         size_t cap = reg->cap ? reg->cap * 2 : 16;
                         if (!(n = realloc(reg->agents, cap * sizeof(*n))))
@@ -108,13 +170,31 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
                         reg->agents = n;
                         reg->cap = cap;
                 }
-                if (!(a = calloc(1, sizeof(*a))))
+                if (!(e = calloc(1, sizeof(*e))))
                         return -ENOMEM;
+                a = &e->a;
                 snprintf(a->id, sizeof(a->id), "%s", h->agent_id);
+                if (idmap_put(reg->by_id, a->id, a) < 0) {
+                        free(e);
+                        return -ENOMEM;
+                }
                 reg->agents[reg->n++] = a;
         }
-        snprintf(a->peer, sizeof(a->peer), "%s", peer);
-        snprintf(a->name, sizeof(a->name), "%s", h->name);
+        /* The connection now stands for this agent, also if another agent said Hello on it
+         * before; the connection this agent used before no longer does. */
+        if (!streq(a->peer, peer)) {
+                if (idmap_get(reg->by_peer, a->peer) == a)
+                        idmap_remove(reg->by_peer, a->peer);
+                snprintf(a->peer, sizeof(a->peer), "%s", peer);
+        }
+        if ((r = idmap_set(reg->by_peer, a->peer, a)) < 0)
+                return r;
+        if (!streq(a->name, h->name) || !entry_of(a)->named) {
+                name_unlink(reg, entry_of(a));
+                snprintf(a->name, sizeof(a->name), "%s", h->name);
+                if ((r = name_link(reg, entry_of(a))) < 0)
+                        return r;
+        }
         snprintf(a->hostname, sizeof(a->hostname), "%s", h->hostname);
         snprintf(a->boot_id, sizeof(a->boot_id), "%s", h->boot_id);
         snprintf(a->version, sizeof(a->version), "%s", h->version);
@@ -150,6 +230,7 @@ void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
                 /* Lost agents stay listed for a while so people see they went away; agents whose
                  * state was wiped come back under new ids, so the old entries must go. */
                 if (a->state == AGENT_LOST && now - a->last_seen_ns > REGISTRY_FORGET_NS) {
+                        unindex(reg, a);
                         agent_free(a);
                         reg->agents[i--] = reg->agents[--reg->n];
                         continue;

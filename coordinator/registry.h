@@ -46,7 +46,8 @@ void registry_free(registry_t **rp);
 int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, const char *key_name,
                    int64_t now, agent_t **ret, char *err, size_t errlen);
 agent_t *registry_find(registry_t *reg, const char *id);
-/* The agent speaking on connection peer, or NULL. */
+/* The agent speaking on connection peer (the last one whose Hello came on it), or NULL. Both
+ * lookups are hash lookups. */
 agent_t *registry_find_peer(registry_t *reg, const char *peer);
 size_t registry_count(const registry_t *reg);
 agent_t *registry_at(registry_t *reg, size_t i);
