@@ -5,79 +5,8 @@
 # both clients' bandwidth, their sum and the server's effective export; afterwards ganesha's
 # config is byte-identical and ganesha runs as before. Then the same after kill -9 of the agent.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
-command -v ganesha.nfsd >/dev/null || skip "ganesha.nfsd is not installed (apt-get install nfs-ganesha nfs-ganesha-vfs)"
-command -v rpcbind >/dev/null || skip "rpcbind is not installed"
-suffix=$$
-C=iogc$suffix S=iogs$suffix A1=ioga$suffix A2=iogb$suffix
-ip netns add "$C" 2>/dev/null || skip "ip netns add is not permitted here"
-NETNS+=("$C")
-for n in "$S" "$A1" "$A2"; do ip netns add "$n" && NETNS+=("$n"); done
-scratch
-
-# One layer-2 segment: a bridge in the coordinator's namespace, a veth to each host.
-ip -n "$C" link add br0 type bridge || skip "bridges cannot be made here"
-ip -n "$C" link set br0 up
-ip -n "$C" link set lo up
-ip -n "$C" addr add 10.203.0.1/24 dev br0
-i=2
-for n in "$S" "$A1" "$A2"; do
-	ip link add "h$i$suffix" type veth peer name "b$i$suffix" || skip "veth links cannot be made here"
-	ip link set "h$i$suffix" netns "$n"
-	ip link set "b$i$suffix" netns "$C"
-	ip -n "$C" link set "b$i$suffix" master br0
-	ip -n "$C" link set "b$i$suffix" up
-	ip -n "$n" addr add "10.203.0.$i/24" dev "h$i$suffix"
-	ip -n "$n" link set "h$i$suffix" up
-	ip -n "$n" link set lo up
-	i=$((i + 1))
-done
-SRV=10.203.0.2
-
-# The storage host: rpcbind (NFSv3), a ganesha config with no export yet, ganesha running.
-G=$T/ganesha
-mkdir -p "$G/recovery" "$T/export" /run/rpcbind
-cat >"$G/ganesha.conf" <<EOF
-# ganesha on the storage host; iofleet adds its export with an include line and takes it away
-NFS_CORE_PARAM { Protocols = 3, 4; Bind_addr = $SRV; NFS_Port = 2049; MNT_Port = 20048;
-	Enable_NLM = false; Enable_RQUOTA = false; Enable_UDP = false; }
-NFSV4 { Graceless = true; RecoveryBackend = fs; RecoveryRoot = $G/recovery; }
-NFS_KRB5 { Active_krb5 = false; }
-LOG { Default_Log_Level = EVENT; }
-EOF
-cp "$G/ganesha.conf" "$T/ganesha.conf.orig"
-ip netns exec "$S" rpcbind -f >"$T/rpcbind.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 50); do ip netns exec "$S" bash -c 'exec 3<>/dev/tcp/127.0.0.1/111' 2>/dev/null && break; sleep 0.1; done
-GSTART="$(command -v ganesha.nfsd) -f $G/ganesha.conf -L $G/ganesha.log -p $G/ganesha.pid"
-ip netns exec "$S" $GSTART
-for _ in $(seq 100); do [ -s "$G/ganesha.pid" ] && kill -0 "$(cat "$G/ganesha.pid")" 2>/dev/null && break; sleep 0.1; done
-kill -0 "$(cat "$G/ganesha.pid" 2>/dev/null)" 2>/dev/null || { cat "$G/ganesha.log" >&2; skip "ganesha does not start in a namespace here"; }
-GPID_BEFORE=$(cat "$G/ganesha.pid")
-stop_ganesha() {
-	local p
-	p=$(cat "$G/ganesha.pid" 2>/dev/null) || return 0
-	kill -TERM "$p" 2>/dev/null
-	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$p" 2>/dev/null || true
-}
-trap 'stop_ganesha; cleanup' EXIT
-
-keys coordinator srv c1 c2
-allow srv
-allow c1
-allow c2
-NS=$C AGENT_EP=tcp://*:17470 start_coordinator
-SERVER_ARGS=(--roles=storage --nfs-backend=ganesha --nfs-address=$SRV --ganesha-conf="$G/ganesha.conf"
-	--ganesha-export-file="$G/iofleet-export.conf" --ganesha-start="$GSTART"
-	--ganesha-pidfile="$G/ganesha.pid" --ganesha-port=2049)
-NS=$S AGENT_COORD=tcp://10.203.0.1:17470 start_agent srv "${SERVER_ARGS[@]}"
-SRV_PID=$LAST_PID
-NS=$A1 AGENT_COORD=tcp://10.203.0.1:17470 start_agent c1
-NS=$A2 AGENT_COORD=tcp://10.203.0.1:17470 start_agent c2
-wait_agents 3
-
-export EXPORT=$T/export NFS_PORT=2049 MNT_PORT=20048
+. "$(dirname "$0")/nfs-hosts.sh"
+nfs_hosts_up 2
 timeout 60 "$IOFLEET" run --coordinator="$CTL" "$IOFLEET_SRC/examples/wu1-ganesha.plan" --output-format=json \
 	--output="$T/out.json" >"$T/run.log" 2>&1
 rc=$?
@@ -98,7 +27,7 @@ jqcheck "the server says it put everything back" "$J" \
 jqcheck "the clients started together (skew < 5 ms)" "$J" '.iofleet.start_skew_ns < 5000000'
 jqcheck "every interval has both clients" "$J" \
 	'[.iofleet.intervals[:-1][] | (.agents | length) == 2] | all'
-check "ganesha.conf is byte-identical afterwards" cmp "$G/ganesha.conf" "$T/ganesha.conf.orig"
+check "ganesha.conf is byte-identical afterwards" cmp "$G/ganesha.conf" "$GANESHA_CONF_ORIG"
 check "the export file iofleet wrote is gone" test ! -e "$G/iofleet-export.conf"
 check "ganesha runs again afterwards" kill -0 "$(cat "$G/ganesha.pid")"
 check "no restore record is left" test -z "$(ls -A "$T/state-srv/restore" 2>/dev/null | grep -v '^\.')"
@@ -126,7 +55,7 @@ sed -e "s#^path = .*#path = /var/lib#" -e '/^sync/d' "$T/bad.plan" >"$T/outside.
 "$IOFLEET" run --coordinator="$CTL" "$T/outside.plan" >"$T/outside.log" 2>&1
 check "an export outside allow_paths fails the run" [ $? -ne 0 ]
 check "... saying why" grep -q "outside allow_paths" "$T/outside.log"
-check "... and ganesha.conf is untouched" cmp "$G/ganesha.conf" "$T/ganesha.conf.orig"
+check "... and ganesha.conf is untouched" cmp "$G/ganesha.conf" "$GANESHA_CONF_ORIG"
 
 # kill -9 of the server's agent while it serves: its next start puts everything back.
 cat >"$T/long.plan" <<EOF
@@ -155,8 +84,8 @@ wait "$SRV_PID" 2>/dev/null
 forget "$SRV_PID"
 check "ganesha.conf still holds the change while the agent is dead" grep -q "^%include" "$G/ganesha.conf"
 NS=$S AGENT_COORD=tcp://10.203.0.1:17470 start_agent srv "${SERVER_ARGS[@]}"
-for _ in $(seq 100); do cmp -s "$G/ganesha.conf" "$T/ganesha.conf.orig" && break; sleep 0.1; done
-check "the restarted agent put ganesha.conf back byte for byte" cmp "$G/ganesha.conf" "$T/ganesha.conf.orig"
+for _ in $(seq 100); do cmp -s "$G/ganesha.conf" "$GANESHA_CONF_ORIG" && break; sleep 0.1; done
+check "the restarted agent put ganesha.conf back byte for byte" cmp "$G/ganesha.conf" "$GANESHA_CONF_ORIG"
 check "... and removed the export file" test ! -e "$G/iofleet-export.conf"
 for _ in $(seq 100); do kill -0 "$(cat "$G/ganesha.pid" 2>/dev/null)" 2>/dev/null && break; sleep 0.1; done
 check "... and ganesha runs with it" kill -0 "$(cat "$G/ganesha.pid")"
