@@ -98,8 +98,10 @@ int policy_resolve_path(const agent_config_t *cfg, const char *path, int purpose
         if (streq(real, "/"))
                 return errorf(err, errlen, -EPERM, "%s '%s': / is never allowed", what, path);
         for (size_t i = 0; i < ELEMENTSOF(system_dirs); i++) {
-                /* A block device under /dev is the one exception, for job files. */
-                if (blockdev && purpose == PATH_JOB_FILE && streq(system_dirs[i], "/dev"))
+                /* A block device under /dev is one exception for job files; /dev/shm, the
+                 * memory file system fio users benchmark RAM with, the other. */
+                if (purpose == PATH_JOB_FILE && streq(system_dirs[i], "/dev") &&
+                    (blockdev || under(real, "/dev/shm")))
                         continue;
                 if (under(real, system_dirs[i]))
                         return errorf(err, errlen, -EPERM,

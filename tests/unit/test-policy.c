@@ -208,6 +208,15 @@ static void test_system_dirs(void **state)
         assert_int_equal(check(&c, "/usr/share", PATH_EXPORT), -EPERM);
         assert_contains(c.err, "/usr and below");
         config_free(&agent_config_schema, &c.cfg);
+
+        /* /dev/shm holds job files when allowed (RAM benchmarks), never an export or a mount. */
+        memset(&c, 0, sizeof(c));
+        cfg_with(&c, "/dev/shm", NULL);
+        assert_int_equal(check(&c, "/dev/shm", PATH_JOB_FILE), 0);
+        assert_int_equal(check(&c, "/dev/shm", PATH_EXPORT), -EPERM);
+        assert_int_equal(check(&c, "/dev/shm", PATH_MOUNT), -EPERM);
+        assert_int_equal(check(&c, "/dev/null", PATH_JOB_FILE), -EPERM);
+        config_free(&agent_config_schema, &c.cfg);
 }
 
 static void test_defaults(void **state)
