@@ -1,4 +1,5 @@
-/* A hash map from strings (agent ids, connection ids) to pointers; keys are borrowed, not copied. */
+/* A hash map from strings (agent ids, connection ids) to pointers; keys are borrowed, not copied.
+ */
 #pragma once
 
 #include <stddef.h>

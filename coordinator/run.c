@@ -16,12 +16,10 @@
 #define RUN_STOP_GRACE_NS (5 * (int64_t)NSEC_PER_SEC)
 #define RUN_FINISH_GRACE_NS (30 * (int64_t)NSEC_PER_SEC)
 
+/* Every agent message goes through here: a hash lookup, not a scan of thousands of agents. */
 static run_agent_t *find_agent(run_t *run, const char *id)
 {
-        for (size_t i = 0; i < run->n_agents; i++)
-                if (streq(run->agents[i].id, id))
-                        return &run->agents[i];
-        return NULL;
+        return idmap_get(run->by_id, id);
 }
 
 static void push_control(run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
@@ -162,7 +160,7 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         snprintf(run->control_peer, sizeof(run->control_peer), "%s",
                  control_peer ? control_peer : "");
         run->agents = calloc(n_agents ? n_agents : 1, sizeof(*run->agents));
-        if (!run->agents) {
+        if (!run->agents || idmap_new(&run->by_id) < 0) {
                 run_free(&run);
                 return -ENOMEM;
         }
@@ -205,6 +203,12 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
                             streq(s->parts[a->part]->role, "server");
                 run->n_servers += a->server;
                 run->n_agents++;
+                /* An id given twice is found as its first agent, as a scan would. */
+                if (idmap_put(run->by_id, a->id, a) == -ENOMEM) {
+                        run_free(&run);
+                        return errorf(err, errlen, -ENOMEM, "out of memory indexing %zu agents",
+                                      n_agents);
+                }
         }
         /* Servers first: the clients mount what the servers export. */
         for (size_t i = 0; i < n_agents; i++)
@@ -230,6 +234,7 @@ void run_free(run_t **rp)
                 kv_clear(&run->agents[i].effective);
         }
         free(run->agents);
+        idmap_free(&run->by_id);
         for (size_t i = 0; i < run->n_civ; i++)
                 hist_free(&run->civ[i].clat);
         degrade_done(&run->degrade);
@@ -326,14 +331,40 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
                 hist_free(&run->civ[k - 1].clat);
 }
 
+/* Interval k still waits for agent a. */
+static bool owes_unsent(const run_agent_t *a, size_t k)
+{
+        return owes_interval(a, k) && (k >= a->n_iv || !a->iv[k].received);
+}
+
+/* civ[k].owed counts the agents interval k waits for, for the intervals not shown yet (k >=
+ * next_emit), so that completeness is a comparison, not a scan of every agent per message.
+ * Whatever changes what an agent owes goes between owed_drop() and owed_take(). */
+static void owed_drop(run_t *run, const run_agent_t *a)
+{
+        for (size_t k = run->next_emit; k < run->n_civ; k++)
+                if (owes_unsent(a, k))
+                        run->civ[k].owed--;
+}
+
+static void owed_take(run_t *run, const run_agent_t *a)
+{
+        for (size_t k = run->next_emit; k < run->n_civ; k++)
+                if (owes_unsent(a, k))
+                        run->civ[k].owed++;
+}
+
+static uint32_t owed_scan(const run_t *run, size_t k)
+{
+        uint32_t n = 0;
+        for (size_t i = 0; i < run->n_agents; i++)
+                n += owes_unsent(&run->agents[i], k);
+        return n;
+}
+
 static bool interval_complete(const run_t *run, size_t k)
 {
-        for (size_t i = 0; i < run->n_agents; i++) {
-                const run_agent_t *a = &run->agents[i];
-                if (owes_interval(a, k) && (k >= a->n_iv || !a->iv[k].received))
-                        return false;
-        }
-        return true;
+        return run->civ[k].owed == 0;
 }
 
 /* How long after its end an interval waits for late agents; run_next_deadline() must agree. */
@@ -354,6 +385,10 @@ static void emit_ready(run_t *run, int64_t now, bool all, run_out_t *out)
                 size_t k = run->next_emit;
                 if (!all && !interval_complete(run, k) && now < run_interval_end(run, k) + slack)
                         break;
+                /* Once per interval: a change that missed owed_drop/owed_take shows here. */
+                if (owed_scan(run, k) != run->civ[k].owed)
+                        log_error("run %s: interval %zu: %u agents owe it but %u were counted",
+                                  run->id, k, owed_scan(run, k), run->civ[k].owed);
                 emit_interval(run, k, out);
                 run->next_emit++;
         }
@@ -371,12 +406,18 @@ static int grow_intervals(run_t *run, run_agent_t *a, size_t k)
                 a->n_iv = n;
         }
         if (k >= run->n_civ) {
-                size_t n = k + 1 > run->n_civ * 2 ? k + 1 : run->n_civ * 2;
-                cluster_interval_t *c = realloc(run->civ, n * sizeof(*c));
-                if (!c)
-                        return -ENOMEM;
-                memset(c + run->n_civ, 0, (n - run->n_civ) * sizeof(*c));
-                run->civ = c;
+                if (k >= run->cap_civ) {
+                        size_t n = k + 1 > run->cap_civ * 2 ? k + 1 : run->cap_civ * 2;
+                        cluster_interval_t *c = realloc(run->civ, n * sizeof(*c));
+                        if (!c)
+                                return -ENOMEM;
+                        run->civ = c;
+                        run->cap_civ = n;
+                }
+                memset(run->civ + run->n_civ, 0, (k + 1 - run->n_civ) * sizeof(*run->civ));
+                /* Once per new interval: who it waits for. */
+                for (size_t j = run->n_civ; j <= k; j++)
+                        run->civ[j].owed = owed_scan(run, j);
                 /* Cluster intervals exist up to the highest index any agent reported. */
                 run->n_civ = k + 1;
         }
@@ -423,6 +464,8 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
                 return;
         }
         iv->received = true;
+        if (k >= run->next_emit && owes_interval(a, k))
+                run->civ[k].owed--;
         iv->read_bytes = m->read ? m->read->bytes : 0;
         iv->read_ios = m->read ? m->read->ios : 0;
         iv->write_bytes = m->write ? m->write->bytes : 0;
@@ -430,7 +473,9 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
         iv->errors = (m->read ? m->read->errors : 0) + (m->write ? m->write->errors : 0);
         iv->meta_ops = m->meta_ops;
         if (m->last) {
+                owed_drop(run, a);
                 a->last_index = k;
+                owed_take(run, a);
                 if (run->submit->submit_run->stonewall && !run->stonewall_ns)
                         stonewall(run, a, now, out);
         }
@@ -581,7 +626,9 @@ static void check_all_started(run_t *run, run_out_t *out)
 static void fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const char *msg,
                        int64_t now, run_out_t *out)
 {
+        owed_drop(run, a);
         snprintf(a->error, sizeof(a->error), "%s", msg);
+        owed_take(run, a);
         if (run->phase == RUN_PREPARING || run->phase == RUN_STARTING) {
                 char why[1200];
                 snprintf(why, sizeof(why), "agent %s: %s", a->name, msg);
@@ -672,11 +719,13 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
         case IOFLEET__ENVELOPE__BODY_FINISHED:
                 if (!streq(m->finished->run_id, run->id) || a->done)
                         return -ESRCH;
+                owed_drop(run, a);
                 a->done = true;
                 if (m->finished->error && m->finished->error[0]) {
                         snprintf(a->error, sizeof(a->error), "%s", m->finished->error);
                         event(run, out, "agent %s failed: %s", a->name, a->error);
                 }
+                owed_take(run, a);
                 keep_effective(a, m->finished->effective, m->finished->n_effective);
                 wire_free(&a->finished);
                 a->finished = *msg; /* the result needs its totals and histograms */
@@ -698,7 +747,9 @@ void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *ou
         run_agent_t *a = find_agent(run, agent_id);
         if (!a || a->lost || a->done)
                 return;
+        owed_drop(run, a);
         a->lost = true;
+        owed_take(run, a);
         event(run, out,
               "agent %s lost: no word from it within its lease; the run goes on "
               "without it, what it sent is kept",
@@ -731,10 +782,13 @@ void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t no
                  * configuration are waited for while they put it back. */
                 for (size_t i = 0; i < run->n_agents; i++) {
                         run_agent_t *a = &run->agents[i];
-                        if (a->server && a->prepared && !a->done && !a->lost)
+                        if (a->server && a->prepared && !a->done && !a->lost) {
                                 servers = true;
-                        else
+                        } else {
+                                owed_drop(run, a);
                                 a->done = true;
+                                owed_take(run, a);
+                        }
                 }
                 run->servers_stopped = true;
                 if (!servers) {
@@ -762,10 +816,12 @@ void run_tick(run_t *run, int64_t now, run_out_t *out)
                 for (size_t i = 0; i < run->n_agents; i++) {
                         run_agent_t *a = &run->agents[i];
                         if (!a->done && !a->lost) {
+                                owed_drop(run, a);
                                 a->lost = true;
                                 snprintf(a->error, sizeof(a->error),
                                          "did not finish within %llds of being stopped",
                                          (long long)(RUN_FINISH_GRACE_NS / NSEC_PER_SEC));
+                                owed_take(run, a);
                         }
                 }
                 check_all_finished(run, now, out);

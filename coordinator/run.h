@@ -8,6 +8,7 @@
 
 #include "degrade.h"
 #include "hist.h"
+#include "idmap.h"
 #include "kv.h"
 #include "options.h"
 #include "registry.h"
@@ -54,6 +55,7 @@ typedef struct run_agent {
 typedef struct cluster_interval {
         uint64_t read_bytes, read_ios, write_bytes, write_ios, errors, meta_ops;
         uint32_t reported;
+        uint32_t owed; /* agents that owe it and have not sent it; kept until it is shown */
         bool emitted;
         hist_t *clat; /* merged latency of the interval, kept until it is shown */
 } cluster_interval_t;
@@ -75,6 +77,7 @@ typedef struct run {
         size_t n_specs;
         run_agent_t *agents;
         size_t n_agents;
+        idmap_t *by_id; /* agent id -> its run_agent_t */
         uint64_t interval_ns, lead_ns;
         int64_t submitted_ns; /* timeline */
         int64_t start_ns;     /* the instant given in Start, timeline */
@@ -84,7 +87,7 @@ typedef struct run {
         uint64_t max_intervals; /* from runtime, 0 when the jobs are only size-bound */
         int64_t stop_deadline_ns, finish_deadline_ns;
         cluster_interval_t *civ;
-        size_t n_civ;
+        size_t n_civ, cap_civ;
         size_t next_emit;
         Iofleet__ErrorCode code;
         char message[1024];

@@ -132,9 +132,9 @@ static void test_many(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_basic),
-                cmocka_unit_test(test_against_reference),
-                cmocka_unit_test(test_many),
+            cmocka_unit_test(test_basic),
+            cmocka_unit_test(test_against_reference),
+            cmocka_unit_test(test_many),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
