@@ -60,4 +60,20 @@ for d in "$RESULT_DIR"/point-*; do
 done
 check "wu4: each point wrote numjobs x size bytes and reports first done <= last done ($n of 12)" [ "$n" -eq 12 ]
 
+# The checks above must catch a failing point: the same plan with half its points pointed
+# outside the agent's allow_paths runs the other half, exits non-zero, and the report flags
+# exactly those points with the agent's reason.
+sed -e 's/^bs = 1m, 4k$/bs = 4k\nzfs.directory = ${DIR}, \/var\/lib\/iofleet-nope/' "$E/wu2-local.plan" >"$T/wu2-half.plan"
+timeout 120 "$IOFLEET" run --coordinator="$CTL" "$T/wu2-half.plan" >"$T/half.log" 2>&1
+check "a sweep with failing points exits non-zero" [ $? -ne 0 ]
+check "... and says how many failed" grep -q "8 of 8 steps ran, 4 failed" "$T/half.log"
+D=$(sed -n 's/^iofleet: sweep .*; results in \([^ ]*\) (iofleet report DIR)$/\1/p' "$T/half.log")
+"$IOFLEET" report --format=csv --no-plots --output="$T/half.csv" "$D" >/dev/null 2>&1
+check "... the report flags exactly the points outside allow_paths, with the reason" csvq "$T/half.csv" \
+	'len(rows) == 8 and all((r["runs_ok"] == "0") == (r["zfs.directory"] == "/var/lib/iofleet-nope") and ((r["error"] != "") == (r["runs_ok"] == "0")) for r in rows) and all("allow_paths" in r["error"] for r in rows if r["error"])'
+if csvq "$T/half.csv" 'all(r["runs"] == r["runs_ok"] and r["error"] == "" for r in rows)'; then
+	fail "... and the examples' all-ok check would have passed it"
+else
+	ok "... which the examples' all-ok check fails"
+fi
 finish
