@@ -108,9 +108,16 @@ static const char *phase_name(run_phase_t p)
 /* Counts of one run agent over every interval it sent. */
 static void sum_agent(const run_agent_t *a, metrics_totals_t *t)
 {
-        for (size_t k = 0; k < a->n_iv; k++) {
-                const run_interval_t *iv = &a->iv[k];
-                if (!iv->received)
+        /* What was shown (older intervals may have left memory for the spool), plus what came in
+         * for intervals not shown yet. */
+        t->read_bytes += a->shown_read_bytes;
+        t->write_bytes += a->shown_write_bytes;
+        t->read_ios += a->shown_read_ios;
+        t->write_ios += a->shown_write_ios;
+        t->errors += a->shown_errors;
+        for (size_t k = a->iv_base; k < a->iv_base + a->n_iv; k++) {
+                const run_interval_t *iv = run_agent_iv(a, k);
+                if (!iv->received || iv->shown)
                         continue;
                 t->read_bytes += iv->read_bytes;
                 t->write_bytes += iv->write_bytes;
@@ -197,7 +204,8 @@ static void render_agents(FILE *f, const metrics_input_t *in)
 /* Index of the last interval shown to the CLI, or -1. */
 static int64_t last_complete(const run_t *run)
 {
-        if (!run || run->next_emit == 0 || run->next_emit > run->n_civ)
+        if (!run || run->next_emit == 0 || run->next_emit > run->n_civ ||
+            !run_civ(run, run->next_emit - 1))
                 return -1;
         return (int64_t)run->next_emit - 1;
 }
@@ -214,8 +222,9 @@ static void render_rates(FILE *f, const metrics_input_t *in)
                 const run_agent_t *a = &run->agents[i];                                            \
                 if (a->server) /* an NFS server of the plan: it runs no job */                     \
                         continue;                                                                  \
-                const run_interval_t *iv =                                                         \
-                    (size_t)k < a->n_iv && a->iv[k].received ? &a->iv[k] : NULL;                   \
+                const run_interval_t *iv = run_agent_iv(a, (size_t)k);                             \
+                if (iv && !iv->received)                                                           \
+                        iv = NULL;                                                                 \
                 agent_series(f, "iofleet_agent_" suffix, a->name, a->hostname);                    \
                 put_double(f, iv ? (double)iv->fld / secs : 0.0);                                  \
         }
@@ -226,7 +235,7 @@ static void render_rates(FILE *f, const metrics_input_t *in)
         family(f, "iofleet_cluster_" suffix, "gauge", help " (sum over agents)");                  \
         if (k >= 0) {                                                                              \
                 fputs("iofleet_cluster_" suffix " ", f);                                           \
-                put_double(f, (double)run->civ[k].fld / secs);                                     \
+                put_double(f, (double)run_civ(run, (size_t)k)->fld / secs);                        \
         }
         RATE_FIELDS(CLUSTER_RATE)
 #undef CLUSTER_RATE
@@ -293,7 +302,8 @@ static int render_counters(FILE *f, const metrics_input_t *in)
 static void render_latency(FILE *f, const metrics_input_t *in)
 {
         int64_t k = last_complete(in->run);
-        const hist_t *h = k >= 0 ? in->run->civ[k].clat : NULL;
+        const cluster_interval_t *c = k >= 0 ? run_civ(in->run, (size_t)k) : NULL;
+        const hist_t *h = c ? c->clat : NULL;
 
         family(f, "iofleet_clat_seconds", "summary",
                "Completion latency over all agents in the last complete interval (not "
@@ -503,16 +513,11 @@ static int track(metrics_t *m, const run_t *run)
         /* Intervals already shown are settled; late ones still count when the run is folded. */
         for (size_t i = 0; i < m->n_cur && i < run->n_agents; i++) {
                 const run_agent_t *a = &run->agents[i];
-                for (; m->cursor[i] < run->next_emit && m->cursor[i] < a->n_iv; m->cursor[i]++) {
-                        const run_interval_t *iv = &a->iv[m->cursor[i]];
-                        if (!iv->received)
-                                continue;
-                        m->cur[i].read_bytes += iv->read_bytes;
-                        m->cur[i].write_bytes += iv->write_bytes;
-                        m->cur[i].read_ios += iv->read_ios;
-                        m->cur[i].write_ios += iv->write_ios;
-                        m->cur[i].errors += iv->errors;
-                }
+                m->cur[i].read_bytes = a->shown_read_bytes;
+                m->cur[i].write_bytes = a->shown_write_bytes;
+                m->cur[i].read_ios = a->shown_read_ios;
+                m->cur[i].write_ios = a->shown_write_ios;
+                m->cur[i].errors = a->shown_errors;
         }
         if (run_done(run))
                 fold(m, run, true);

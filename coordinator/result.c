@@ -229,43 +229,145 @@ static uint64_t counting_from(const run_t *run)
         return from == UINT64_MAX ? 0 : from;
 }
 
-/* Samples of full intervals only, so a final partial interval does not drag the minimum down. */
-static void agent_series(const run_t *run, const run_agent_t *a, bool write, series_t *bw,
-                         series_t *iops)
+/* What the interval series give the result, gathered in one pass over them (from the spool of
+ * a long run, or from memory): per agent and cluster bw/iops series, the bytes each agent moved
+ * up to the first worker's end, and the intervals[] of the JSON (capped). */
+#define RESULT_MAX_JSON_ROWS 200000
+
+typedef struct ivpass {
+        const run_t *run;
+        uint64_t from, cluster_end, first;
+        uint64_t *end;                       /* per agent: its last worker's end */
+        series_t *bw[2], *iops[2];           /* per agent, [read, write] */
+        series_t cbw[2], ciops[2];           /* cluster */
+        uint64_t *sum[2];                    /* per agent: bytes over its intervals */
+        double *at_first[2];                 /* per agent: bytes up to first */
+        json_t *ivs, *cur;                   /* intervals[] and the interval being filled */
+        size_t rows;
+        bool truncated;
+} ivpass_t;
+
+/* Samples of full intervals only, so a final partial interval does not drag the minimum down;
+ * none before the earliest start delay and ramp are over. */
+static int ivpass_row(void *user, const run_iv_row_t *row)
 {
-        uint64_t end = agent_end_ns(a);
+        ivpass_t *p = user;
+        const run_t *run = p->run;
         double secs = run->interval_ns / 1e9;
-        memset(bw, 0, sizeof(*bw));
-        memset(iops, 0, sizeof(*iops));
-        uint64_t from = counting_from(run);
-        for (size_t k = 0; k < a->n_iv; k++) {
-                if (!a->iv[k].received || (k + 1) * run->interval_ns > end ||
-                    k * run->interval_ns < from)
-                        continue;
-                series_add(bw, (write ? a->iv[k].write_bytes : a->iv[k].read_bytes) / secs);
-                series_add(iops, (write ? a->iv[k].write_ios : a->iv[k].read_ios) / secs);
+        uint64_t k = row->k, iv = run->interval_ns;
+        const run_interval_t *v = &row->v;
+        uint64_t bytes[2] = {v->read_bytes, v->write_bytes}, ios[2] = {v->read_ios, v->write_ios};
+        bool json = p->rows < RESULT_MAX_JSON_ROWS;
+
+        p->rows++;
+        if (!json)
+                p->truncated = true;
+        if (!row->a) {
+                if ((k + 1) * iv <= p->cluster_end && k * iv >= p->from)
+                        for (int w = 0; w < 2; w++) {
+                                series_add(&p->cbw[w], bytes[w] / secs);
+                                series_add(&p->ciops[w], ios[w] / secs);
+                        }
+                p->cur = NULL;
+                if (json) {
+                        json_t *j = json_object();
+                        json_object_set_new(j, "index", json_integer((json_int_t)k));
+                        json_object_set_new(j, "start_ns",
+                                            json_integer(run->start_ns + (int64_t)(k * iv)));
+                        json_object_set_new(j, "read_bytes", json_integer((json_int_t)bytes[0]));
+                        json_object_set_new(j, "write_bytes", json_integer((json_int_t)bytes[1]));
+                        json_object_set_new(j, "read_ios", json_integer((json_int_t)ios[0]));
+                        json_object_set_new(j, "meta_ops", json_integer((json_int_t)v->meta_ops));
+                        json_object_set_new(j, "write_ios", json_integer((json_int_t)ios[1]));
+                        json_object_set_new(j, "errors", json_integer((json_int_t)v->errors));
+                        json_object_set_new(j, "reported", json_integer(row->reported));
+                        p->cur = json_array();
+                        json_object_set_new(j, "agents", p->cur);
+                        json_array_append_new(p->ivs, j);
+                }
+                return 0;
         }
+        size_t i = (size_t)(row->a - run->agents);
+        uint64_t end = p->end[i], from = k * iv, to = (k + 1) * iv;
+        for (int w = 0; w < 2; w++) {
+                p->sum[w][i] += bytes[w];
+                if (to <= end && from >= p->from) {
+                        series_add(&p->bw[w][i], bytes[w] / secs);
+                        series_add(&p->iops[w][i], ios[w] / secs);
+                }
+                /* Up to the first end: whole intervals, and the share of the one holding it
+                 * (an agent's last interval counts only up to its own end). */
+                if (p->first && from < p->first) {
+                        uint64_t t = p->first, upto = to;
+                        if (end && end < upto)
+                                upto = end > from ? end : from + 1;
+                        p->at_first[w][i] += t >= upto ? (double)bytes[w]
+                                                       : (double)bytes[w] * (double)(t - from) /
+                                                             (double)(upto - from);
+                }
+        }
+        if (json && p->cur) {
+                json_t *pa = json_object();
+                json_object_set_new(pa, "name", json_string(row->a->name));
+                json_object_set_new(pa, "read_bytes", json_integer((json_int_t)bytes[0]));
+                json_object_set_new(pa, "write_bytes", json_integer((json_int_t)bytes[1]));
+                json_object_set_new(pa, "read_ios", json_integer((json_int_t)ios[0]));
+                json_object_set_new(pa, "write_ios", json_integer((json_int_t)ios[1]));
+                json_array_append_new(p->cur, pa);
+        }
+        return 0;
 }
 
-static void cluster_series(const run_t *run, bool write, series_t *bw, series_t *iops)
+static void ivpass_done(ivpass_t *p)
 {
-        uint64_t end = UINT64_MAX;
-        double secs = run->interval_ns / 1e9;
-        memset(bw, 0, sizeof(*bw));
-        memset(iops, 0, sizeof(*iops));
+        free(p->end);
+        for (int w = 0; w < 2; w++) {
+                free(p->bw[w]);
+                free(p->iops[w]);
+                free(p->sum[w]);
+                free(p->at_first[w]);
+        }
+        json_decref(p->ivs);
+        memset(p, 0, sizeof(*p));
+}
+
+static int ivpass_run(const run_t *run, ivpass_t *p)
+{
+        size_t n = run->n_agents ? run->n_agents : 1;
+        memset(p, 0, sizeof(*p));
+        p->run = run;
+        p->end = calloc(n, sizeof(*p->end));
+        p->ivs = json_array();
+        for (int w = 0; w < 2; w++) {
+                p->bw[w] = calloc(n, sizeof(series_t));
+                p->iops[w] = calloc(n, sizeof(series_t));
+                p->sum[w] = calloc(n, sizeof(uint64_t));
+                p->at_first[w] = calloc(n, sizeof(double));
+                if (!p->bw[w] || !p->iops[w] || !p->sum[w] || !p->at_first[w])
+                        goto nomem;
+        }
+        if (!p->end || !p->ivs)
+                goto nomem;
+        p->from = counting_from(run);
         /* The cluster figure is complete while every agent still runs. */
+        p->cluster_end = UINT64_MAX;
+        p->first = UINT64_MAX;
         for (size_t i = 0; i < run->n_agents; i++) {
-                uint64_t e = agent_end_ns(&run->agents[i]);
-                if (run->agents[i].finished && e < end)
-                        end = e;
+                const run_agent_t *a = &run->agents[i];
+                p->end[i] = agent_end_ns(a);
+                if (a->finished && p->end[i] < p->cluster_end)
+                        p->cluster_end = p->end[i];
+                for (size_t q = 0; a->finished && q < a->finished->finished->n_jobs; q++) {
+                        uint64_t f = a->finished->finished->jobs[q]->first_done_ns;
+                        p->first = f < p->first ? f : p->first;
+                }
         }
-        uint64_t from = counting_from(run);
-        for (size_t k = 0; k < run->n_civ; k++) {
-                if ((k + 1) * run->interval_ns > end || k * run->interval_ns < from)
-                        continue;
-                series_add(bw, (write ? run->civ[k].write_bytes : run->civ[k].read_bytes) / secs);
-                series_add(iops, (write ? run->civ[k].write_ios : run->civ[k].read_ios) / secs);
-        }
+        if (p->first == UINT64_MAX)
+                p->first = 0;
+        return run_intervals_each(run, ivpass_row, p);
+nomem:
+        ivpass_done(p);
+        return -ENOMEM;
 }
 
 static json_t *job_options_json(const Iofleet__Job *job)
@@ -304,29 +406,9 @@ static json_t *client_entry(const char *jobname, const char *hostname, const cha
         return o;
 }
 
-/* Bytes an agent moved in one direction up to t after the start, from its interval series: whole
- * intervals, plus the share of the interval holding t (the agent's last interval counts only
- * up to its own end). Resolution: one interval. */
-static double agent_bytes_at(const run_t *run, const run_agent_t *a, bool write, uint64_t t)
-{
-        uint64_t end = agent_end_ns(a), iv = run->interval_ns;
-        double sum = 0;
-        for (size_t k = 0; k < a->n_iv; k++) {
-                uint64_t from = k * iv, to = (k + 1) * iv;
-                double b;
-                if (!a->iv[k].received || from >= t)
-                        continue;
-                b = (double)(write ? a->iv[k].write_bytes : a->iv[k].read_bytes);
-                if (end && end < to)
-                        to = end > from ? end : from + 1;
-                sum += t >= to ? b : b * (double)(t - from) / (double)(to - from);
-        }
-        return sum;
-}
-
 /* Size-bound workers end at different times: "first done" is the cluster's rate while every
  * worker still ran (up to the first end on any agent), "last done" the whole (up to the last). */
-static json_t *done_json(const run_t *run)
+static json_t *done_json(const run_t *run, const ivpass_t *pass)
 {
         json_t *o = json_object();
         uint64_t first = UINT64_MAX, last = 0;
@@ -348,7 +430,7 @@ static json_t *done_json(const run_t *run)
         }
         for (size_t i = 0; i < run->n_agents; i++)
                 for (int w = 0; w < 2; w++)
-                        at_first[w] += agent_bytes_at(run, &run->agents[i], w, first);
+                        at_first[w] += pass->at_first[w][i];
         json_object_set_new(o, "first_done_ns", json_integer((json_int_t)first));
         json_object_set_new(o, "first_done_read_bw_bytes",
                             json_integer((json_int_t)(at_first[0] * 1e9 / (double)first)));
@@ -363,7 +445,7 @@ static json_t *done_json(const run_t *run)
         return o;
 }
 
-static json_t *iofleet_json(const run_t *run)
+static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
 {
         json_t *o = json_object(), *agents = json_array(), *ivs = json_array(),
                *jobs = json_array();
@@ -444,11 +526,7 @@ static json_t *iofleet_json(const run_t *run)
         for (size_t i = 0; i < run->n_agents; i++) {
                 const run_agent_t *a = &run->agents[i];
                 json_t *j = json_object();
-                uint64_t rb = 0, wb = 0;
-                for (size_t k = 0; k < a->n_iv; k++) {
-                        rb += a->iv[k].read_bytes;
-                        wb += a->iv[k].write_bytes;
-                }
+                uint64_t rb = pass->sum[0][i], wb = pass->sum[1][i];
                 json_object_set_new(j, "name", json_string(a->name));
                 json_object_set_new(j, "hostname", json_string(a->hostname));
                 json_object_set_new(j, "id", json_string(a->id));
@@ -480,39 +558,12 @@ static json_t *iofleet_json(const run_t *run)
         }
         json_object_set_new(o, "agents", agents);
 
-        for (size_t k = 0; k < run->n_civ; k++) {
-                const cluster_interval_t *c = &run->civ[k];
-                json_t *j = json_object(), *per = json_array();
-                json_object_set_new(j, "index", json_integer((json_int_t)k));
-                json_object_set_new(j, "start_ns",
-                                    json_integer(run->start_ns + (int64_t)(k * run->interval_ns)));
-                json_object_set_new(j, "read_bytes", json_integer((json_int_t)c->read_bytes));
-                json_object_set_new(j, "write_bytes", json_integer((json_int_t)c->write_bytes));
-                json_object_set_new(j, "read_ios", json_integer((json_int_t)c->read_ios));
-                json_object_set_new(j, "meta_ops", json_integer((json_int_t)c->meta_ops));
-                json_object_set_new(j, "write_ios", json_integer((json_int_t)c->write_ios));
-                json_object_set_new(j, "errors", json_integer((json_int_t)c->errors));
-                json_object_set_new(j, "reported", json_integer(c->reported));
-                for (size_t i = 0; i < run->n_agents; i++) {
-                        const run_agent_t *a = &run->agents[i];
-                        json_t *pa;
-                        if (k >= a->n_iv || !a->iv[k].received)
-                                continue;
-                        pa = json_object();
-                        json_object_set_new(pa, "name", json_string(a->name));
-                        json_object_set_new(pa, "read_bytes",
-                                            json_integer((json_int_t)a->iv[k].read_bytes));
-                        json_object_set_new(pa, "write_bytes",
-                                            json_integer((json_int_t)a->iv[k].write_bytes));
-                        json_object_set_new(pa, "read_ios",
-                                            json_integer((json_int_t)a->iv[k].read_ios));
-                        json_object_set_new(pa, "write_ios",
-                                            json_integer((json_int_t)a->iv[k].write_ios));
-                        json_array_append_new(per, pa);
-                }
-                json_object_set_new(j, "agents", per);
-                json_array_append_new(ivs, j);
-        }
+        json_decref(ivs);
+        ivs = pass->ivs;
+        pass->ivs = NULL;
+        if (pass->truncated)
+                /* A soak run's full series is in intervals.csv; the JSON keeps the first rows. */
+                json_object_set_new(o, "intervals_truncated", json_true());
         json_object_set_new(o, "intervals", ivs);
 
         /* Size-bound jobs end at different times: the first and the last end, across agents. */
@@ -538,7 +589,7 @@ static json_t *iofleet_json(const run_t *run)
                 json_array_append_new(jobs, j);
         }
         json_object_set_new(o, "jobs", jobs);
-        json_object_set_new(o, "done", done_json(run));
+        json_object_set_new(o, "done", done_json(run, pass));
         return o;
 }
 
@@ -548,6 +599,7 @@ int result_build(const run_t *run, json_t **ret)
         dir_acc_t all_r, all_w;
         phase_acc_t all_phases[RESULT_MAX_PHASES] = {0};
         size_t n_all_phases = 0;
+        ivpass_t pass;
         json_t *entry;
         uint64_t all_runtime = 0, total_r = 0, total_w = 0;
         int64_t real = run->start_ns ? run->start_ns : run->submitted_ns;
@@ -555,8 +607,15 @@ int result_build(const run_t *run, json_t **ret)
         char when[64];
         int r;
 
+        if ((r = ivpass_run(run, &pass)) < 0) {
+                json_decref(doc);
+                json_decref(stats);
+                json_decref(global);
+                return r;
+        }
         if ((r = dir_acc_init(&all_r)) < 0 || (r = dir_acc_init(&all_w)) < 0) {
                 dir_acc_done(&all_r);
+                ivpass_done(&pass);
                 json_decref(doc);
                 json_decref(stats);
                 json_decref(global);
@@ -581,11 +640,10 @@ int result_build(const run_t *run, json_t **ret)
         }
         for (size_t i = 0; i < run->n_agents; i++) {
                 const run_agent_t *a = &run->agents[i];
-                series_t rbw, riops, wbw, wiops;
+                series_t rbw = pass.bw[0][i], riops = pass.iops[0][i], wbw = pass.bw[1][i],
+                         wiops = pass.iops[1][i];
                 if (!a->finished)
                         continue;
-                agent_series(run, a, false, &rbw, &riops);
-                agent_series(run, a, true, &wbw, &wiops);
                 /* Intervals are counted per agent, not per job: with several jobs on one agent
                  * its series describes none of them alone, so no bw/iops samples are claimed. */
                 if (a->finished->finished->n_jobs > 1) {
@@ -645,9 +703,8 @@ int result_build(const run_t *run, json_t **ret)
         }
         {
                 /* fio's "All clients": merged histograms, never averaged percentiles. */
-                series_t rbw, riops, wbw, wiops;
-                cluster_series(run, false, &rbw, &riops);
-                cluster_series(run, true, &wbw, &wiops);
+                series_t rbw = pass.cbw[0], riops = pass.ciops[0], wbw = pass.cbw[1],
+                         wiops = pass.ciops[1];
                 entry = client_entry("All clients", "All clients", NULL, &all_r, &all_w,
                                      all_runtime, &rbw, &riops, &wbw, &wiops, 0, NULL,
                                      total_r ? 100.0 : 0, total_w ? 100.0 : 0);
@@ -660,7 +717,8 @@ int result_build(const run_t *run, json_t **ret)
         dir_acc_done(&all_r);
         dir_acc_done(&all_w);
         json_object_set_new(doc, "client_stats", stats);
-        json_object_set_new(doc, "iofleet", iofleet_json(run));
+        json_object_set_new(doc, "iofleet", iofleet_json(run, &pass));
+        ivpass_done(&pass);
         if (r < 0) {
                 json_decref(doc);
                 return r;
@@ -684,6 +742,33 @@ static int write_text(const char *path, const char *text)
         return 0;
 }
 
+typedef struct csv_out {
+        FILE *f;
+        uint64_t interval_ns;
+} csv_out_t;
+
+void result_dir_of(const run_t *run, const char *results_dir, char *buf, size_t len)
+{
+        if (!strempty(run->submit->submit_run->sweep_id))
+                /* A step of a sweep: one directory per point and repeat under the sweep's. */
+                sweep_point_dir(results_dir, run->submit->submit_run, buf, len);
+        else
+                snprintf(buf, len, "%s/%s", results_dir, run->id);
+}
+
+static int csv_row(void *user, const run_iv_row_t *row)
+{
+        const csv_out_t *o = user;
+        const run_interval_t *v = &row->v;
+        fprintf(o->f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u\n", row->k,
+                row->k * o->interval_ns / 1e9, row->a ? row->a->name : "*",
+                (unsigned long long)v->read_bytes, (unsigned long long)v->read_ios,
+                (unsigned long long)v->write_bytes, (unsigned long long)v->write_ios,
+                (unsigned long long)v->errors, (unsigned long long)v->meta_ops,
+                row->a ? (long)row->a->rank : -1L, row->a ? 1u : row->reported);
+        return 0;
+}
+
 int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, char *dir_out,
                      size_t dir_len)
 {
@@ -692,11 +777,7 @@ int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, cha
         FILE *f;
         int r;
 
-        if (!strempty(run->submit->submit_run->sweep_id))
-                /* A step of a sweep: one directory per point and repeat under the sweep's. */
-                sweep_point_dir(results_dir, run->submit->submit_run, dir, sizeof(dir));
-        else
-                snprintf(dir, sizeof(dir), "%s/%s", results_dir, run->id);
+        result_dir_of(run, results_dir, dir, sizeof(dir));
         if ((r = mkdir_p(dir, 0755)) < 0)
                 return log_error_errno(r, "results: cannot create %s: %m", dir);
         text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
@@ -709,33 +790,19 @@ int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, cha
                 return log_error_errno(r, "results: cannot write %s: %m", path);
 
         snprintf(path, sizeof(path), "%s/intervals.csv", dir);
-        f = fopen(path, "we");
-        if (!f)
-                return log_error_errno(-errno, "results: cannot write %s: %m", path);
-        fprintf(f, "interval,start_s,agent,read_bytes,read_ios,write_bytes,write_ios,errors,"
-                   "meta_ops\n");
-        for (size_t k = 0; k < run->n_civ; k++) {
-                double t = k * run->interval_ns / 1e9;
-                const cluster_interval_t *c = &run->civ[k];
-                fprintf(f, "%zu,%.3f,*,%llu,%llu,%llu,%llu,%llu,%llu\n", k, t,
-                        (unsigned long long)c->read_bytes, (unsigned long long)c->read_ios,
-                        (unsigned long long)c->write_bytes, (unsigned long long)c->write_ios,
-                        (unsigned long long)c->errors, (unsigned long long)c->meta_ops);
-                for (size_t i = 0; i < run->n_agents; i++) {
-                        const run_agent_t *a = &run->agents[i];
-                        if (k >= a->n_iv || !a->iv[k].received)
-                                continue;
-                        fprintf(f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu,%llu\n", k, t, a->name,
-                                (unsigned long long)a->iv[k].read_bytes,
-                                (unsigned long long)a->iv[k].read_ios,
-                                (unsigned long long)a->iv[k].write_bytes,
-                                (unsigned long long)a->iv[k].write_ios,
-                                (unsigned long long)a->iv[k].errors,
-                                (unsigned long long)a->iv[k].meta_ops);
-                }
+        if (!run->spool_path[0] || !streq(run->spool_path, path)) {
+                /* A run without a spool (its directory was not known at its start) writes its
+                 * series now, in the spool's format. */
+                f = fopen(path, "we");
+                if (!f)
+                        return log_error_errno(-errno, "results: cannot write %s: %m", path);
+                fprintf(f, "interval,start_s,agent,read_bytes,read_ios,write_bytes,write_ios,"
+                           "errors,meta_ops,agent_rank,reported\n");
+                csv_out_t o = {f, run->interval_ns};
+                run_intervals_each(run, csv_row, &o);
+                if (fclose(f) != 0)
+                        return log_error_errno(-errno, "results: cannot write %s: %m", path);
         }
-        if (fclose(f) != 0)
-                return log_error_errno(-errno, "results: cannot write %s: %m", path);
 
         snprintf(path, sizeof(path), "%s/command.txt", dir);
         if (run->submit->submit_run->command_line &&

@@ -235,9 +235,11 @@ void run_free(run_t **rp)
         }
         free(run->agents);
         idmap_free(&run->by_id);
-        for (size_t i = 0; i < run->n_civ; i++)
-                hist_free(&run->civ[i].clat);
+        for (size_t i = run->civ_base; i < run->n_civ; i++)
+                hist_free(&run_civ(run, i)->clat);
         degrade_done(&run->degrade);
+        if (run->spool)
+                fclose(run->spool);
         free(run->civ);
         wire_free(&run->submit);
         free(run);
@@ -260,7 +262,7 @@ static bool owes_interval(const run_agent_t *a, size_t k)
  * display and, at the end, the result. */
 static void check_degrade(run_t *run, size_t k, run_out_t *out)
 {
-        const cluster_interval_t *c = &run->civ[k];
+        const cluster_interval_t *c = run_civ(run, k);
         degrade_sample_t smp = {c->read_bytes, c->write_bytes, c->read_ios,
                                 c->write_ios,  c->errors,      run->interval_ns, c->clat};
         size_t before = run->degrade.n_alerts, fired;
@@ -284,7 +286,7 @@ static void check_degrade(run_t *run, size_t k, run_out_t *out)
 
 static void emit_interval(run_t *run, size_t k, run_out_t *out)
 {
-        cluster_interval_t *c = &run->civ[k];
+        cluster_interval_t *c = run_civ(run, k);
         Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
         Iofleet__AgentInterval *pa = calloc(run->n_agents, sizeof(*pa));
         Iofleet__AgentInterval **pp = calloc(run->n_agents, sizeof(*pp));
@@ -292,17 +294,26 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
 
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
-                if (owes_interval(a, k) || (k < a->n_iv && a->iv[k].received))
+                run_interval_t *iv = run_agent_iv(a, k);
+                if (owes_interval(a, k) || (iv && iv->received))
                         expected++;
-                if (!pa || !pp || k >= a->n_iv || !a->iv[k].received)
+                if (!iv || !iv->received)
+                        continue;
+                a->shown_read_bytes += iv->read_bytes;
+                a->shown_write_bytes += iv->write_bytes;
+                a->shown_read_ios += iv->read_ios;
+                a->shown_write_ios += iv->write_ios;
+                a->shown_errors += iv->errors;
+                iv->shown = true;
+                if (!pa || !pp)
                         continue;
                 iofleet__agent_interval__init(&pa[n]);
                 pa[n].name = a->name;
-                pa[n].read_bytes = a->iv[k].read_bytes;
-                pa[n].read_ios = a->iv[k].read_ios;
-                pa[n].write_bytes = a->iv[k].write_bytes;
-                pa[n].write_ios = a->iv[k].write_ios;
-                pa[n].errors = a->iv[k].errors;
+                pa[n].read_bytes = iv->read_bytes;
+                pa[n].read_ios = iv->read_ios;
+                pa[n].write_bytes = iv->write_bytes;
+                pa[n].write_ios = iv->write_ios;
+                pa[n].errors = iv->errors;
                 pp[n] = &pa[n];
                 n++;
         }
@@ -327,14 +338,15 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
         c->emitted = true;
         check_degrade(run, k, out);
         /* The last shown interval's latency stays for /metrics until the next one is shown. */
-        if (k > 0)
-                hist_free(&run->civ[k - 1].clat);
+        if (k > 0 && run_civ(run, k - 1))
+                hist_free(&run_civ(run, k - 1)->clat);
 }
 
 /* Interval k still waits for agent a. */
 static bool owes_unsent(const run_agent_t *a, size_t k)
 {
-        return owes_interval(a, k) && (k >= a->n_iv || !a->iv[k].received);
+        const run_interval_t *iv = run_agent_iv(a, k);
+        return owes_interval(a, k) && (!iv || !iv->received);
 }
 
 /* civ[k].owed counts the agents interval k waits for, for the intervals not shown yet (k >=
@@ -344,14 +356,14 @@ static void owed_drop(run_t *run, const run_agent_t *a)
 {
         for (size_t k = run->next_emit; k < run->n_civ; k++)
                 if (owes_unsent(a, k))
-                        run->civ[k].owed--;
+                        run_civ(run, k)->owed--;
 }
 
 static void owed_take(run_t *run, const run_agent_t *a)
 {
         for (size_t k = run->next_emit; k < run->n_civ; k++)
                 if (owes_unsent(a, k))
-                        run->civ[k].owed++;
+                        run_civ(run, k)->owed++;
 }
 
 static uint32_t owed_scan(const run_t *run, size_t k)
@@ -364,7 +376,7 @@ static uint32_t owed_scan(const run_t *run, size_t k)
 
 static bool interval_complete(const run_t *run, size_t k)
 {
-        return run->civ[k].owed == 0;
+        return run_civ(run, k)->owed == 0;
 }
 
 /* How long after its end an interval waits for late agents; run_next_deadline() must agree. */
@@ -374,6 +386,157 @@ static int64_t emit_slack(const run_t *run)
         if (slack < 100 * (int64_t)NSEC_PER_MSEC)
                 slack = 100 * NSEC_PER_MSEC;
         return slack;
+}
+
+/* intervals.csv: a cluster row ("*", rank -1) and a row per agent that reported, per interval. */
+static void spool_row(FILE *f, const run_t *run, size_t k, const char *agent, long rank,
+                      const run_interval_t *v, unsigned reported)
+{
+        fprintf(f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u\n", k,
+                k * run->interval_ns / 1e9, agent, (unsigned long long)v->read_bytes,
+                (unsigned long long)v->read_ios, (unsigned long long)v->write_bytes,
+                (unsigned long long)v->write_ios, (unsigned long long)v->errors,
+                (unsigned long long)v->meta_ops, rank, reported);
+}
+
+/* Writes intervals spooled .. upto - 1 to the spool. */
+static void spool_upto(run_t *run, size_t upto)
+{
+        for (size_t k = run->spooled; k < upto && k < run->n_civ; k++) {
+                const cluster_interval_t *c = run_civ(run, k);
+                run_interval_t cv = {c->read_bytes, c->read_ios,  c->write_bytes,
+                                     c->write_ios,  c->errors,    c->meta_ops, true, true};
+                spool_row(run->spool, run, k, "*", -1, &cv, c->reported);
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        const run_interval_t *v = run_agent_iv(&run->agents[i], k);
+                        if (v && v->received)
+                                spool_row(run->spool, run, k, run->agents[i].name,
+                                          (long)run->agents[i].rank, v, 1);
+                }
+        }
+        if (upto > run->spooled)
+                run->spooled = upto < run->n_civ ? upto : run->n_civ;
+}
+
+/* A soak run keeps a window of intervals behind the last one shown (for late agents and for
+ * /metrics) and writes the older ones out, so that its memory stays flat. */
+static void spool_old(run_t *run)
+{
+        size_t keep = RUN_KEEP_INTERVALS, drop;
+        if (!run->spool)
+                return;
+        if (run->interval_ns && 2 * NSEC_PER_SEC / run->interval_ns + 8 > keep)
+                keep = 2 * NSEC_PER_SEC / run->interval_ns + 8;
+        /* In batches of keep, so that moving the window costs little per interval. */
+        if (run->next_emit < run->civ_base + 2 * keep)
+                return;
+        drop = run->next_emit - keep;
+        spool_upto(run, drop);
+        fflush(run->spool);
+        for (size_t k = run->civ_base; k < drop; k++)
+                hist_free(&run_civ(run, k)->clat);
+        memmove(run->civ, run->civ + (drop - run->civ_base),
+                (run->n_civ - drop) * sizeof(*run->civ));
+        run->civ_base = drop;
+        for (size_t i = 0; i < run->n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                size_t n = drop > a->iv_base ? drop - a->iv_base : 0;
+                if (n > a->n_iv)
+                        n = a->n_iv;
+                memmove(a->iv, a->iv + n, (a->n_iv - n) * sizeof(*a->iv));
+                memset(a->iv + a->n_iv - n, 0, n * sizeof(*a->iv));
+                a->iv_base = drop;
+        }
+}
+
+int run_set_spool(run_t *run, const char *path)
+{
+        FILE *f = fopen(path, "we");
+        if (!f)
+                return -errno;
+        fprintf(f, "interval,start_s,agent,read_bytes,read_ios,write_bytes,write_ios,errors,"
+                   "meta_ops,agent_rank,reported\n");
+        run->spool = f;
+        snprintf(run->spool_path, sizeof(run->spool_path), "%s", path);
+        return 0;
+}
+
+int run_spool_finish(run_t *run)
+{
+        int r = 0;
+        if (!run->spool)
+                return 0;
+        spool_upto(run, run->n_civ);
+        if (fflush(run->spool) != 0 || ferror(run->spool))
+                r = -EIO;
+        if (fclose(run->spool) != 0 && r == 0)
+                r = -errno;
+        run->spool = NULL;
+        if (run->late_dropped)
+                log_warning("run %s: %llu intervals arrived after they were written out; they "
+                            "count in the totals, not in the series",
+                            run->id, (unsigned long long)run->late_dropped);
+        return r;
+}
+
+static int each_from_spool(const run_t *run, int (*cb)(void *, const run_iv_row_t *), void *user)
+{
+        FILE *f = fopen(run->spool_path, "re");
+        char line[512];
+        int r = 0;
+        if (!f)
+                return -errno;
+        if (!fgets(line, sizeof(line), f)) {
+                fclose(f);
+                return 0;
+        }
+        while (r >= 0 && fgets(line, sizeof(line), f)) {
+                run_iv_row_t row = {0};
+                unsigned long long v[7];
+                char agent[WIRE_MAX_NAME + 2];
+                long rank;
+                unsigned reported;
+                size_t k;
+                double t;
+                if (sscanf(line, "%zu,%lf,%65[^,],%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u", &k, &t,
+                           agent, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &rank,
+                           &reported) != 11)
+                        continue;
+                row.reported = reported;
+                if (rank >= (long)run->n_agents)
+                        continue;
+                row.k = k;
+                row.a = rank < 0 ? NULL : &run->agents[rank];
+                row.v = (run_interval_t){v[0], v[1], v[2], v[3], v[4], v[5], true, true};
+                r = cb(user, &row);
+        }
+        fclose(f);
+        return r;
+}
+
+int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_t *row),
+                       void *user)
+{
+        if (run->spool_path[0] && !run->spool)
+                return each_from_spool(run, cb, user);
+        for (size_t k = run->civ_base; k < run->n_civ; k++) {
+                const cluster_interval_t *c = run_civ(run, k);
+                run_iv_row_t row = {k, NULL, {c->read_bytes, c->read_ios, c->write_bytes,
+                                              c->write_ios, c->errors, c->meta_ops, true, true},
+                                    c->reported};
+                int r = cb(user, &row);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        const run_interval_t *v = run_agent_iv(&run->agents[i], k);
+                        if (!v || !v->received)
+                                continue;
+                        row = (run_iv_row_t){k, &run->agents[i], *v, 0};
+                        if ((r = cb(user, &row)) < 0)
+                                return r;
+                }
+        }
+        return 0;
 }
 
 /* Shows intervals in order: each as soon as every agent that owes it has sent it, or once its
@@ -386,18 +549,21 @@ static void emit_ready(run_t *run, int64_t now, bool all, run_out_t *out)
                 if (!all && !interval_complete(run, k) && now < run_interval_end(run, k) + slack)
                         break;
                 /* Once per interval: a change that missed owed_drop/owed_take shows here. */
-                if (owed_scan(run, k) != run->civ[k].owed)
+                if (owed_scan(run, k) != run_civ(run, k)->owed)
                         log_error("run %s: interval %zu: %u agents owe it but %u were counted",
-                                  run->id, k, owed_scan(run, k), run->civ[k].owed);
+                                  run->id, k, owed_scan(run, k), run_civ(run, k)->owed);
                 emit_interval(run, k, out);
                 run->next_emit++;
         }
+        spool_old(run);
 }
 
+/* Room for interval k (k >= the bases): arrays hold base .. base + length - 1. */
 static int grow_intervals(run_t *run, run_agent_t *a, size_t k)
 {
-        if (k >= a->n_iv) {
-                size_t n = k + 1 > a->n_iv * 2 ? k + 1 : a->n_iv * 2;
+        size_t rk = k - a->iv_base;
+        if (rk >= a->n_iv) {
+                size_t n = rk + 1 > a->n_iv * 2 ? rk + 1 : a->n_iv * 2;
                 run_interval_t *iv = realloc(a->iv, n * sizeof(*iv));
                 if (!iv)
                         return -ENOMEM;
@@ -406,18 +572,19 @@ static int grow_intervals(run_t *run, run_agent_t *a, size_t k)
                 a->n_iv = n;
         }
         if (k >= run->n_civ) {
-                if (k >= run->cap_civ) {
-                        size_t n = k + 1 > run->cap_civ * 2 ? k + 1 : run->cap_civ * 2;
+                size_t len = run->n_civ - run->civ_base, rc = k - run->civ_base;
+                if (rc >= run->cap_civ) {
+                        size_t n = rc + 1 > run->cap_civ * 2 ? rc + 1 : run->cap_civ * 2;
                         cluster_interval_t *c = realloc(run->civ, n * sizeof(*c));
                         if (!c)
                                 return -ENOMEM;
                         run->civ = c;
                         run->cap_civ = n;
                 }
-                memset(run->civ + run->n_civ, 0, (k + 1 - run->n_civ) * sizeof(*run->civ));
+                memset(run->civ + len, 0, (rc + 1 - len) * sizeof(*run->civ));
                 /* Once per new interval: who it waits for. */
                 for (size_t j = run->n_civ; j <= k; j++)
-                        run->civ[j].owed = owed_scan(run, j);
+                        run->civ[j - run->civ_base].owed = owed_scan(run, j);
                 /* Cluster intervals exist up to the highest index any agent reported. */
                 run->n_civ = k + 1;
         }
@@ -456,16 +623,24 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
                             a->name, k, (unsigned long long)limit);
                 return;
         }
+        if (k < a->iv_base || k < run->civ_base) {
+                /* It left memory (and went to the spool) before it came: counted in the totals
+                 * of the agent's Finished, not in the series. */
+                run->late_dropped++;
+                log_warning("run %s: agent %s sent interval %zu after it was written out", run->id,
+                            a->name, k);
+                return;
+        }
         if (grow_intervals(run, a, k) < 0)
                 return;
-        iv = &a->iv[k];
+        iv = run_agent_iv(a, k);
         if (iv->received) {
                 log_debug("run %s: agent %s sent interval %zu twice", run->id, a->name, k);
                 return;
         }
         iv->received = true;
         if (k >= run->next_emit && owes_interval(a, k))
-                run->civ[k].owed--;
+                run_civ(run, k)->owed--;
         iv->read_bytes = m->read ? m->read->bytes : 0;
         iv->read_ios = m->read ? m->read->ios : 0;
         iv->write_bytes = m->write ? m->write->bytes : 0;
@@ -480,7 +655,7 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
                         stonewall(run, a, now, out);
         }
 
-        c = &run->civ[k];
+        c = run_civ(run, k);
         c->read_bytes += iv->read_bytes;
         c->read_ios += iv->read_ios;
         c->write_bytes += iv->write_bytes;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "degrade.h"
 #include "hist.h"
@@ -27,6 +28,7 @@ typedef enum run_phase {
 typedef struct run_interval {
         uint64_t read_bytes, read_ios, write_bytes, write_ios, errors, meta_ops;
         bool received;
+        bool shown; /* counted in the agent's shown_* when its cluster interval was shown */
 } run_interval_t;
 
 typedef struct run_agent {
@@ -41,8 +43,11 @@ typedef struct run_agent {
         int64_t start_ns;     /* achieved, coordinator timeline */
         int64_t host_mono_ns; /* achieved, the agent's own monotonic clock */
         uint64_t workers_lag_ns;
-        run_interval_t *iv;
+        run_interval_t *iv; /* intervals iv_base .. iv_base + n_iv - 1 (older ones spooled) */
         size_t n_iv;
+        size_t iv_base;
+        uint64_t shown_read_bytes, shown_write_bytes; /* in intervals shown so far (metrics) */
+        uint64_t shown_read_ios, shown_write_ios, shown_errors;
         int64_t last_index;   /* index of its final interval, -1 until known */
         envelope_t *finished; /* its Finished message, owned */
         bool server;          /* configures the NFS server; runs no job, reports no interval */
@@ -100,7 +105,18 @@ typedef struct run {
         degrade_t degrade;    /* the plan's degrade rules and the alerts they raised */
         char watchers[RUN_MAX_WATCHERS][SOCK_MAX_PEER + 1]; /* iofleet watch: also get updates */
         size_t n_watchers;
+        /* Soak runs: intervals older than the window go to the run directory's intervals.csv
+         * and out of memory (civ from civ_base, each agent's iv from iv_base). */
+        size_t civ_base;
+        FILE *spool;
+        char spool_path[4200];
+        size_t spooled; /* intervals below this one are in the spool */
+        uint64_t late_dropped; /* intervals that arrived after they had left memory */
 } run_t;
+
+/* The run keeps at least this many intervals (and 2 s of them) in memory behind the last one
+ * shown before it spools older ones. */
+#define RUN_KEEP_INTERVALS 64
 
 /* Creates a run of the SubmitRun in *submit (taken over: *submit is set to NULL) on the given
  * agents and queues Prepare for each (with parts: for the servers first; the clients get theirs
@@ -127,6 +143,37 @@ bool run_done(const run_t *run);
 /* Another control client follows the run (iofleet watch): it gets every update from now on.
  * 0, or -ENOSPC when RUN_MAX_WATCHERS already watch. */
 int run_add_watcher(run_t *run, const char *peer);
+
+/* Streams intervals to path (intervals.csv of the run directory) as they leave memory; the run
+ * then holds a window of them only. Without it every interval stays in memory. 0 or -errno. */
+int run_set_spool(run_t *run, const char *path);
+/* Writes every interval still in memory to the spool and closes it (before the result). */
+int run_spool_finish(run_t *run);
+
+/* One row of the interval series: the cluster's (a == NULL) or one agent's interval k. */
+typedef struct run_iv_row {
+        size_t k;
+        const run_agent_t *a;
+        run_interval_t v;
+        uint32_t reported; /* cluster rows: agents that reported */
+} run_iv_row_t;
+/* Calls cb for every interval, in order, the cluster's row before its agents' rows; from the
+ * spool when the run has one (after run_spool_finish()), else from memory. Stops at the first
+ * cb that returns < 0 and returns that. */
+int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_t *row),
+                       void *user);
+
+/* Agent a's interval k when it is in memory, else NULL. */
+static inline run_interval_t *run_agent_iv(const run_agent_t *a, size_t k)
+{
+        return k >= a->iv_base && k - a->iv_base < a->n_iv ? &a->iv[k - a->iv_base] : NULL;
+}
+
+/* Cluster interval k when it is in memory, else NULL. */
+static inline cluster_interval_t *run_civ(const run_t *run, size_t k)
+{
+        return k >= run->civ_base && k < run->n_civ ? &run->civ[k - run->civ_base] : NULL;
+}
 
 /* Interval k on the timeline is [start + k*interval, start + (k+1)*interval). */
 static inline int64_t run_interval_end(const run_t *run, size_t k)

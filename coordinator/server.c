@@ -96,6 +96,9 @@ static void finish_run(server_t *srv)
         char *text = NULL, dir[4096] = "";
         int r;
 
+        if (run_spool_finish(run) < 0)
+                log_error("run %s: the interval series could not be written completely to %s",
+                          run->id, run->spool_path);
         r = result_build(run, &doc);
         if (r >= 0) {
                 r = result_write_dir(run, doc, srv->cfg->results_dir, dir, sizeof(dir));
@@ -515,6 +518,16 @@ static void on_submit(server_t *srv, const char *peer, envelope_t **msg)
         }
         free(part_of);
         srv->run->seq = &srv->control_seq;
+        {
+                /* The series streams into the run directory as it comes (flat memory on soak
+                 * runs); without a directory it stays in memory. */
+                char dir[4096], path[4200];
+                result_dir_of(srv->run, srv->cfg->results_dir, dir, sizeof(dir));
+                snprintf(path, sizeof(path), "%s/intervals.csv", dir);
+                if ((r = mkdir_p(dir, 0755)) < 0 || (r = run_set_spool(srv->run, path)) < 0)
+                        log_warning("run %s: cannot write %s (%s): the series stays in memory",
+                                    id, path, strerror(-r));
+        }
         for (size_t i = 0; i < n; i++)
                 sel[i]->state = AGENT_BUSY;
         log_info("run %s submitted: %zu jobs on %zu agents", id, srv->run->n_specs, n);

@@ -594,23 +594,24 @@ static void test_write_dir(void **state)
         line = strtok_r(csv, "\n", &save);
         assert_non_null(line);
         assert_string_equal(line, "interval,start_s,agent,read_bytes,read_ios,write_bytes,"
-                                  "write_ios,errors,meta_ops");
+                                  "write_ios,errors,meta_ops,agent_rank,reported");
         while ((line = strtok_r(NULL, "\n", &save))) {
                 char expect[256];
                 size_t k = rows / (N_AGENTS + 1), a = rows % (N_AGENTS + 1);
                 /* Each interval: the cluster row ("*"), then one row per agent. */
                 if (a == 0)
-                        snprintf(expect, sizeof(expect), "%zu,%zu.000,*,%llu,%llu,%llu,%llu,0,0", k,
-                                 k, (unsigned long long)(iv_read[0] + iv_read[1]),
+                        snprintf(expect, sizeof(expect), "%zu,%zu.000,*,%llu,%llu,%llu,%llu,0,0,-1,%d",
+                                 k, k, (unsigned long long)(iv_read[0] + iv_read[1]),
                                  (unsigned long long)((iv_read[0] + iv_read[1]) / 4096),
                                  (unsigned long long)(iv_write[0] + iv_write[1]),
-                                 (unsigned long long)((iv_write[0] + iv_write[1]) / 65536));
+                                 (unsigned long long)((iv_write[0] + iv_write[1]) / 65536),
+                                 N_AGENTS);
                 else
-                        snprintf(expect, sizeof(expect), "%zu,%zu.000,%s,%llu,%llu,%llu,%llu,0,0", k,
-                                 k, names[a - 1], (unsigned long long)iv_read[a - 1],
+                        snprintf(expect, sizeof(expect), "%zu,%zu.000,%s,%llu,%llu,%llu,%llu,0,0,%zu,1",
+                                 k, k, names[a - 1], (unsigned long long)iv_read[a - 1],
                                  (unsigned long long)(iv_read[a - 1] / 4096),
                                  (unsigned long long)iv_write[a - 1],
-                                 (unsigned long long)(iv_write[a - 1] / 65536));
+                                 (unsigned long long)(iv_write[a - 1] / 65536), a - 1);
                 assert_string_equal(line, expect);
                 rows++;
         }

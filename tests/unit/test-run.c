@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hist.h"
 #include "log.h"
@@ -1519,6 +1520,61 @@ static void test_plan_stonewall(void **state)
         fx_done(&fx);
 }
 
+/* --- soak: intervals stream to the spool and memory stays a window --------------------- */
+
+static int count_rows(void *user, const run_iv_row_t *row)
+{
+        size_t *n = user;
+        n[row->a ? 1 : 0]++;
+        if (!row->a)
+                n[2] += row->v.read_bytes;
+        return 0;
+}
+
+static void test_spool_keeps_memory_flat(void **state)
+{
+        fx_t fx;
+        char path[64];
+        size_t rows[3] = {0}, widest = 0, widest_iv = 0, total = 0;
+        const size_t K = 1000;
+        int64_t s;
+
+        snprintf(path, sizeof(path), "/tmp/iofleet-test-spool-%d.csv", (int)getpid());
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, &job_seqread, 1, 100 * NSEC_PER_MSEC, 2 * NSEC_PER_SEC);
+        assert_int_equal(run_set_spool(fx.run, path), 0);
+        s = fx_running(&fx);
+        for (size_t k = 0; k < K; k++) {
+                int64_t now = s + (int64_t)(k + 1) * 100 * MSEC + MSEC;
+                for (size_t i = 0; i < 3; i++)
+                        assert_int_equal(send_interval(&fx, i, k, false, now), 0);
+                for (size_t i = 0; i < 3; i++)
+                        total += fig_read(i, k);
+                if (fx.run->n_civ - fx.run->civ_base > widest)
+                        widest = fx.run->n_civ - fx.run->civ_base;
+                if (fx.run->agents[0].n_iv > widest_iv)
+                        widest_iv = fx.run->agents[0].n_iv;
+                fx_clear(&fx);
+        }
+        assert_int_equal(fx.run->next_emit, K);
+        /* A window of at least 2 s (20 intervals here) or 64 intervals, moved in batches. */
+        assert_true(fx.run->civ_base > K - 3 * RUN_KEEP_INTERVALS);
+        assert_true(widest <= 2 * RUN_KEEP_INTERVALS + 1);
+        assert_true(widest_iv <= 4 * RUN_KEEP_INTERVALS);
+        /* An interval that comes after it left memory is refused and counted. */
+        assert_int_equal(send_interval(&fx, 0, 5, false, s + (int64_t)K * 100 * MSEC), 0);
+        assert_int_equal(fx.run->late_dropped, 1);
+
+        /* Every interval is in the spool, cluster rows and agent rows, read back in order. */
+        assert_int_equal(run_spool_finish(fx.run), 0);
+        assert_int_equal(run_intervals_each(fx.run, count_rows, rows), 0);
+        assert_int_equal(rows[0], K);
+        assert_int_equal(rows[1], 3 * K);
+        assert_int_equal(rows[2], total);
+        fx_done(&fx);
+        unlink(path);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1545,6 +1601,7 @@ int main(void)
             cmocka_unit_test(test_cancel_while_running),
             cmocka_unit_test(test_cancel_while_preparing),
             cmocka_unit_test(test_foreign_messages_ignored),
+            cmocka_unit_test(test_spool_keeps_memory_flat),
             cmocka_unit_test(test_plan_servers_first),
             cmocka_unit_test(test_plan_cancel_waits_for_server),
             cmocka_unit_test(test_plan_stonewall),
