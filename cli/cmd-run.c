@@ -379,7 +379,7 @@ static void print_settings(FILE *f, const char *what, const kvlist_t *kv, const 
  * directory): the agents' allow_paths. Comma-joined into buf. */
 static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, size_t len)
 {
-        size_t used = (size_t)snprintf(buf, len, "%s", cwd);
+        size_t used = *buf ? strlen(buf) : (size_t)snprintf(buf, len, "%s", cwd);
         for (size_t i = 0; i < ja->n_jobs; i++) {
                 const jobargs_job_t *j = &ja->jobs[i];
                 for (size_t k = 0; k < j->keys.n; k++) {
@@ -658,7 +658,23 @@ int cmd_run(int argc, char **argv)
                                  o.results_dir ? o.results_dir : "iofleet-runs");
                 lo.results_dir = results;
                 lo.work_dir = cwd;
+                allow[0] = 0;
                 local_allow_paths(&ja, cwd, allow, sizeof(allow));
+                if (o.plan) {
+                        /* Every point's jobs: a sweep may move their directory. */
+                        plan_t p;
+                        if (plan_parse(o.plan, &p, err, sizeof(err)) == 0) {
+                                for (size_t i = 0; i < plan_points(&p); i++) {
+                                        plan_t q;
+                                        if (plan_load_point(o.plan, i, &q, NULL, err,
+                                                            sizeof(err)) < 0)
+                                                continue;
+                                        local_allow_paths(&q.jobs, cwd, allow, sizeof(allow));
+                                        plan_free(&q);
+                                }
+                                plan_free(&p);
+                        }
+                }
                 lo.allow_paths = allow;
                 fprintf(live, "iofleet: starting a local coordinator and %u agents\n", o.local);
                 if ((r = local_fleet_start(&lo, &fleet, control_ep, sizeof(control_ep), err,

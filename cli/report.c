@@ -393,7 +393,10 @@ static int load_sweep(report_t *rep, const char *file, char *err, size_t errlen)
                 errorf(err, errlen, r, "%s: points: empty, expected at least one point", file);
                 goto out;
         }
-        v = json_object_get(doc, "run_id");
+        /* The coordinator names a sweep by sweep_id (older fixtures: run_id). */
+        v = json_object_get(doc, "sweep_id");
+        if (!json_is_string(v))
+                v = json_object_get(doc, "run_id");
         if ((r = strdup_to(&rep->run_id, json_is_string(v) ? json_string_value(v) : "")) < 0)
                 goto out;
         if (!(rep->params = calloc(json_array_size(params) + 1, sizeof(*rep->params)))) {

@@ -49,7 +49,7 @@ for bs in 4k 64k; do
 		idx=$((idx + 1))
 	done
 done
-printf '%s\n' "${points[@]}" | jq -s '{run_id: "sweep-it", parameters: ["bs", "clients"], points: .}' \
+printf '%s\n' "${points[@]}" | jq -s '{sweep_id: "sweep-it", parameters: ["bs", "clients"], points: .}' \
 	>"$S/sweep.json"
 printf '[server]\nsync = sync\n[sweep]\nbs = 4k, 64k\nclients = 1, 2\nrepeat = 2\n' >"$S/plan.ini"
 check "7 real result.json files in the sweep layout" [ "$(ls "$S"/point-*/result.json | wc -l)" -eq 7 ]
