@@ -99,6 +99,13 @@ for i in $(seq 0 11); do
 		n=$((n + 1))
 done
 check "wu5: each point ran on its clients, with its sysctl and its export applied ($n of 12)" [ "$n" -eq 12 ]
+# The issue's "done when": the write-up 5 matrix's table and its plots, drawn.
+"$IOFLEET" report "$RESULT_DIR" >"$T/wu5.table" 2>&1
+check "wu5: iofleet report prints the table" grep -q "nfs_commit" "$T/wu5.table"
+for svg in bars.svg scaling.svg; do
+	check "wu5: plots/$svg is drawn and well-formed" xmllint --noout "$RESULT_DIR/plots/$svg"
+done
+check "wu5: a bandwidth-over-time plot per step (12)" [ "$(ls "$RESULT_DIR"/plots/timeline-*.svg | wc -l)" -eq 12 ]
 put_back wu5
 
 finish
