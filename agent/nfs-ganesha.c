@@ -291,7 +291,7 @@ static int ganesha_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t
                 return errorf(err, errlen, -ENOMEM, "out of memory");
         memcpy(body, head, sizeof(head) - 1);
         memcpy(body + sizeof(head) - 1, block, bl + 1);
-        ret = nfs_write_file(cfg->ganesha_export_file, body, strlen(body), 0644);
+        ret = write_file_atomic(cfg->ganesha_export_file, body, strlen(body), 0644);
         if (ret < 0)
                 return errorf(err, errlen, ret, "ganesha_export_file %s: %s",
                               cfg->ganesha_export_file, strerror(-ret));
@@ -303,7 +303,7 @@ static int ganesha_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t
                 bool nl = conflen == 0 || conf[conflen - 1] == '\n';
                 int n = snprintf(nc, need, "%s%s%%include \"%s\"\n", conf, nl ? "" : "\n",
                                  cfg->ganesha_export_file);
-                ret = nfs_write_file(cfg->ganesha_conf, nc, (size_t)n, 0644);
+                ret = write_file_atomic(cfg->ganesha_conf, nc, (size_t)n, 0644);
                 if (ret < 0)
                         return errorf(err, errlen, ret, "ganesha_conf %s: %s", cfg->ganesha_conf,
                                       strerror(-ret));

@@ -137,7 +137,7 @@ static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t 
                                strerror(-ret));
                         goto out;
                 }
-                ret = nfs_write_file(cfg->nfs_conf, newconf, newlen, 0644);
+                ret = write_file_atomic(cfg->nfs_conf, newconf, newlen, 0644);
                 if (ret < 0) {
                         errorf(err, errlen, ret, "nfs_conf %s: writing: %s", cfg->nfs_conf,
                                strerror(-ret));
@@ -172,7 +172,7 @@ static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t 
                         ret = errorf(err, errlen, -E2BIG, "export line too long");
                         goto out;
                 }
-                ret = nfs_write_file(expfile, body, (size_t)n, 0644);
+                ret = write_file_atomic(expfile, body, (size_t)n, 0644);
                 if (ret < 0) {
                         errorf(err, errlen, ret, "%s: writing: %s", expfile, strerror(-ret));
                         goto out;

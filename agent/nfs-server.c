@@ -81,48 +81,6 @@ int nfs_read_file(const char *path, char **data, size_t *len)
         return 0;
 }
 
-int nfs_write_file(const char *path, const char *data, size_t len, unsigned mode)
-{
-        char tmp[4096];
-        if (snprintf(tmp, sizeof(tmp), "%s.iofleet-tmp", path) >= (int)sizeof(tmp))
-                return -ENAMETOOLONG;
-        struct stat st;
-        bool existed = stat(path, &st) == 0;
-        _cleanup_(closep) int fd =
-            open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, existed ? st.st_mode & 07777 : mode);
-        if (fd < 0)
-                return -errno;
-        int r = 0;
-        if (existed && (fchown(fd, st.st_uid, st.st_gid) < 0 || fchmod(fd, st.st_mode & 07777) < 0))
-                r = -errno;
-        for (size_t off = 0; r == 0 && off < len;) {
-                ssize_t w = write(fd, data + off, len - off);
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w < 0)
-                        r = -errno;
-                else
-                        off += (size_t)w;
-        }
-        if (r == 0 && fsync(fd) < 0)
-                r = -errno;
-        if (r == 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0) {
-                unlink(tmp);
-                return r;
-        }
-        char dir[4096];
-        snprintf(dir, sizeof(dir), "%s", path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-                *(slash == dir ? slash + 1 : slash) = 0;
-        _cleanup_(closep) int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0)
-                fsync(dfd);
-        return 0;
-}
-
 static void bus_unrefp(sd_bus **b)
 {
         sd_bus_flush_close_unref(*b);

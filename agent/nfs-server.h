@@ -28,9 +28,6 @@ int nfs_backends_register(const agent_config_t *cfg, restore_t *r);
 /* Helpers the backends share (agent/nfs-server.c). */
 /* Reads a whole regular file into *data (NUL terminated, malloc'd); 0, -ENOENT or -errno. */
 int nfs_read_file(const char *path, char **data, size_t *len);
-/* Replaces path atomically (temporary file, fsync, rename, fsync of the directory), keeping an
- * existing file's mode and owner; new files get mode. 0 or -errno. */
-int nfs_write_file(const char *path, const char *data, size_t len, unsigned mode);
 /* Whether a system bus with systemd on it answers; why says what is missing when not. */
 bool nfs_systemd_available(char *why, size_t whylen);
 /* Whether systemd reports unit active ("active", "activating", "reloading"); 0 or -errno. */

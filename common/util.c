@@ -3,7 +3,10 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <fcntl.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int errorf(char *err, size_t errlen, int r, const char *fmt, ...)
 {
@@ -30,5 +33,47 @@ int mkdir_p(const char *path, mode_t mode)
                 }
         if (mkdir(buf, mode) < 0 && errno != EEXIST)
                 return -errno;
+        return 0;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len, unsigned mode)
+{
+        char tmp[4096];
+        if (snprintf(tmp, sizeof(tmp), "%s.iofleet-tmp", path) >= (int)sizeof(tmp))
+                return -ENAMETOOLONG;
+        struct stat st;
+        bool existed = stat(path, &st) == 0;
+        _cleanup_(closep) int fd =
+            open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, existed ? st.st_mode & 07777 : mode);
+        if (fd < 0)
+                return -errno;
+        int r = 0;
+        if (existed && (fchown(fd, st.st_uid, st.st_gid) < 0 || fchmod(fd, st.st_mode & 07777) < 0))
+                r = -errno;
+        for (size_t off = 0; r == 0 && off < len;) {
+                ssize_t w = write(fd, data + off, len - off);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
+                        r = -errno;
+                else
+                        off += (size_t)w;
+        }
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (r == 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0) {
+                unlink(tmp);
+                return r;
+        }
+        char dir[4096];
+        snprintf(dir, sizeof(dir), "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+                *(slash == dir ? slash + 1 : slash) = 0;
+        _cleanup_(closep) int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0)
+                fsync(dfd);
         return 0;
 }

@@ -61,3 +61,7 @@ static inline int strdup_to(char **dst, const char *s)
 int errorf(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
 /* Creates path and its missing parents (parents 0755, path itself mode); 0 or -errno. */
 int mkdir_p(const char *path, mode_t mode);
+
+/* Replaces path with data: a temporary file beside it (keeping an existing file's owner and
+ * mode, else mode), synced, renamed over it, the directory synced. 0 or -errno. */
+int write_file_atomic(const char *path, const char *data, size_t len, unsigned mode);

@@ -17,32 +17,6 @@ void sweep_point_dir(const char *results_dir, const Iofleet__SubmitRun *s, char 
         snprintf(buf, len, "%s/%s/point-%03u-r%u", results_dir, s->sweep_id, s->point, s->repeat);
 }
 
-static int write_atomic(const char *path, const char *text)
-{
-        char tmp[4200];
-        size_t n = strlen(text), off = 0;
-        int fd, r = 0;
-        snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0)
-                return -errno;
-        while (off < n && r == 0) {
-                ssize_t w = write(fd, text + off, n - off);
-                if (w < 0)
-                        r = -errno;
-                else
-                        off += (size_t)w;
-        }
-        if (r == 0 && fsync(fd) < 0)
-                r = -errno;
-        close(fd);
-        if (r == 0 && rename(tmp, path) < 0)
-                r = -errno;
-        if (r < 0)
-                unlink(tmp);
-        return r;
-}
-
 int sweep_record(const char *results_dir, const Iofleet__SubmitRun *s, const char *run_id,
                  const char *error)
 {
@@ -58,7 +32,7 @@ int sweep_record(const char *results_dir, const Iofleet__SubmitRun *s, const cha
                 return log_error_errno(r, "results: cannot create %s: %m", dir);
         snprintf(path, sizeof(path), "%s/plan.ini", dir);
         if (s->command_line && access(path, F_OK) < 0 &&
-            (r = write_atomic(path, s->command_line)) < 0)
+            (r = write_file_atomic(path, s->command_line, strlen(s->command_line), 0644)) < 0)
                 return log_error_errno(r, "results: cannot write %s: %m", path);
 
         snprintf(path, sizeof(path), "%s/sweep.json", dir);
@@ -104,7 +78,7 @@ int sweep_record(const char *results_dir, const Iofleet__SubmitRun *s, const cha
         json_decref(doc);
         if (!text)
                 return -ENOMEM;
-        r = write_atomic(path, text);
+        r = write_file_atomic(path, text, strlen(text), 0644);
         free(text);
         if (r < 0)
                 return log_error_errno(r, "results: cannot write %s: %m", path);

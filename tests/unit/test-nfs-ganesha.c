@@ -117,7 +117,7 @@ static int setup(void **state)
                          "NFS_KRB5 { Active_krb5 = false; }\n"
                          "LOG { Default_Log_Level = EVENT; }",
                          NFS_PORT, MNT_PORT, recovery);
-        assert_int_equal(nfs_write_file(f->conf, conf, (size_t)n, 0644), 0);
+        assert_int_equal(write_file_atomic(f->conf, conf, (size_t)n, 0644), 0);
         assert_int_equal(nfs_read_file(f->conf, &f->orig, &f->origlen), 0);
 
         assert_int_equal(agent_config_defaults(&f->cfg), 0);

@@ -48,7 +48,7 @@ static char *slurp(const char *path, size_t *len)
 
 static void put(const char *path, const char *data)
 {
-        assert_int_equal(nfs_write_file(path, data, strlen(data), 0644), 0);
+        assert_int_equal(write_file_atomic(path, data, strlen(data), 0644), 0);
 }
 
 static bool exportfs_lists(const char *path)
