@@ -85,8 +85,10 @@ typedef struct engine_ops {
          * result) or -errno when it could take none (-EAGAIN: reap, then commit again). */
         int (*commit)(void *data);
         /* Reaps at least min (fewer only when timeout_ns passes; < 0 waits for ever) and at most
-         * max completions; returns how many, or -errno. event(data, i) for i below that number
-         * gives each, with its result set, until the next getevents(). */
+         * max completions; returns how many, or -errno. With timeout_ns == 0 it looks only at
+         * completions already there (a user-space ring) and never enters the kernel. event(data,
+         * i) for i below that number gives each, with its result set, until the next
+         * getevents(). */
         int (*getevents)(void *data, unsigned min, unsigned max, int64_t timeout_ns);
         io_unit_t *(*event)(void *data, unsigned i);
         /* ENGINE_OWN_FILES: init() runs before layout, then open_file() lays out (f->layout) or
