@@ -282,6 +282,40 @@ static void test_apply_restore(void **state)
         }
 }
 
+/* Where systemd runs nfs-server.service and a kernel nfsd exists: threads changed in nfs.conf
+ * restart the unit over D-Bus, and /proc/fs/nfsd/threads reads back what was asked; put back
+ * after. Reported as skipped where they do not exist (as in these containers). */
+static void test_systemd_restart(void **state)
+{
+        fx_t *f = *state;
+        char why[256] = "";
+        if (!nfs_systemd_available(why, sizeof(why))) {
+                print_message("skipped: nfs-server.service restart over sd-bus needs systemd as "
+                              "PID 1: %s\n",
+                              why);
+                skip();
+        }
+        if (access("/proc/fs/nfsd/threads", F_OK) < 0) {
+                print_message("skipped: no kernel nfsd (/proc/fs/nfsd/threads)\n");
+                skip();
+        }
+        if (!can_export(f))
+                skip();
+        restore_t *r = NULL;
+        kvlist_t eff = {0};
+        char err[1024] = "";
+        const char *kvs[] = {"path", f->export, "threads", "17", NULL};
+        assert_int_equal(restore_open(f->state, &r), 0);
+        assert_int_equal(nfs_backends_register(&f->cfg, r), 0);
+        if (apply(f, r, kvs, &eff, err, sizeof(err)) < 0)
+                fail_msg("apply: %s", err);
+        assert_string_equal(kv_get(&eff, "service"), "restarted nfs-server.service");
+        assert_string_equal(kv_get(&eff, "threads"), "17");
+        assert_int_equal(restore_apply(r, err, sizeof(err)), 0);
+        kv_clear(&eff);
+        restore_close(&r);
+}
+
 /* exportfs's own message comes back: a missing path, an unknown keyword in another file. */
 static void test_exportfs_errors(void **state)
 {
@@ -407,6 +441,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_apply_restore, setup, teardown),
             cmocka_unit_test_setup_teardown(test_exportfs_errors, setup, teardown),
             cmocka_unit_test_setup_teardown(test_crash_restore, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_systemd_restart, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
