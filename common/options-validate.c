@@ -201,7 +201,7 @@ static int validate_layout(const job_spec_t *j, char *err, size_t errlen)
                 if (!j->time_based) {
                         options_err(err, errlen,
                                     "size: required (e.g. size=1g, or filesize=...) unless "
-                                    "ioengine=null runs time_based with a runtime");
+                                    "ioengine=null runs time_based");
                         return -EINVAL;
                 }
                 return 0;
@@ -299,10 +299,8 @@ int job_spec_validate(const job_spec_t *j, char *err, size_t errlen)
                 if (r < 0)
                         return r;
         }
-        if (j->time_based && j->runtime_ns == 0) {
-                options_err(err, errlen, "time_based: needs runtime=... (e.g. runtime=30s)");
-                return -EINVAL;
-        }
+        /* time_based without a runtime runs until it is stopped (a soak run, ended by a cancel
+         * or a stonewall), as fio runs such a job until it is killed. */
         r = validate_rules(j, err, errlen);
         if (r < 0)
                 return r;
