@@ -591,13 +591,14 @@ static void test_bad_job_refused(void **state)
             {"first", {"rw", "read", "size", "1m", NULL}},
             {"second", {"rw", "write", "size", "1m", "frobnicate", "1", NULL}},
         };
-        static const job_def_t untimed[1] = {{"tb", {"size", "1m", "time_based", "1", NULL}}};
+        static const job_def_t ro_write[1] = {
+            {"ro", {"rw", "write", "size", "1m", "readonly", "1", NULL}}};
 
         check_refused(sideways, 1, "rw", "sideways");
         check_refused(big_bs, 1, "bs", "size");
         /* A bad job after a good one: still nothing queued, and the job is named. */
         check_refused(second_bad, 2, "frobnicate", "second");
-        check_refused(untimed, 1, "time_based", "runtime");
+        check_refused(ro_write, 1, "readonly", "write");
 }
 
 /* --- start -------------------------------------------------------------------------------- */
