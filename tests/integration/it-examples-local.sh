@@ -42,7 +42,8 @@ check "wu2: IOPS = MiB/s at 1m and 256 x MiB/s at 4k" csvq "$C" \
 	'all(abs(num(r["read_iops_median"]) + num(r["write_iops_median"]) - num(r["total_mib_s_median"]) * (1 if r["bs"] == "1m" else 256)) <= 0.01 * num(r["total_mib_s_median"]) * 256 + 1 for r in rows)'
 
 # --- write-up 4: rw x numjobs x size, size-bound -------------------------------------------
-run_example wu4 "$E/wu4-local.plan"
+# Size-bound: the runtime is only a cap here, generous so a slow (sanitizer) build ends on size.
+RUNTIME=120 run_example wu4 "$E/wu4-local.plan"
 report_example wu4 "$RESULT_DIR" 12 "$E/wu4-local.plan"
 C=$T/wu4.csv
 check "wu4: every point wrote, none read" csvq "$C" \
