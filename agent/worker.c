@@ -57,6 +57,8 @@ typedef struct wfile {
         uint64_t seq[2];     /* next sequential block of each direction (fio's last_pos) */
         randmap_t perm[2];   /* random map: one shared when both directions have one bs */
         uint64_t in_pass;    /* blocks issued in the current pass over the file */
+        unsigned outstanding; /* async loop, invalidate_passes: I/Os prepared, not yet reaped */
+        bool inval_due;       /* a pass ended: drop the cache before its next pass's first I/O */
         bool dirty;          /* written since the last fsync/fdatasync */
         bool written;        /* written at all: end_fsync syncs it */
         uint64_t vseed;      /* verify: the writer's seed of this file (verify_seed_of()) */
@@ -238,11 +240,12 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
         else
                 blk = randmap_next(&f->perm[s->shared_perm ? s->ddir : ddir]);
         /* fio closes and reopens a file at each pass over it, invalidating its cache again:
-         * without that a time_based job would read a small file from memory after one pass. */
+         * without that a time_based job would read a small file from memory after one pass.
+         * The drop waits for the next pass (pass_start()): done now, it would also drop what
+         * readahead brought in for this pass's blocks not yet read. */
         if (unlikely(++f->in_pass == f->nblocks[ddir])) {
                 f->in_pass = 0;
-                if (s->invalidate_passes)
-                        posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+                f->inval_due = s->invalidate_passes;
         }
         io->fd = f->fd;
         io->file = fi;
@@ -272,6 +275,24 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
                 if (s->fdatasync_every && s->writes % s->fdatasync_every == 0)
                         s->sync_due |= SYNC_FDATASYNC;
         }
+}
+
+/* A new pass over file f begins (inval_due): drop its cached pages, as fio's reopen with
+ * invalidate=1 does. Its earlier I/Os must be over first (callers see to it), as fio finishes
+ * everything in flight before it closes and reopens the files: a drop while they run, or before
+ * they are submitted, would throw away pages they are about to read and read them again. */
+static void pass_start(wfile_t *f)
+{
+        f->inval_due = false;
+        posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+/* A unit goes back to the free stack: the async loop's I/O on its file is over. */
+static inline void release(run_t *s, io_unit_t *io)
+{
+        if (unlikely(s->invalidate_passes))
+                s->files[io->file].outstanding--;
+        s->free_units[s->nfree++] = io;
 }
 
 static void io_failed(run_t *s, const io_unit_t *io)
@@ -425,6 +446,8 @@ static void run_sync(run_t *s)
                         now = do_syncs(s);
                         continue;
                 }
+                if (unlikely(s->files[s->next_file].inval_due))
+                        pass_start(&s->files[s->next_file]);
                 prep_io(s, io, ddir);
                 if (io->counted)
                         STAT_ADD(w->dir[ddir].issued, 1);
@@ -461,7 +484,7 @@ static int reap(run_t *s, unsigned min, unsigned max, int64_t timeout_ns, int64_
                 io_unit_t *io = s->e->event(s->ed, (unsigned)i);
                 s->inflight--;
                 complete(s, io, t, true);
-                s->free_units[s->nfree++] = io;
+                release(s, io);
         }
         return n;
 }
@@ -552,8 +575,19 @@ static int issue_one(run_t *s, int64_t *now)
                         *now = do_syncs(s);
                         return 0;
                 }
+                if (unlikely(s->files[s->next_file].inval_due)) {
+                        wfile_t *f = &s->files[s->next_file];
+                        if (f->outstanding) {
+                                quiesce(s, now);
+                                if (f->outstanding)
+                                        return -1;
+                        }
+                        pass_start(f);
+                }
                 io = s->free_units[--s->nfree];
                 prep_io(s, io, ddir);
+                if (unlikely(s->invalidate_passes))
+                        s->files[io->file].outstanding++;
                 io->start_ns = *now;
         }
         r = s->e->queue(s->ed, io);
@@ -575,14 +609,14 @@ static int issue_one(run_t *s, int64_t *now)
                         hist_record(&s->w->dir[io->ddir].slat, (uint64_t)(*now - io->start_ns));
                 }
                 complete(s, io, *now, true);
-                s->free_units[s->nfree++] = io;
+                release(s, io);
                 return 1;
         }
         io->result = r;
         if (io->counted)
                 STAT_ADD(s->w->dir[io->ddir].issued, 1);
         io_failed(s, io);
-        s->free_units[s->nfree++] = io;
+        release(s, io);
         return -1;
 }
 
@@ -596,7 +630,7 @@ static void drain(run_t *s, int64_t *now)
                 commit(s, now);
         /* Queued but never submitted (after a failure or a stop): not issued, not waited for. */
         while (s->npending)
-                s->free_units[s->nfree++] = s->pending[--s->npending];
+                release(s, s->pending[--s->npending]);
         while (s->inflight) {
                 if (reap(s, s->inflight, s->inflight, WAIT_SLICE_NS, now) < 0)
                         break;
@@ -672,7 +706,7 @@ static void run_async(run_t *s)
         }
         if (s->held) {
                 /* Prepared, never taken by the engine. */
-                s->free_units[s->nfree++] = s->held;
+                release(s, s->held);
                 s->held = NULL;
         }
         drain(s, &now);

@@ -976,6 +976,71 @@ static void test_layout_reuses_and_fills(void **state)
         assert_int_equal(st2.st_mtim.tv_nsec, st1.st_mtim.tv_nsec);
 }
 
+/* Bytes this process has had read from storage (/proc/self/io read_bytes: every thread, the
+ * kernel's readahead included), or UINT64_MAX without task I/O accounting. */
+static uint64_t storage_read_bytes(void)
+{
+        FILE *f = fopen("/proc/self/io", "re");
+        char line[128];
+        unsigned long long v;
+        uint64_t r = UINT64_MAX;
+        if (!f)
+                return r;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "read_bytes: %llu", &v) == 1)
+                        r = v;
+        fclose(f);
+        return r;
+}
+
+/* invalidate=1, buffered, sequential, several passes over small files (write-up 2's 1 MiB read
+ * cell): each pass reads each file from storage once, as fio's reopen at each pass does; the
+ * cache is dropped only after the pass's last block was read, never in between (which made the
+ * kernel read the last block and the tail again, readahead having brought them in already). */
+static void test_invalidate_each_pass_reads_once(void **state)
+{
+        static const char *const engines[] = {"psync", "libaio", "io_uring"};
+        const uint64_t filesize = 6710886, bs = 1 << 20, nfiles = 2;
+        /* Blocks read per file and pass: 6 of 1 MiB; the kernel may read up to the 6.4 MiB. */
+        const uint64_t per_pass = nfiles * (filesize / bs);
+
+        if (storage_read_bytes() == UINT64_MAX)
+                skip();
+        for (size_t e = 0; e < ELEMENTSOF(engines); e++)
+                for (int run = 0; run < 2; run++) {
+                        job_spec_t *j = job_new("passes", engines[e]);
+                        outcome_t o;
+                        uint64_t before, got, passes, read;
+                        j->rw = RW_READ;
+                        j->bs = j->bs_write = bs;
+                        j->nrfiles = nfiles;
+                        j->size = nfiles * filesize;
+                        j->time_based = true;
+                        j->runtime_ns = 300 * NSEC_PER_MSEC;
+                        j->iodepth = streq(engines[e], "psync") ? 1 : 16;
+                        before = storage_read_bytes();
+                        assert_int_equal(run_one(j, &o, NULL, NULL), 0);
+                        got = storage_read_bytes() - before;
+                        if (o.error)
+                                fail_msg("%s: job failed: %s", engines[e], o.errmsg);
+                        assert_int_equal(o.state, RUNNER_DONE);
+                        assert_int_equal(o.d[DDIR_READ].bytes, o.d[DDIR_READ].ios * bs);
+                        read = o.d[DDIR_READ].bytes;
+                        /* Passes begun, the last one perhaps cut short by the runtime. */
+                        passes = (o.d[DDIR_READ].ios + per_pass - 1) / per_pass;
+                        outcome_done(&o);
+                        if (run == 0)
+                                continue; /* the first run also laid the files out */
+                        print_message("%s: %llu passes, %llu bytes read, %llu from storage\n",
+                                      engines[e], (unsigned long long)passes,
+                                      (unsigned long long)read, (unsigned long long)got);
+                        assert_true(passes >= 2);
+                        /* Every pass from storage (invalidate), and no block of a pass twice. */
+                        assert_true(got >= read);
+                        assert_true(got <= passes * nfiles * filesize + (1 << 20));
+                }
+}
+
 static void test_direct(void **state)
 {
         static const char *const engines[] = {"psync", "libaio", "io_uring"};
@@ -1200,6 +1265,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_nrfiles_filesize_offset_on_disk, setup, teardown),
             cmocka_unit_test_setup_teardown(test_layout_reuses_and_fills, setup, teardown),
             cmocka_unit_test_setup_teardown(test_direct, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_invalidate_each_pass_reads_once, setup,
+                                            teardown),
             cmocka_unit_test_setup_teardown(test_fsync_counts, setup, teardown),
             cmocka_unit_test_setup_teardown(test_readonly, setup, teardown),
             cmocka_unit_test_setup_teardown(test_failing_read_past_truncation, setup, teardown),
