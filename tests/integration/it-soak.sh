@@ -34,7 +34,12 @@ done
 wait "$RUN"
 check "the soak run exits 0" [ $? -eq 0 ]
 echo "coordinator VmRSS: ${early} kB after 6 s, at most ${peak} kB over the next 30 s (3000 intervals)"
-check "coordinator memory stays flat (grew $((peak - early)) kB, allowed 512)" [ $((peak - early)) -le 512 ]
+if ldd "$COORD" 2>/dev/null | grep -q libasan; then
+	# ASan holds freed memory in its quarantine (up to 256 MB): RSS says nothing there.
+	echo "SKIP (this check only): memory flatness is not measurable in a sanitizer build"
+else
+	check "coordinator memory stays flat (grew $((peak - early)) kB, allowed 512)" [ $((peak - early)) -le 512 ]
+fi
 check "/metrics answered during the run ($scrapes of 30)" [ "$scrapes" -ge 25 ]
 jqcheck "the result has every interval" "$T/soak.json" '(.iofleet.intervals | length) == 4000'
 jqcheck "... each with the 3 agents" "$T/soak.json" '[.iofleet.intervals[:-1][] | (.agents | length) == 3] | all'
