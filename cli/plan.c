@@ -303,26 +303,31 @@ static int plan_read(const char *path, plan_t *p, char *err, size_t errlen)
             (r = strdup_to(&p->client.selector,
                            p->server.present || p->client.present ? "role=client" : "")) < 0)
                 goto out;
-        /* Parameters that name a part or a job must find it. */
+        /* Parameters that name a part or a job must find it; "a+b" ties keys to one value. */
         for (size_t i = 0; i < p->n_params; i++) {
-                const char *n = p->params[i].name, *dot = strchr(n, '.');
-                char sect[256];
-                if (streq(n, "clients") && !p->client.present && !p->server.present) {
-                        r = errorf(err, errlen, -EINVAL,
-                                   "%s:%d: [sweep] clients: the plan has no [client] section",
-                                   path, p->params[i].line);
-                        goto out;
-                }
-                if (!dot)
-                        continue;
-                snprintf(sect, sizeof(sect), "%.*s", (int)(dot - n), n);
-                if ((streq(sect, "server") && !p->server.present) ||
-                    (!streq(sect, "server") && !streq(sect, "client") &&
-                     !jobfile_section_is_global(sect) && !job_exists(p, sect))) {
-                        r = errorf(err, errlen, -EINVAL,
-                                   "%s:%d: [sweep] %s: no [%s] section in the plan", path,
-                                   p->params[i].line, n, sect);
-                        goto out;
+                char names[512], *save = NULL;
+                snprintf(names, sizeof(names), "%s", p->params[i].name);
+                for (char *n = strtok_r(names, "+", &save); n; n = strtok_r(NULL, "+", &save)) {
+                        const char *dot = strchr(n, '.');
+                        char sect[256];
+                        if (streq(n, "clients") && !p->client.present && !p->server.present) {
+                                r = errorf(err, errlen, -EINVAL,
+                                           "%s:%d: [sweep] clients: the plan has no [client] "
+                                           "section",
+                                           path, p->params[i].line);
+                                goto out;
+                        }
+                        if (!dot)
+                                continue;
+                        snprintf(sect, sizeof(sect), "%.*s", (int)(dot - n), n);
+                        if ((streq(sect, "server") && !p->server.present) ||
+                            (!streq(sect, "server") && !streq(sect, "client") &&
+                             !jobfile_section_is_global(sect) && !job_exists(p, sect))) {
+                                r = errorf(err, errlen, -EINVAL,
+                                           "%s:%d: [sweep] %s: no [%s] section in the plan", path,
+                                           p->params[i].line, n, sect);
+                                goto out;
+                        }
                 }
         }
         r = 0;
@@ -347,6 +352,36 @@ static int part_set(plan_part_t *pp, const char *key, const char *value)
         return kv_set(&pp->settings, key, value);
 }
 
+/* One sweep value to every key its parameter names ("client.rsize+client.wsize": both). */
+static int apply_value(plan_t *p, const char *names_in, const char *v, const char *where)
+{
+        char names[512], *save = NULL;
+        int r = 0;
+        snprintf(names, sizeof(names), "%s", names_in);
+        for (char *n = strtok_r(names, "+", &save); n && r >= 0; n = strtok_r(NULL, "+", &save)) {
+                const char *dot = strchr(n, '.');
+                char sect[256];
+                if (streq(n, "clients")) {
+                        p->client.count = (unsigned)strtoul(v, NULL, 10);
+                        continue;
+                }
+                if (!dot) {
+                        r = jobargs_override(&p->jobs, NULL, n, v, where);
+                        continue;
+                }
+                snprintf(sect, sizeof(sect), "%.*s", (int)(dot - n), n);
+                if (streq(sect, "server"))
+                        r = part_set(&p->server, dot + 1, v);
+                else if (streq(sect, "client"))
+                        r = part_set(&p->client, dot + 1, v);
+                else
+                        r = jobargs_override(&p->jobs,
+                                             jobfile_section_is_global(sect) ? NULL : sect, dot + 1,
+                                             v, where);
+        }
+        return r;
+}
+
 int plan_apply_point(plan_t *p, size_t i, kvlist_t *chosen, char *err, size_t errlen)
 {
         size_t idx = i;
@@ -357,31 +392,13 @@ int plan_apply_point(plan_t *p, size_t i, kvlist_t *chosen, char *err, size_t er
         /* The first parameter varies slowest, as the rows of a hand-made table. */
         for (size_t k = p->n_params; k-- > 0;) {
                 plan_param_t *pp = &p->params[k];
-                const char *n = pp->name, *v = pp->values.v[idx % pp->values.n], *dot;
-                char where[1200], sect[256];
+                const char *n = pp->name, *v = pp->values.v[idx % pp->values.n];
+                char where[1200];
                 idx /= pp->values.n;
                 snprintf(where, sizeof(where), "%s:%d: [sweep] %s=%s:", p->path, pp->line, n, v);
                 if (chosen && (r = kv_push(chosen, n, v, pp->line)) < 0)
                         return r;
-                if (streq(n, "clients")) {
-                        p->client.count = (unsigned)strtoul(v, NULL, 10);
-                        continue;
-                }
-                dot = strchr(n, '.');
-                if (!dot) {
-                        r = jobargs_override(&p->jobs, NULL, n, v, where);
-                } else {
-                        snprintf(sect, sizeof(sect), "%.*s", (int)(dot - n), n);
-                        if (streq(sect, "server"))
-                                r = part_set(&p->server, dot + 1, v);
-                        else if (streq(sect, "client"))
-                                r = part_set(&p->client, dot + 1, v);
-                        else
-                                r = jobargs_override(&p->jobs,
-                                                     jobfile_section_is_global(sect) ? NULL : sect,
-                                                     dot + 1, v, where);
-                }
-                if (r < 0)
+                if ((r = apply_value(p, n, v, where)) < 0)
                         return errorf(err, errlen, r, "%s %s", where, strerror(-r));
         }
         if (chosen) {

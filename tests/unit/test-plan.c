@@ -142,6 +142,27 @@ static void test_sweep_job_options(void **state)
         plan_free(&p);
 }
 
+static void test_tied_parameters(void **state)
+{
+        plan_t p;
+        kvlist_t chosen = {0};
+        char err[1024];
+        parse_ok("[server]\nbackend = kernel\npath = /srv/x\n[client]\n"
+                 "[sweep]\nclient.rsize+client.wsize = 8192,65536\n" JOB,
+                 &p);
+        assert_int_equal(plan_points(&p), 2);
+        plan_free(&p);
+        assert_int_equal(plan_load_point(path, 1, &p, &chosen, err, sizeof(err)), 0);
+        assert_string_equal(chosen.v[0].key, "client.rsize+client.wsize");
+        assert_string_equal(kv_get(&p.client.settings, "rsize"), "65536");
+        assert_string_equal(kv_get(&p.client.settings, "wsize"), "65536");
+        kv_clear(&chosen);
+        plan_free(&p);
+        parse_fails("[server]\nbackend = kernel\npath = /srv/x\n[client]\n"
+                    "[sweep]\nclient.rsize+nojob.bs = 8192\n" JOB,
+                    "nojob.bs", "no [nojob] section");
+}
+
 static void test_errors(void **state)
 {
         parse_fails("[plan]\nfoo = 1\n" JOB, ":2: [plan] 'foo' is not a [plan] key", "degrade");
@@ -268,6 +289,7 @@ int main(void)
             cmocka_unit_test(test_sections_and_defaults),
             cmocka_unit_test(test_sweep_order_and_values),
             cmocka_unit_test(test_sweep_job_options),
+            cmocka_unit_test(test_tied_parameters),
             cmocka_unit_test(test_errors),
             cmocka_unit_test(test_degrade),
             cmocka_unit_test(test_wire_parts_and_mount_modes),
