@@ -27,13 +27,15 @@ static const struct fig_info {
     [REPORT_DELETE] = {"delete files/s", "delete_files_s", 0},
     [REPORT_SKEW] = {"start skew us", "start_skew_us", 1},
     [REPORT_TOTAL_BW] = {"total MiB/s", "total_mib_s", 1},
+    [REPORT_FIRST_DONE_BW] = {"first done MiB/s", "first_done_mib_s", 1},
+    [REPORT_LAST_DONE_BW] = {"last done MiB/s", "last_done_mib_s", 1},
 };
 
 /* The order of the figure columns: bandwidth, IOPS, latency, metadata, skew. */
 static const report_fig_t order[] = {
-    REPORT_READ_BW,  REPORT_WRITE_BW, REPORT_TOTAL_BW,  REPORT_READ_IOPS, REPORT_WRITE_IOPS,
-    REPORT_READ_P50, REPORT_READ_P99, REPORT_WRITE_P50, REPORT_WRITE_P99, REPORT_CREATE,
-    REPORT_STAT,     REPORT_MDREAD,   REPORT_DELETE,    REPORT_SKEW};
+    REPORT_READ_BW,  REPORT_WRITE_BW, REPORT_TOTAL_BW,  REPORT_FIRST_DONE_BW, REPORT_LAST_DONE_BW,
+    REPORT_READ_IOPS, REPORT_WRITE_IOPS, REPORT_READ_P50, REPORT_READ_P99, REPORT_WRITE_P50,
+    REPORT_WRITE_P99, REPORT_CREATE, REPORT_STAT, REPORT_MDREAD, REPORT_DELETE, REPORT_SKEW};
 
 typedef struct column {
         char *head;

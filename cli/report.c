@@ -143,6 +143,25 @@ int report_figures(json_t *doc, double fig[REPORT_N_FIGS], char *err, size_t err
         if (!(v = member(io, "start_skew_ns", JSON_REAL, "iofleet", err, errlen)))
                 return -EINVAL;
         fig[REPORT_SKEW] = json_number_value(v) / 1e3;
+        /* Size-bound runs (write-up 4): the rate while every worker ran, and the whole. */
+        fig[REPORT_FIRST_DONE_BW] = fig[REPORT_LAST_DONE_BW] = NAN;
+        {
+                json_t *done = json_object_get(io, "done"), *e;
+                bool timed = false;
+                json_array_foreach(stats, i, e)
+                        timed |= json_object_get(json_object_get(e, "job options"), "time_based") !=
+                                 NULL;
+                if (json_is_object(done) && !timed) {
+                        fig[REPORT_FIRST_DONE_BW] =
+                            (json_number_value(json_object_get(done, "first_done_read_bw_bytes")) +
+                             json_number_value(json_object_get(done, "first_done_write_bw_bytes"))) /
+                            MIB;
+                        fig[REPORT_LAST_DONE_BW] =
+                            (json_number_value(json_object_get(done, "last_done_read_bw_bytes")) +
+                             json_number_value(json_object_get(done, "last_done_write_bw_bytes"))) /
+                            MIB;
+                }
+        }
         return 0;
 }
 

@@ -23,6 +23,8 @@ typedef enum report_fig {
         REPORT_DELETE,
         REPORT_SKEW,     /* start skew, microseconds */
         REPORT_TOTAL_BW, /* read + write MiB/s */
+        REPORT_FIRST_DONE_BW, /* size-bound runs: MiB/s while every worker still ran */
+        REPORT_LAST_DONE_BW,  /* size-bound runs: MiB/s up to the last worker's end */
         REPORT_N_FIGS
 } report_fig_t;
 

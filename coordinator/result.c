@@ -370,6 +370,19 @@ nomem:
         return -ENOMEM;
 }
 
+/* The job as submitted: the run's own, or one of a plan's parts. */
+static const Iofleet__Job *submitted_job(const Iofleet__SubmitRun *s, const char *name)
+{
+        for (size_t i = 0; i < s->n_jobs; i++)
+                if (streq(s->jobs[i]->name, name))
+                        return s->jobs[i];
+        for (size_t p = 0; p < s->n_parts; p++)
+                for (size_t i = 0; i < s->parts[p]->n_jobs; i++)
+                        if (streq(s->parts[p]->jobs[i]->name, name))
+                                return s->parts[p]->jobs[i];
+        return NULL;
+}
+
 static json_t *job_options_json(const Iofleet__Job *job)
 {
         json_t *o = json_object();
@@ -664,9 +677,7 @@ int result_build(const run_t *run, json_t **ret)
                         dir_acc_add(&wr, jr->write);
                         dir_acc_add(&all_r, jr->read);
                         dir_acc_add(&all_w, jr->write);
-                        for (size_t s = 0; s < run->submit->submit_run->n_jobs; s++)
-                                if (streq(run->submit->submit_run->jobs[s]->name, jr->name))
-                                        job = run->submit->submit_run->jobs[s];
+                        job = submitted_job(run->submit->submit_run, jr->name);
                         if (jr->runtime_ns > all_runtime)
                                 all_runtime = jr->runtime_ns;
                         entry = client_entry(jr->name, a->hostname, a->name, &rd, &wr,
