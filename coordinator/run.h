@@ -149,6 +149,9 @@ int run_add_watcher(run_t *run, const char *peer);
 int run_set_spool(run_t *run, const char *path);
 /* Writes every interval still in memory to the spool and closes it (before the result). */
 int run_spool_finish(run_t *run);
+/* After intervals were shown: with a spool, moves the intervals far enough behind the last one
+ * shown out of memory and into the spool (coordinator/run-series.c). */
+void run_spool_old(run_t *run);
 
 /* One row of the interval series: the cluster's (a == NULL) or one agent's interval k. */
 typedef struct run_iv_row {

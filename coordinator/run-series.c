@@ -1,0 +1,162 @@
+/* A run's interval series beyond memory: the window it keeps, the spool (the run directory's
+ * intervals.csv) older intervals go to, and reading the whole series back. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "run.h"
+#include "util.h"
+
+/* intervals.csv: a cluster row ("*", rank -1) and a row per agent that reported, per interval. */
+static void spool_row(FILE *f, const run_t *run, size_t k, const char *agent, long rank,
+                      const run_interval_t *v, unsigned reported)
+{
+        fprintf(f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u\n", k,
+                k * run->interval_ns / 1e9, agent, (unsigned long long)v->read_bytes,
+                (unsigned long long)v->read_ios, (unsigned long long)v->write_bytes,
+                (unsigned long long)v->write_ios, (unsigned long long)v->errors,
+                (unsigned long long)v->meta_ops, rank, reported);
+}
+
+/* Writes intervals spooled .. upto - 1 to the spool. */
+static void spool_upto(run_t *run, size_t upto)
+{
+        for (size_t k = run->spooled; k < upto && k < run->n_civ; k++) {
+                const cluster_interval_t *c = run_civ(run, k);
+                run_interval_t cv = {c->read_bytes, c->read_ios,  c->write_bytes,
+                                     c->write_ios,  c->errors,    c->meta_ops, true, true};
+                spool_row(run->spool, run, k, "*", -1, &cv, c->reported);
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        const run_interval_t *v = run_agent_iv(&run->agents[i], k);
+                        if (v && v->received)
+                                spool_row(run->spool, run, k, run->agents[i].name,
+                                          (long)run->agents[i].rank, v, 1);
+                }
+        }
+        if (upto > run->spooled)
+                run->spooled = upto < run->n_civ ? upto : run->n_civ;
+}
+
+/* A soak run keeps a window of intervals behind the last one shown (for late agents and for
+ * /metrics) and writes the older ones out, so that its memory stays flat. */
+void run_spool_old(run_t *run)
+{
+        size_t keep = RUN_KEEP_INTERVALS, drop;
+        if (!run->spool)
+                return;
+        if (run->interval_ns && 2 * NSEC_PER_SEC / run->interval_ns + 8 > keep)
+                keep = 2 * NSEC_PER_SEC / run->interval_ns + 8;
+        /* In batches of keep, so that moving the window costs little per interval. */
+        if (run->next_emit < run->civ_base + 2 * keep)
+                return;
+        drop = run->next_emit - keep;
+        spool_upto(run, drop);
+        fflush(run->spool);
+        for (size_t k = run->civ_base; k < drop; k++)
+                hist_free(&run_civ(run, k)->clat);
+        memmove(run->civ, run->civ + (drop - run->civ_base),
+                (run->n_civ - drop) * sizeof(*run->civ));
+        run->civ_base = drop;
+        for (size_t i = 0; i < run->n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                size_t n = drop > a->iv_base ? drop - a->iv_base : 0;
+                if (n > a->n_iv)
+                        n = a->n_iv;
+                memmove(a->iv, a->iv + n, (a->n_iv - n) * sizeof(*a->iv));
+                memset(a->iv + a->n_iv - n, 0, n * sizeof(*a->iv));
+                a->iv_base = drop;
+        }
+}
+
+int run_set_spool(run_t *run, const char *path)
+{
+        FILE *f = fopen(path, "we");
+        if (!f)
+                return -errno;
+        fprintf(f, "interval,start_s,agent,read_bytes,read_ios,write_bytes,write_ios,errors,"
+                   "meta_ops,agent_rank,reported\n");
+        run->spool = f;
+        snprintf(run->spool_path, sizeof(run->spool_path), "%s", path);
+        return 0;
+}
+
+int run_spool_finish(run_t *run)
+{
+        int r = 0;
+        if (!run->spool)
+                return 0;
+        spool_upto(run, run->n_civ);
+        if (fflush(run->spool) != 0 || ferror(run->spool))
+                r = -EIO;
+        if (fclose(run->spool) != 0 && r == 0)
+                r = -errno;
+        run->spool = NULL;
+        if (run->late_dropped)
+                log_warning("run %s: %llu intervals arrived after they were written out; they "
+                            "count in the totals, not in the series",
+                            run->id, (unsigned long long)run->late_dropped);
+        return r;
+}
+
+static int each_from_spool(const run_t *run, int (*cb)(void *, const run_iv_row_t *), void *user)
+{
+        FILE *f = fopen(run->spool_path, "re");
+        char line[512];
+        int r = 0;
+        if (!f)
+                return -errno;
+        if (!fgets(line, sizeof(line), f)) {
+                fclose(f);
+                return 0;
+        }
+        while (r >= 0 && fgets(line, sizeof(line), f)) {
+                run_iv_row_t row = {0};
+                unsigned long long v[7];
+                char agent[WIRE_MAX_NAME + 2];
+                long rank;
+                unsigned reported;
+                size_t k;
+                double t;
+                if (sscanf(line, "%zu,%lf,%65[^,],%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u", &k, &t,
+                           agent, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &rank,
+                           &reported) != 11)
+                        continue;
+                row.reported = reported;
+                if (rank >= (long)run->n_agents)
+                        continue;
+                row.k = k;
+                row.a = rank < 0 ? NULL : &run->agents[rank];
+                row.v = (run_interval_t){v[0], v[1], v[2], v[3], v[4], v[5], true, true};
+                r = cb(user, &row);
+        }
+        fclose(f);
+        return r;
+}
+
+int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_t *row),
+                       void *user)
+{
+        if (run->spool_path[0] && !run->spool)
+                return each_from_spool(run, cb, user);
+        for (size_t k = run->civ_base; k < run->n_civ; k++) {
+                const cluster_interval_t *c = run_civ(run, k);
+                run_iv_row_t row = {k, NULL, {c->read_bytes, c->read_ios, c->write_bytes,
+                                              c->write_ios, c->errors, c->meta_ops, true, true},
+                                    c->reported};
+                int r = cb(user, &row);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        const run_interval_t *v = run_agent_iv(&run->agents[i], k);
+                        if (!v || !v->received)
+                                continue;
+                        row = (run_iv_row_t){k, &run->agents[i], *v, 0};
+                        if ((r = cb(user, &row)) < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
