@@ -16,35 +16,17 @@
 #include "local.h"
 #include "options.h"
 #include "plan.h"
+#include "run-opts.h"
 #include "render.h"
 #include "selector.h"
 #include "util.h"
 
-typedef struct run_opts {
-        unsigned local;
-        const char *coordinator;
-        const char *agents;
-        const char *output;
-        const char *format;
-        const char *config;
-        const char *results_dir;
-        bool per_host;
-        bool insecure;
-        bool verbose;
-        uint64_t interval_ns;
-        uint64_t lead_ns;
-        const char *plan; /* the one file is a plan */
-        bool watch;       /* iofleet watch: ^C leaves, the run goes on */
-        strv_t degrade;   /* --degrade rules, as written */
-        bool dry_run;
-        bool stonewall;
-} run_opts_t;
 
-static volatile sig_atomic_t interrupted;
+volatile sig_atomic_t run_interrupted;
 
 static void on_sigint(int sig)
 {
-        interrupted++;
+        run_interrupted++;
 }
 
 static void usage(FILE *f)
@@ -266,8 +248,8 @@ static int write_output(const run_opts_t *o, json_t *doc, const char *results_di
 }
 
 /* Follows the run until RunDone: live lines, a cancel on the first ^C, the result at the end. */
-static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, char *dir,
-                  size_t dirlen)
+int run_follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, char *dir,
+               size_t dirlen)
 {
         bool cancel_sent = false;
         int64_t last_word = clock_mono_ns();
@@ -276,11 +258,11 @@ static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, 
         for (;;) {
                 envelope_t *e = NULL;
                 int r;
-                if (interrupted && o->watch) {
+                if (run_interrupted && o->watch) {
                         fprintf(stderr, "\niofleet: no longer watching; the run goes on\n");
                         return -EINTR;
                 }
-                if (interrupted && !cancel_sent) {
+                if (run_interrupted && !cancel_sent) {
                         envelope_t req = IOFLEET__ENVELOPE__INIT;
                         Iofleet__CancelRun cr = IOFLEET__CANCEL_RUN__INIT;
                         fprintf(stderr,
@@ -290,7 +272,7 @@ static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, 
                         client_send(c, &req);
                         cancel_sent = true;
                 }
-                if (interrupted > 1)
+                if (run_interrupted > 1)
                         return -EINTR;
                 r = client_recv(c, 1000, &e, err, sizeof(err));
                 if (r == -ETIMEDOUT || r == -EINTR) {
@@ -365,16 +347,6 @@ static int follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, 
         }
 }
 
-static void print_settings(FILE *f, const char *what, const kvlist_t *kv, const char *prefix)
-{
-        if (!kv->n)
-                return;
-        fprintf(f, "    %s:", what);
-        for (size_t i = 0; i < kv->n; i++)
-                fprintf(f, " %s%s=%s", prefix, kv->v[i].key, kv->v[i].value);
-        fputc('\n', f);
-}
-
 /* A --local fleet may do I/O where the user's own job options point (and the current
  * directory): the agents' allow_paths. Comma-joined into buf. */
 static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, size_t len)
@@ -401,204 +373,6 @@ static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, s
                         free(v);
                 }
         }
-}
-
-/* --dry-run: the plan checked whole, and what each point will change. */
-static int plan_dry_run(const char *path, FILE *f)
-{
-        plan_t p;
-        char err[2048];
-        size_t n;
-        if (plan_parse(path, &p, err, sizeof(err)) < 0) {
-                fprintf(stderr, "iofleet run: %s\n", err);
-                return -EINVAL;
-        }
-        n = plan_points(&p);
-        fprintf(f, "plan %s: %zu point%s x %u repeat%s = %zu steps; on error: %s%s\n",
-                p.name ? p.name : path, n, n == 1 ? "" : "s", p.repeat, p.repeat == 1 ? "" : "s",
-                n * p.repeat, p.stop_on_error ? "stop" : "continue",
-                p.stonewall ? "; stonewall" : "");
-        for (size_t i = 0; i < n; i++) {
-                plan_t q;
-                kvlist_t chosen = {0};
-                if (plan_load_point(path, i, &q, &chosen, err, sizeof(err)) < 0) {
-                        fprintf(stderr, "iofleet run: point %zu: %s\n", i, err);
-                        kv_clear(&chosen);
-                        plan_free(&p);
-                        return -EINVAL;
-                }
-                fprintf(f, "point %zu:", i);
-                for (size_t k = 0; k < chosen.n; k++)
-                        fprintf(f, " %s=%s", chosen.v[k].key, chosen.v[k].value);
-                fprintf(f, "%s\n", chosen.n ? "" : " (no sweep)");
-                if (q.server.present) {
-                        fprintf(f, "  server: %u agent(s) matching '%s'\n", q.server.count,
-                                q.server.selector);
-                        print_settings(f, "export", &q.server.settings, "");
-                        print_settings(f, "sysctl", &q.server.sysctls, "");
-                }
-                if (q.client.count)
-                        fprintf(f, "  clients: %u agent(s) matching '%s'\n", q.client.count,
-                                *q.client.selector ? q.client.selector : "all");
-                else
-                        fprintf(f, "  clients: every agent matching '%s'\n",
-                                *q.client.selector ? q.client.selector : "all");
-                print_settings(f, "mount", &q.client.settings, "");
-                print_settings(f, "sysctl", &q.client.sysctls, "");
-                for (size_t j = 0; j < q.jobs.n_jobs; j++) {
-                        const jobargs_job_t *jj = &q.jobs.jobs[j];
-                        fprintf(f, "    job %s:", jj->name);
-                        for (size_t k = 0; k < jj->keys.n; k++)
-                                fprintf(f, " %s%s%s", jj->keys.v[k], *jj->values.v[k] ? "=" : "",
-                                        jj->values.v[k]);
-                        fputc('\n', f);
-                }
-                kv_clear(&chosen);
-                plan_free(&q);
-        }
-        plan_free(&p);
-        return 0;
-}
-
-/* A sweep's id: sortable by time, unique by a random tail, safe as a directory name. */
-static void sweep_id(const plan_t *p, char *buf, size_t len)
-{
-        char when[32], name[40] = "";
-        time_t t = time(NULL);
-        struct tm tm;
-        unsigned rnd = (unsigned)getpid() ^ (unsigned)clock_mono_ns();
-        localtime_r(&t, &tm);
-        strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
-        if (p->name) {
-                size_t k = 0;
-                for (const char *c = p->name; *c && k + 1 < sizeof(name); c++)
-                        name[k++] = (isalnum((unsigned char)*c) || *c == '-' || *c == '_') ? *c
-                                                                                            : '_';
-                name[k] = 0;
-        }
-        snprintf(buf, len, "%s-%s%s%06x", when, name, *name ? "-" : "", rnd & 0xffffff);
-}
-
-/* Runs every point of a plan in order: each configured, run synchronized, torn down and put
- * back by the agents before the next; a failing point is recorded and the sweep goes on unless
- * the plan says on_error=stop. */
-static int run_plan(client_t *c, const run_opts_t *o, FILE *live)
-{
-        plan_t p;
-        char err[2048], sid[128] = "", dir[PATH_MAX] = "";
-        size_t n, failed = 0, done = 0;
-        int rc = 0;
-
-        if (plan_parse(o->plan, &p, err, sizeof(err)) < 0) {
-                fprintf(stderr, "iofleet run: %s\n", err);
-                return -EINVAL;
-        }
-        n = plan_points(&p);
-        if (n > 1 || p.repeat > 1)
-                sweep_id(&p, sid, sizeof(sid));
-        for (size_t i = 0; i < n && !interrupted; i++)
-                for (unsigned rep = 0; rep < p.repeat && !interrupted; rep++) {
-                        plan_t q;
-                        plan_wire_t w;
-                        kvlist_t chosen = {0};
-                        envelope_t req = IOFLEET__ENVELOPE__INIT, *acc = NULL;
-                        Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
-                        Iofleet__Setting *pv = NULL, **pp = NULL;
-                        char **names = NULL;
-                        int r;
-
-                        if (plan_load_point(o->plan, i, &q, &chosen, err, sizeof(err)) < 0) {
-                                fprintf(stderr, "iofleet run: %s\n", err);
-                                rc = -EINVAL;
-                                goto stop;
-                        }
-                        if (plan_to_wire(&q, &w, err, sizeof(err)) < 0) {
-                                fprintf(stderr, "iofleet run: %s\n", err);
-                                kv_clear(&chosen);
-                                plan_free(&q);
-                                rc = -EINVAL;
-                                goto stop;
-                        }
-                        pv = calloc(chosen.n + 1, sizeof(*pv));
-                        pp = calloc(chosen.n + 1, sizeof(*pp));
-                        names = calloc(p.n_params + 1, sizeof(*names));
-                        for (size_t k = 0; pv && pp && k < chosen.n; k++) {
-                                iofleet__setting__init(&pv[k]);
-                                pv[k].key = chosen.v[k].key;
-                                pv[k].value = chosen.v[k].value;
-                                pp[k] = &pv[k];
-                        }
-                        for (size_t k = 0; names && k < p.n_params; k++)
-                                names[k] = p.params[k].name;
-                        s.parts = w.parts;
-                        s.n_parts = w.n_parts;
-                        s.degrade = w.degrade;
-                        s.n_degrade = w.n_degrade;
-                        s.lead_ns = q.lead_ns ? q.lead_ns : o->lead_ns;
-                        s.interval_ns = q.interval_ns   ? q.interval_ns
-                                        : o->interval_ns ? o->interval_ns
-                                                         : NSEC_PER_SEC;
-                        s.command_line = q.text;
-                        s.stonewall = q.stonewall || o->stonewall;
-                        s.plan_name = q.name ? q.name : "";
-                        s.sweep_id = sid;
-                        s.point = i;
-                        s.repeat = rep;
-                        s.point_params = pp;
-                        s.n_point_params = pp ? chosen.n : 0;
-                        s.sweep_params = names;
-                        s.n_sweep_params = names ? p.n_params : 0;
-                        req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
-                        req.submit_run = &s;
-                        if (*sid) {
-                                fprintf(live, "iofleet: point %zu/%zu", i + 1, n);
-                                if (p.repeat > 1)
-                                        fprintf(live, " repeat %u/%u", rep + 1, p.repeat);
-                                for (size_t k = 0; k < chosen.n; k++)
-                                        fprintf(live, " %s=%s", chosen.v[k].key,
-                                                chosen.v[k].value);
-                                fputc('\n', live);
-                        }
-                        r = client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &acc,
-                                        err, sizeof(err));
-                        if (r < 0)
-                                fprintf(stderr, "iofleet: %s\n", err);
-                        else {
-                                fprintf(live, "iofleet: run %s accepted on %zu agents:",
-                                        acc->run_accepted->run_id, acc->run_accepted->n_agents);
-                                for (size_t k = 0; k < acc->run_accepted->n_agents; k++)
-                                        fprintf(live, " %s", acc->run_accepted->agents[k]->name);
-                                fprintf(live, "\n");
-                                wire_free(&acc);
-                                r = follow(c, o, jobargs_runtime_ns(&q.jobs) / s.interval_ns, live,
-                                           dir, sizeof(dir));
-                        }
-                        done++;
-                        failed += r < 0;
-                        free(pv);
-                        free(pp);
-                        free(names);
-                        plan_wire_free(&w);
-                        kv_clear(&chosen);
-                        plan_free(&q);
-                        if (r < 0 && (p.stop_on_error || r == -EINTR)) {
-                                rc = r;
-                                goto stop;
-                        }
-                }
-stop:
-        if (*sid) {
-                char *slash = strrchr(dir, '/');
-                if (slash)
-                        *slash = 0;
-                fprintf(live, "iofleet: sweep %s: %zu of %zu steps ran, %zu failed%s%s%s\n", sid,
-                        done, n * p.repeat, failed, *dir ? "; results in " : "", dir,
-                        *dir ? " (iofleet report DIR)" : "");
-        }
-        plan_free(&p);
-        if (rc == 0 && (failed || interrupted))
-                rc = -EIO;
-        return rc;
 }
 
 int cmd_run(int argc, char **argv)
@@ -731,7 +505,7 @@ int cmd_run(int argc, char **argv)
         {
                 uint64_t runtime = jobargs_runtime_ns(&ja);
                 uint64_t iv = o.interval_ns ? o.interval_ns : NSEC_PER_SEC;
-                r = follow(c, &o, runtime ? (runtime + iv - 1) / iv : 0, live, NULL, 0);
+                r = run_follow(c, &o, runtime ? (runtime + iv - 1) / iv : 0, live, NULL, 0);
         }
         rc = r < 0 ? 1 : 0;
 out:
@@ -823,7 +597,7 @@ int cmd_watch(int argc, char **argv)
         fprintf(live, "iofleet: watching run %s on %zu agents\n", rep->run_accepted->run_id,
                 rep->run_accepted->n_agents);
         wire_free(&rep);
-        rc = follow(c, &o, 0, live, NULL, 0) < 0 ? 1 : 0;
+        rc = run_follow(c, &o, 0, live, NULL, 0) < 0 ? 1 : 0;
 out:
         client_free(&c);
         cli_config_free(&cfg);
