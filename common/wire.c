@@ -187,6 +187,10 @@ static int check_settings(Iofleet__Setting **v, size_t n, const char *what, char
 static int check_role(const char *role, bool empty_ok, const char *what, char *err,
                       size_t errlen)
 {
+        int r;
+        /* Checked as a string first, so that the refusal below never echoes control bytes. */
+        if ((r = check_str(role, WIRE_MAX_NAME, false, what, err, errlen)) < 0)
+                return r;
         if ((empty_ok && strempty(role)) || streq(role ? role : "", "client") ||
             streq(role ? role : "", "server"))
                 return 0;
@@ -222,6 +226,9 @@ static int check_degrade(const Iofleet__DegradeRule *d, char *err, size_t errlen
                                               "write_iops", "iops",      "clat_p99", "errors"};
         bool known = false;
         int r;
+        if ((r = check_str(d->metric, WIRE_MAX_NAME, true, "degrade.metric", err, errlen)) < 0 ||
+            (r = check_str(d->op, 2, true, "degrade.op", err, errlen)) < 0)
+                return r;
         for (size_t i = 0; i < ELEMENTSOF(metrics); i++)
                 known |= streq(d->metric ? d->metric : "", metrics[i]);
         if (!known)

@@ -111,7 +111,7 @@ static void check_valid(const job_spec_t *j)
         CHECK(j->bs >= 1 && j->bs_write >= 1 && j->numjobs >= 1 && j->nrfiles >= 1);
         CHECK(j->iodepth >= 1 && j->rwmixread <= 100 && j->ioengine && j->metadata_order);
         CHECK(rd || wr);
-        CHECK(!j->time_based || j->runtime_ns > 0);
+        /* time_based without a runtime is accepted: it runs until stopped */
         CHECK(j->iodepth_batch_submit <= j->iodepth && j->iodepth_batch_complete_min <= j->iodepth);
         CHECK(job_spec_batch_submit(j) >= 1 && job_spec_batch_submit(j) <= j->iodepth);
         CHECK(!(j->readonly && wr));
