@@ -217,22 +217,6 @@ static unsigned entries_of(runner_t *r, size_t j)
                                                                         : runner_job_numjobs(r, j);
 }
 
-/* Sends e with kv as its effective settings (the message's fields point at them meanwhile). */
-static void send_with_settings(agent_t *ag, envelope_t *e, Iofleet__Setting ***field, size_t *n,
-                               const kvlist_t *kv)
-{
-        Iofleet__Setting **sp = NULL, *sv = wire_settings(kv, &sp);
-        if (sv) {
-                *field = sp;
-                *n = kv->n;
-        }
-        session_send(ag, e);
-        *field = NULL;
-        *n = 0;
-        free(sv);
-        free(sp);
-}
-
 static void send_finished(agent_t *ag, const char *error)
 {
         run_ctx_t *run = ag->run;
@@ -302,7 +286,7 @@ static void send_finished(agent_t *ag, const char *error)
         /* The mount and sysctls go back in run_free(), once the workers' files are closed. */
         e.body_case = IOFLEET__ENVELOPE__BODY_FINISHED;
         e.finished = &f;
-        send_with_settings(ag, &e, &f.effective, &f.n_effective, &run->effective);
+        session_send_settings(ag, &e, &f.effective, &f.n_effective, &run->effective);
         log_info("run %s: finished%s%s", run->id, error ? ": " : "", error ? error : "");
 done:
         for (size_t j = 0; dirs && ds && j < 2 * n; j++) {
@@ -347,7 +331,7 @@ static void maybe_prepared(agent_t *ag)
         p.workers = (uint32_t)runner_workers(run->runner);
         e.body_case = IOFLEET__ENVELOPE__BODY_PREPARED;
         e.prepared = &p;
-        send_with_settings(ag, &e, &p.effective, &p.n_effective, &run->effective);
+        session_send_settings(ag, &e, &p.effective, &p.n_effective, &run->effective);
         run->prepared_sent = true;
         log_info("run %s: prepared %u workers; clock offset %lldns (rtt %lldns)", run->id,
                  p.workers, (long long)s.offset_ns, (long long)s.rtt_ns);

@@ -95,27 +95,21 @@ static void send_settings(agent_t *ag, const char *run_id, const kvlist_t *kv, b
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
         Iofleet__Finished f = IOFLEET__FINISHED__INIT;
-        Iofleet__Setting **sp = NULL, *sv = wire_settings(kv, &sp);
         time_sample_t best = {};
         if (finished) {
                 f.run_id = (char *)run_id;
-                f.effective = sp;
-                f.n_effective = sv ? kv->n : 0;
                 e.body_case = IOFLEET__ENVELOPE__BODY_FINISHED;
                 e.finished = &f;
-        } else {
-                session_best_offset(ag, &best);
-                p.run_id = (char *)run_id;
-                p.offset_ns = best.offset_ns;
-                p.rtt_ns = (uint64_t)best.rtt_ns;
-                p.effective = sp;
-                p.n_effective = sv ? kv->n : 0;
-                e.body_case = IOFLEET__ENVELOPE__BODY_PREPARED;
-                e.prepared = &p;
+                session_send_settings(ag, &e, &f.effective, &f.n_effective, kv);
+                return;
         }
-        session_send(ag, &e);
-        free(sv);
-        free(sp);
+        session_best_offset(ag, &best);
+        p.run_id = (char *)run_id;
+        p.offset_ns = best.offset_ns;
+        p.rtt_ns = (uint64_t)best.rtt_ns;
+        e.body_case = IOFLEET__ENVELOPE__BODY_PREPARED;
+        e.prepared = &p;
+        session_send_settings(ag, &e, &p.effective, &p.n_effective, kv);
 }
 
 void serve_start(agent_t *ag, const Iofleet__Prepare *p)

@@ -222,3 +222,19 @@ void session_on_monitor(agent_t *ag)
                 break;
         }
 }
+
+/* Sends e with kv as its effective settings (the message's fields point at them meanwhile). */
+void session_send_settings(agent_t *ag, envelope_t *e, Iofleet__Setting ***field, size_t *n,
+                           const kvlist_t *kv)
+{
+        Iofleet__Setting **sp = NULL, *sv = wire_settings(kv, &sp);
+        if (sv) {
+                *field = sp;
+                *n = kv->n;
+        }
+        session_send(ag, e);
+        *field = NULL;
+        *n = 0;
+        free(sv);
+        free(sp);
+}

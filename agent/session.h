@@ -75,6 +75,10 @@ typedef struct agent {
 
 /* Sends e to the coordinator (stamping its sequence number); -ENOTCONN without a socket. */
 int session_send(agent_t *ag, envelope_t *e);
+/* Sends e with kv as the effective settings *field / *n point at while it is packed (Prepared,
+ * Finished). */
+void session_send_settings(agent_t *ag, envelope_t *e, Iofleet__Setting ***field, size_t *n,
+                           const kvlist_t *kv);
 void session_error(agent_t *ag, Iofleet__ErrorCode code, const char *run_id, const char *msg);
 /* Hello with identity, roles, labels and engines; schedules the next one with backoff. */
 void session_hello(agent_t *ag);

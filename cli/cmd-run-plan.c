@@ -103,17 +103,13 @@ static void sweep_id(const plan_t *p, char *buf, size_t len)
 /* Runs every point of a plan in order: each configured, run synchronized, torn down and put
  * back by the agents before the next; a failing point is recorded and the sweep goes on unless
  * the plan says on_error=stop. */
-int run_plan(client_t *c, const run_opts_t *o, FILE *live)
+int run_plan(client_t *c, const run_opts_t *o, const plan_t *plan, FILE *live)
 {
-        plan_t p;
+        const plan_t p = *plan;
         char err[2048], sid[128] = "", dir[PATH_MAX] = "";
         size_t n, failed = 0, done = 0;
         int rc = 0;
 
-        if (plan_parse(o->plan, &p, err, sizeof(err)) < 0) {
-                fprintf(stderr, "iofleet run: %s\n", err);
-                return -EINVAL;
-        }
         n = plan_points(&p);
         if (n > 1 || p.repeat > 1)
                 sweep_id(&p, sid, sizeof(sid));
@@ -140,15 +136,8 @@ int run_plan(client_t *c, const run_opts_t *o, FILE *live)
                                 rc = -EINVAL;
                                 goto stop;
                         }
-                        pv = calloc(chosen.n + 1, sizeof(*pv));
-                        pp = calloc(chosen.n + 1, sizeof(*pp));
+                        pv = wire_settings(&chosen, &pp);
                         names = calloc(p.n_params + 1, sizeof(*names));
-                        for (size_t k = 0; pv && pp && k < chosen.n; k++) {
-                                iofleet__setting__init(&pv[k]);
-                                pv[k].key = chosen.v[k].key;
-                                pv[k].value = chosen.v[k].value;
-                                pp[k] = &pv[k];
-                        }
                         for (size_t k = 0; names && k < p.n_params; k++)
                                 names[k] = p.params[k].name;
                         s.parts = w.parts;
@@ -166,7 +155,7 @@ int run_plan(client_t *c, const run_opts_t *o, FILE *live)
                         s.point = i;
                         s.repeat = rep;
                         s.point_params = pp;
-                        s.n_point_params = pp ? chosen.n : 0;
+                        s.n_point_params = pv ? chosen.n : 0;
                         s.sweep_params = names;
                         s.n_sweep_params = names ? p.n_params : 0;
                         req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
@@ -216,7 +205,6 @@ stop:
                         done, n * p.repeat, failed, *dir ? "; results in " : "", dir,
                         *dir ? " (iofleet report DIR)" : "");
         }
-        plan_free(&p);
         if (rc == 0 && (failed || run_interrupted))
                 rc = -EIO;
         return rc;

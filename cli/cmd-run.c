@@ -386,6 +386,7 @@ int cmd_run(int argc, char **argv)
         size_t n_jobs = 0;
         char err[2048] = "", control_ep[PATH_MAX + 32], results[PATH_MAX], cwd[PATH_MAX];
         char allow[8192];
+        plan_t plan = {0}; /* a plan file, read and checked once */
         Iofleet__DegradeRule rules[64] = {0}, *rule_ptrs[64];
         char *cmdline = NULL;
         FILE *live;
@@ -395,6 +396,7 @@ int cmd_run(int argc, char **argv)
         if ((r = parse_args(argc, argv, &o, &ja, err, sizeof(err))) < 0) {
                 fprintf(stderr, "iofleet run: %s\n", err);
                 jobargs_free(&ja);
+                strv_clear(&o.degrade);
                 return 2;
         }
         live = o.format && streq(o.format, "json") && !o.output ? stderr : stdout;
@@ -402,15 +404,11 @@ int cmd_run(int argc, char **argv)
                 rc = plan_dry_run(o.plan, stdout) < 0 ? 2 : 0;
                 goto out;
         }
-        if (o.plan) {
-                /* The whole plan, every point, is checked before any host is touched. */
-                plan_t p;
-                if (plan_parse(o.plan, &p, err, sizeof(err)) < 0) {
-                        fprintf(stderr, "iofleet run: %s\n", err);
-                        rc = 2;
-                        goto out;
-                }
-                plan_free(&p);
+        /* The whole plan, every point, is checked before any host is touched. */
+        if (o.plan && plan_parse(o.plan, &plan, err, sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet run: %s\n", err);
+                rc = 2;
+                goto out;
         }
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
@@ -434,20 +432,13 @@ int cmd_run(int argc, char **argv)
                 lo.work_dir = cwd;
                 allow[0] = 0;
                 local_allow_paths(&ja, cwd, allow, sizeof(allow));
-                if (o.plan) {
-                        /* Every point's jobs: a sweep may move their directory. */
-                        plan_t p;
-                        if (plan_parse(o.plan, &p, err, sizeof(err)) == 0) {
-                                for (size_t i = 0; i < plan_points(&p); i++) {
-                                        plan_t q;
-                                        if (plan_load_point(o.plan, i, &q, NULL, err,
-                                                            sizeof(err)) < 0)
-                                                continue;
-                                        local_allow_paths(&q.jobs, cwd, allow, sizeof(allow));
-                                        plan_free(&q);
-                                }
-                                plan_free(&p);
-                        }
+                /* Every point's jobs: a sweep may move their directory. */
+                for (size_t i = 0; o.plan && i < plan_points(&plan); i++) {
+                        plan_t q;
+                        if (plan_load_point(o.plan, i, &q, NULL, err, sizeof(err)) < 0)
+                                continue;
+                        local_allow_paths(&q.jobs, cwd, allow, sizeof(allow));
+                        plan_free(&q);
                 }
                 lo.allow_paths = allow;
                 fprintf(live, "iofleet: starting a local coordinator and %u agents\n", o.local);
@@ -465,7 +456,7 @@ int cmd_run(int argc, char **argv)
                 goto out;
         }
         if (o.plan) {
-                rc = run_plan(c, &o, live) < 0 ? 1 : 0;
+                rc = run_plan(c, &o, &plan, live) < 0 ? 1 : 0;
                 goto out;
         }
         if ((r = jobargs_to_wire(&ja, &jobs, &n_jobs)) < 0)
@@ -518,6 +509,7 @@ out:
         free(cmdline);
         for (size_t i = 0; i < ELEMENTSOF(rules); i++)
                 free(rules[i].text);
+        plan_free(&plan);
         strv_clear(&o.degrade);
         return rc;
 }

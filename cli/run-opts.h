@@ -8,6 +8,7 @@
 
 #include "client.h"
 #include "config.h"
+#include "plan.h"
 
 typedef struct run_opts {
         unsigned local;
@@ -38,5 +39,6 @@ int run_follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, cha
                size_t dirlen);
 /* --dry-run: checks the plan whole and lists its points and what each changes. */
 int plan_dry_run(const char *path, FILE *f);
-/* Runs every point (and repeat) of the plan in o->plan, in order (cli/cmd-run-plan.c). */
-int run_plan(client_t *c, const run_opts_t *o, FILE *live);
+/* Runs every point (and repeat) of plan, read from o->plan and checked by plan_parse(), in order
+ * (cli/cmd-run-plan.c). */
+int run_plan(client_t *c, const run_opts_t *o, const plan_t *plan, FILE *live);

@@ -738,26 +738,6 @@ int result_build(const run_t *run, json_t **ret)
         return 0;
 }
 
-static int write_text(const char *path, const char *text)
-{
-        _cleanup_(closep) int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        size_t n = strlen(text), off = 0;
-        if (fd < 0)
-                return -errno;
-        while (off < n) {
-                ssize_t w = write(fd, text + off, n - off);
-                if (w < 0)
-                        return -errno;
-                off += (size_t)w;
-        }
-        return 0;
-}
-
-typedef struct csv_out {
-        FILE *f;
-        uint64_t interval_ns;
-} csv_out_t;
-
 void result_dir_of(const run_t *run, const char *results_dir, char *buf, size_t len)
 {
         if (!strempty(run->submit->submit_run->sweep_id))
@@ -767,25 +747,11 @@ void result_dir_of(const run_t *run, const char *results_dir, char *buf, size_t 
                 snprintf(buf, len, "%s/%s", results_dir, run->id);
 }
 
-static int csv_row(void *user, const run_iv_row_t *row)
-{
-        const csv_out_t *o = user;
-        const run_interval_t *v = &row->v;
-        fprintf(o->f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u\n", row->k,
-                row->k * o->interval_ns / 1e9, row->a ? row->a->name : "*",
-                (unsigned long long)v->read_bytes, (unsigned long long)v->read_ios,
-                (unsigned long long)v->write_bytes, (unsigned long long)v->write_ios,
-                (unsigned long long)v->errors, (unsigned long long)v->meta_ops,
-                row->a ? (long)row->a->rank : -1L, row->a ? 1u : row->reported);
-        return 0;
-}
-
 int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, char *dir_out,
                      size_t dir_len)
 {
         char dir[4096], path[4200];
         char *text;
-        FILE *f;
         int r;
 
         result_dir_of(run, results_dir, dir, sizeof(dir));
@@ -795,7 +761,7 @@ int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, cha
         if (!text)
                 return -ENOMEM;
         snprintf(path, sizeof(path), "%s/result.json", dir);
-        r = write_text(path, text);
+        r = write_file_atomic(path, text, strlen(text), 0644);
         free(text);
         if (r < 0)
                 return log_error_errno(r, "results: cannot write %s: %m", path);
@@ -804,20 +770,14 @@ int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, cha
         if (!run->spool_path[0] || !streq(run->spool_path, path)) {
                 /* A run without a spool (its directory was not known at its start) writes its
                  * series now, in the spool's format. */
-                f = fopen(path, "we");
-                if (!f)
-                        return log_error_errno(-errno, "results: cannot write %s: %m", path);
-                fprintf(f, "interval,start_s,agent,read_bytes,read_ios,write_bytes,write_ios,"
-                           "errors,meta_ops,agent_rank,reported\n");
-                csv_out_t o = {f, run->interval_ns};
-                run_intervals_each(run, csv_row, &o);
-                if (fclose(f) != 0)
-                        return log_error_errno(-errno, "results: cannot write %s: %m", path);
+                if ((r = run_write_csv(run, path)) < 0)
+                        return log_error_errno(r, "results: cannot write %s: %m", path);
         }
 
         snprintf(path, sizeof(path), "%s/command.txt", dir);
         if (run->submit->submit_run->command_line &&
-            (r = write_text(path, run->submit->submit_run->command_line)) < 0)
+            (r = write_file_atomic(path, run->submit->submit_run->command_line,
+                               strlen(run->submit->submit_run->command_line), 0644)) < 0)
                 return log_error_errno(r, "results: cannot write %s: %m", path);
         snprintf(dir_out, dir_len, "%s", dir);
         return 0;

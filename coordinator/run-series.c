@@ -9,15 +9,24 @@
 #include "run.h"
 #include "util.h"
 
-/* intervals.csv: a cluster row ("*", rank -1) and a row per agent that reported, per interval. */
-static void spool_row(FILE *f, const run_t *run, size_t k, const char *agent, long rank,
-                      const run_interval_t *v, unsigned reported)
+/* intervals.csv: a cluster row ("*", rank -1, how many reported) and a row per agent that
+ * reported, per interval. */
+static void csv_header(FILE *f)
 {
-        fprintf(f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u\n", k,
-                k * run->interval_ns / 1e9, agent, (unsigned long long)v->read_bytes,
-                (unsigned long long)v->read_ios, (unsigned long long)v->write_bytes,
-                (unsigned long long)v->write_ios, (unsigned long long)v->errors,
-                (unsigned long long)v->meta_ops, rank, reported);
+        fputs("interval,start_s,agent,read_bytes,read_ios,write_bytes,write_ios,errors,meta_ops,"
+              "agent_rank,reported\n",
+              f);
+}
+
+static void csv_row(FILE *f, uint64_t interval_ns, const run_iv_row_t *row)
+{
+        const run_interval_t *v = &row->v;
+        fprintf(f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u\n", row->k,
+                row->k * interval_ns / 1e9, row->a ? row->a->name : "*",
+                (unsigned long long)v->read_bytes, (unsigned long long)v->read_ios,
+                (unsigned long long)v->write_bytes, (unsigned long long)v->write_ios,
+                (unsigned long long)v->errors, (unsigned long long)v->meta_ops,
+                row->a ? (long)row->a->rank : -1L, row->a ? 1u : row->reported);
 }
 
 /* Writes intervals spooled .. upto - 1 to the spool. */
@@ -25,14 +34,16 @@ static void spool_upto(run_t *run, size_t upto)
 {
         for (size_t k = run->spooled; k < upto && k < run->n_civ; k++) {
                 const cluster_interval_t *c = run_civ(run, k);
-                run_interval_t cv = {c->read_bytes, c->read_ios,  c->write_bytes,
-                                     c->write_ios,  c->errors,    c->meta_ops, true, true};
-                spool_row(run->spool, run, k, "*", -1, &cv, c->reported);
+                run_iv_row_t row = {k, NULL, {c->read_bytes, c->read_ios, c->write_bytes,
+                                              c->write_ios, c->errors, c->meta_ops, true, true},
+                                    c->reported};
+                csv_row(run->spool, run->interval_ns, &row);
                 for (size_t i = 0; i < run->n_agents; i++) {
                         const run_interval_t *v = run_agent_iv(&run->agents[i], k);
-                        if (v && v->received)
-                                spool_row(run->spool, run, k, run->agents[i].name,
-                                          (long)run->agents[i].rank, v, 1);
+                        if (!v || !v->received)
+                                continue;
+                        row = (run_iv_row_t){k, &run->agents[i], *v, 1};
+                        csv_row(run->spool, run->interval_ns, &row);
                 }
         }
         if (upto > run->spooled)
@@ -75,8 +86,7 @@ int run_set_spool(run_t *run, const char *path)
         FILE *f = fopen(path, "we");
         if (!f)
                 return -errno;
-        fprintf(f, "interval,start_s,agent,read_bytes,read_ios,write_bytes,write_ios,errors,"
-                   "meta_ops,agent_rank,reported\n");
+        csv_header(f);
         run->spool = f;
         snprintf(run->spool_path, sizeof(run->spool_path), "%s", path);
         return 0;
@@ -160,3 +170,24 @@ int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_
         return 0;
 }
 
+typedef struct csv_out {
+        FILE *f;
+        uint64_t interval_ns;
+} csv_out_t;
+
+static int csv_each(void *user, const run_iv_row_t *row)
+{
+        const csv_out_t *o = user;
+        csv_row(o->f, o->interval_ns, row);
+        return 0;
+}
+
+int run_write_csv(const run_t *run, const char *path)
+{
+        csv_out_t o = {fopen(path, "we"), run->interval_ns};
+        if (!o.f)
+                return -errno;
+        csv_header(o.f);
+        run_intervals_each(run, csv_each, &o);
+        return fclose(o.f) != 0 ? -errno : 0;
+}

@@ -166,6 +166,9 @@ typedef struct run_iv_row {
 int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_t *row),
                        void *user);
 
+/* Writes the whole series to path in the spool's format (a run that had no spool). 0 or -errno. */
+int run_write_csv(const run_t *run, const char *path);
+
 /* Agent a's interval k when it is in memory, else NULL. */
 static inline run_interval_t *run_agent_iv(const run_agent_t *a, size_t k)
 {
