@@ -171,6 +171,27 @@ int outbox_push(outbox_t *ob, const char *peer, envelope_t *e)
         return 0;
 }
 
+int outbox_push_raw(outbox_t *ob, const char *peer, const void *buf, size_t len)
+{
+        outbox_item_t *it;
+        if (ob->n == ob->cap) {
+                size_t cap = ob->cap ? ob->cap * 2 : 16;
+                outbox_item_t *n = realloc(ob->items, cap * sizeof(*n));
+                if (!n)
+                        return -ENOMEM;
+                ob->items = n;
+                ob->cap = cap;
+        }
+        it = &ob->items[ob->n];
+        snprintf(it->peer, sizeof(it->peer), "%s", peer ? peer : "");
+        if (!(it->buf = malloc(len ? len : 1)))
+                return -ENOMEM;
+        memcpy(it->buf, buf, len);
+        it->len = len;
+        ob->n++;
+        return 0;
+}
+
 size_t outbox_flush(outbox_t *ob, void *s)
 {
         size_t failed = 0;

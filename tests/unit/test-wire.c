@@ -724,14 +724,14 @@ static void test_no_body(void **state)
 static void test_unknown_fields(void **state)
 {
         /* Welcome{heartbeat_ns=1s, lost_after=3} plus an unknown field. */
-        static const uint8_t newer[] = {0x08, 0x01, 0x5a, 0x0a, 0x10, 0x80, 0x94,
+        static const uint8_t newer[] = {0x08, 0x02, 0x5a, 0x0a, 0x10, 0x80, 0x94,
                                         0xeb, 0xdc, 0x03, 0x18, 0x03, 0x78, 0x01};
         /* The same with field number 0 (fixed64) spelt as the two-byte tag 0x81 0x00, which
          * protobuf-c keeps but would pack back as 0x01, a tag it refuses. */
-        static const uint8_t zero_inner[] = {0x08, 0x01, 0x5a, 0x12, 0x10, 0x80, 0x94, 0xeb,
+        static const uint8_t zero_inner[] = {0x08, 0x02, 0x5a, 0x12, 0x10, 0x80, 0x94, 0xeb,
                                              0xdc, 0x03, 0x18, 0x03, 0x81, 0x00, 1,    2,
                                              3,    4,    5,    6,    7,    8};
-        static const uint8_t zero_outer[] = {0x08, 0x01, 0x81, 0x00, 1,    2,    3,    4,
+        static const uint8_t zero_outer[] = {0x08, 0x02, 0x81, 0x00, 1,    2,    3,    4,
                                              5,    6,    7,    8,    0x5a, 0x08, 0x10, 0x80,
                                              0x94, 0xeb, 0xdc, 0x03, 0x18, 0x03};
         envelope_t *d = NULL, *d2 = NULL;
