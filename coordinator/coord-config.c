@@ -27,6 +27,12 @@ static const cfg_item_t coord_items[] = {
      "missed heartbeats before an agent is marked lost (default 5)"},
     {"lead", CFG_DURATION, C(lead_ns), 10 * NSEC_PER_MSEC, 3600 * NSEC_PER_SEC, NULL,
      "default time from Start to the start instant (default 2s)"},
+    {"orphan_grace", CFG_DURATION, C(orphan_grace_ns), 0, 7 * NSEC_PER_DAY, NULL,
+     "how long a run waits for an agent that lost touch, and the agent runs on without the "
+     "coordinator, when the run does not say (0: stop at once; default 5m)"},
+    {"journal", CFG_BOOL, C(journal), 0, 0, NULL,
+     "journal each run in its directory, so that a restarted coordinator takes it up (default "
+     "true)"},
     {"insecure", CFG_BOOL, C(insecure), 0, 0, NULL,
      "no CURVE: only for loopback and ipc endpoints, warns at every start (default false)"},
     {"metrics_listen", CFG_STRING, C(metrics_listen), 0, 0, NULL,
@@ -46,6 +52,8 @@ int coord_config_defaults(coord_config_t *c)
         c->heartbeat_ns = NSEC_PER_SEC;
         c->lost_after = 5;
         c->lead_ns = 2 * NSEC_PER_SEC;
+        c->orphan_grace_ns = 5 * NSEC_PER_MIN;
+        c->journal = true;
         if (strdup_to(&c->agent_endpoint, "tcp://*:7460") < 0 ||
             strdup_to(&c->control_endpoint, "ipc:///run/iofleet/control.sock") < 0 ||
             strdup_to(&c->key, "/etc/iofleet/coordinator.key") < 0 ||

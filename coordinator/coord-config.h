@@ -18,6 +18,8 @@ typedef struct coord_config {
         uint64_t heartbeat_ns;
         uint64_t lost_after;
         uint64_t lead_ns;
+        uint64_t orphan_grace_ns; /* a run's default orphan grace */
+        bool journal;             /* runs are journalled (a restart takes them up) */
         bool insecure;
 } coord_config_t;
 

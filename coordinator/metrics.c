@@ -180,12 +180,12 @@ static uint64_t field(const metrics_totals_t *t, size_t off)
 
 static void render_agents(FILE *f, const metrics_input_t *in)
 {
-        size_t n = registry_count(in->reg), by_state[3] = {0, 0, 0};
-        static const agent_state_t states[] = {AGENT_IDLE, AGENT_BUSY, AGENT_LOST};
+        size_t n = registry_count(in->reg), by_state[4] = {0, 0, 0, 0};
+        static const agent_state_t states[] = {AGENT_IDLE, AGENT_BUSY, AGENT_LOST, AGENT_GONE};
 
         for (size_t i = 0; i < n; i++) {
                 agent_t *a = registry_at(in->reg, i);
-                if (a->state <= AGENT_LOST)
+                if (a->state <= AGENT_GONE)
                         by_state[a->state]++;
         }
         family(f, "iofleet_agents", "gauge", "Agents the coordinator knows, by state");

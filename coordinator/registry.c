@@ -142,7 +142,8 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
 
         for (entry_t *e = idmap_get(reg->by_name, h->name); e; e = e->name_next) {
                 agent_t *o = &e->a;
-                if (!streq(o->id, h->agent_id) && o->state != AGENT_LOST) {
+                if (!streq(o->id, h->agent_id) && o->state != AGENT_LOST &&
+                    o->state != AGENT_GONE) {
                         snprintf(err, errlen,
                                  "name '%s' is already used by agent %s on %s; give each agent "
                                  "its own name= in its config",
@@ -153,7 +154,8 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
         a = registry_find(reg, h->agent_id);
         /* An agent id belongs to the key it first came with, while that agent lives: another
          * allowed key cannot take over its session (a cloned state directory, or worse). */
-        if (a && a->state != AGENT_LOST && !streq(a->key_name, key_name ? key_name : "")) {
+        if (a && a->state != AGENT_LOST && a->state != AGENT_GONE &&
+            !streq(a->key_name, key_name ? key_name : "")) {
                 snprintf(err, errlen,
                          "agent id %s is in use by a live agent with key '%s', not '%s'; give "
                          "each host its own state directory",
@@ -229,13 +231,14 @@ void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
                 agent_t *a = reg->agents[i];
                 /* Lost agents stay listed for a while so people see they went away; agents whose
                  * state was wiped come back under new ids, so the old entries must go. */
-                if (a->state == AGENT_LOST && now - a->last_seen_ns > REGISTRY_FORGET_NS) {
+                bool away = a->state == AGENT_LOST || a->state == AGENT_GONE;
+                if (away && now - a->last_seen_ns > REGISTRY_FORGET_NS) {
                         unindex(reg, a);
                         agent_free(a);
                         reg->agents[i--] = reg->agents[--reg->n];
                         continue;
                 }
-                if (a->state != AGENT_LOST && now - a->last_seen_ns > lease_ns) {
+                if (!away && now - a->last_seen_ns > lease_ns) {
                         a->state = AGENT_LOST;
                         if (lost)
                                 lost(a, userdata);
@@ -259,7 +262,7 @@ int registry_select(registry_t *reg, const char *selector, agent_t ***ret, size_
         for (size_t i = 0; i < reg->n; i++) {
                 agent_t *a = reg->agents[i];
                 selector_subject_t s = {a->name, a->hostname, &a->roles, &a->labels};
-                if (a->state != AGENT_LOST && selector_match(selector, &s))
+                if (a->state != AGENT_LOST && a->state != AGENT_GONE && selector_match(selector, &s))
                         v[k++] = a;
         }
         qsort(v, k, sizeof(*v), by_name);
@@ -277,6 +280,8 @@ const char *agent_state_to_string(agent_state_t s)
                 return "busy";
         case AGENT_LOST:
                 return "lost";
+        case AGENT_GONE:
+                return "gone";
         }
         return "?";
 }

@@ -14,6 +14,7 @@ typedef enum agent_state {
         AGENT_IDLE,
         AGENT_BUSY, /* part of a run */
         AGENT_LOST, /* missed its lease; kept so people can see it went away */
+        AGENT_GONE, /* said goodbye (stopped cleanly); kept as lost ones are */
 } agent_state_t;
 
 typedef struct agent {

@@ -513,21 +513,31 @@ static void test_iofleet_object(void **state)
         done(&fx);
 }
 
-/* A cancelled run where one agent went away: only what finished is in client_stats, the lost
- * agent is still listed and marked. */
+/* A cancelled run where one agent went away: it still has a client_stats entry, from what its
+ * intervals reported (no latencies), marked as such; All clients counts those bytes; the lost
+ * agent is listed and marked. */
 static void test_cancelled_run_with_lost_agent(void **state)
 {
         fx_t *fx = build(true, true);
         json_t *stats = jobj(fx->doc, "client_stats"), *io = jobj(fx->doc, "iofleet");
-        json_t *all, *lost;
+        json_t *all, *lost, *entry;
 
-        assert_int_equal(json_array_size(stats), 2 + 1);
+        assert_int_equal(json_array_size(stats), 2 + 1 + 1);
         for (size_t j = 0; j < 2; j++)
                 assert_string_equal(jstr(jidx(stats, j), "hostname"), hosts[0]);
-        all = jidx(stats, 2);
+        entry = jidx(stats, 2);
+        assert_string_equal(jstr(entry, "agent"), names[1]);
+        assert_string_equal(jstr(entry, "agent_status"), "lost");
+        assert_true(json_is_true(jobj(entry, "from_intervals")));
+        assert_string_equal(jstr(entry, "jobname"), "(all jobs)");
+        assert_int_equal(jint(jobj(entry, "read"), "io_bytes"), N_IV * iv_read[1]);
+        assert_int_equal(jint(jobj(entry, "write"), "io_bytes"), N_IV * iv_write[1]);
+        assert_int_equal(jint(jobj(jobj(entry, "read"), "clat_ns"), "N"), 0);
+        all = jidx(stats, 3);
         assert_string_equal(jstr(all, "jobname"), "All clients");
-        assert_int_equal(jint(jobj(all, "read"), "io_bytes"), figs[0][0].bytes);
-        assert_int_equal(jint(jobj(all, "write"), "io_bytes"), figs[0][1].bytes);
+        assert_int_equal(jint(jobj(all, "read"), "io_bytes"), figs[0][0].bytes + N_IV * iv_read[1]);
+        assert_int_equal(jint(jobj(all, "write"), "io_bytes"),
+                         figs[0][1].bytes + N_IV * iv_write[1]);
         check_clat(jobj(all, "read"), &fx->lat[0][0]);
 
         assert_string_equal(jstr(io, "status"), "cancelled");
@@ -535,6 +545,7 @@ static void test_cancelled_run_with_lost_agent(void **state)
         assert_int_equal(json_array_size(jobj(io, "agents")), N_AGENTS);
         lost = jidx(jobj(io, "agents"), 1);
         assert_true(json_is_true(jobj(lost, "lost")));
+        assert_string_equal(jstr(lost, "status"), "lost");
         /* What it sent before it went away is kept. */
         assert_int_equal(jint(lost, "interval_read_bytes"), N_IV * iv_read[1]);
         assert_int_equal(jint(jidx(jobj(io, "intervals"), 0), "read_bytes"),

@@ -511,11 +511,23 @@ static void test_prepare_to_every_agent(void **state)
                 assert_int_equal(fx.run->agents[i].last_index, -1);
                 wire_free(&e);
         }
-        /* Nothing to do until agents answer. */
-        assert_int_equal(run_next_deadline(fx.run), INT64_MAX);
-        run_tick(fx.run, T0 + 3600 * SEC, &fx.out);
+        /* Nothing to do until agents answer, or until the prepare deadline: 2 minutes, plus the
+         * 64 + 2 x 16 MiB each lays out at 32 MiB/s. */
+        assert_int_equal(run_next_deadline(fx.run), T0 + 123 * SEC);
+        run_tick(fx.run, T0 + 123 * SEC - 1, &fx.out);
         assert_int_equal(fx.out.agents.n, 3);
         assert_int_equal(fx.run->phase, RUN_PREPARING);
+        /* beta answers; the others never do: the run is cancelled, naming them. */
+        assert_int_equal(send_prepared(&fx, 1, T0 + SEC), 0);
+        fx_clear(&fx);
+        run_tick(fx.run, T0 + 123 * SEC, &fx.out);
+        assert_true(run_done(fx.run));
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_TIMEOUT);
+        assert_non_null(strstr(fx.run->message, "prepare_timeout"));
+        assert_non_null(strstr(fx.run->message, "alpha"));
+        assert_non_null(strstr(fx.run->message, "gamma"));
+        assert_null(strstr(fx.run->message, "beta"));
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 3);
         fx_done(&fx);
 }
 
@@ -909,7 +921,8 @@ static void test_finished_from_all(void **state)
         assert_non_null(fx.run->agents[0].finished);
         assert_true(fx.run->agents[0].done);
         assert_false(run_done(fx.run));
-        assert_int_equal(send_finished_ex(&fx, 0, NULL, s + 2 * SEC + 21 * MSEC, &taken), -ESRCH);
+        assert_int_equal(send_finished_ex(&fx, 0, NULL, s + 2 * SEC + 21 * MSEC, &taken),
+                         -EALREADY);
         assert_false(taken);
         assert_int_equal(
             send_finished_ex(&fx, 1, "job seqread: EIO on file 0", s + 2 * SEC + 30 * MSEC, NULL),
@@ -923,9 +936,12 @@ static void test_finished_from_all(void **state)
         assert_true(run_done(fx.run));
         assert_int_equal(fx.run->phase, RUN_DONE);
         assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
-        /* What was still waiting is shown at the end. */
+        /* What was still waiting is shown at the end, without gamma's part: it finished
+         * without sending its interval 1, which the result lists as missing. */
         assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 8), 1);
-        check_interval_update(&fx, u[0], 1, 1 | 2, 2);
+        check_interval_update(&fx, u[0], 1, 1 | 2, 3);
+        assert_int_equal(u[0]->run_update->n_missing, 1);
+        assert_string_equal(u[0]->run_update->missing[0], "gamma");
         free_all(u, 1);
         for (size_t i = 0; i < 3; i++) {
                 assert_true(fx.run->agents[i].done);
@@ -996,11 +1012,13 @@ static void test_error_while_running_is_an_event(void **state)
         assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 0);
         assert_true(event_says(&fx.out.control, "gamma", "EIO"));
         fx_clear(&fx);
-        /* The failed agent is not waited for. */
+        /* The failed agent is not waited for, but the interval says it lacks it. */
         assert_int_equal(send_interval(&fx, 0, 0, false, s + SEC + 10 * MSEC), 0);
         assert_int_equal(send_interval(&fx, 1, 0, false, s + SEC + 10 * MSEC), 0);
         assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 4), 1);
-        check_interval_update(&fx, u[0], 0, 1 | 2, 2);
+        check_interval_update(&fx, u[0], 0, 1 | 2, 3);
+        assert_int_equal(u[0]->run_update->n_missing, 1);
+        assert_string_equal(u[0]->run_update->missing[0], "gamma");
         free_all(u, 1);
         fx_done(&fx);
 }
@@ -1035,7 +1053,9 @@ static void test_agent_lost_while_running(void **state)
         assert_int_equal(send_interval(&fx, 2, 1, false, s + 2 * SEC + 10 * MSEC), -ESRCH);
         assert_int_equal(send_interval(&fx, 1, 1, false, s + 2 * SEC + 10 * MSEC), 0);
         assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 4), 1);
-        check_interval_update(&fx, u[0], 1, 1 | 2, 2);
+        check_interval_update(&fx, u[0], 1, 1 | 2, 3);
+        assert_int_equal(u[0]->run_update->n_missing, 1);
+        assert_string_equal(u[0]->run_update->missing[0], "gamma");
         free_all(u, 1);
         /* What it sent before is kept. */
         assert_true(fx.run->agents[2].iv[0].received);
@@ -1219,9 +1239,11 @@ static void test_stop_deadline(void **state)
         /* gamma never finishes: given up on, the run ends with what there is. */
         run_tick(fx.run, stop + 30 * SEC, &fx.out);
         assert_true(run_done(fx.run));
-        assert_true(fx.run->agents[2].lost);
+        assert_true(fx.run->agents[2].gone);
         assert_non_null(strstr(fx.run->agents[2].error, "did not finish"));
-        assert_false(fx.run->agents[1].lost);
+        assert_string_equal(run_agent_status(fx.run, &fx.run->agents[2]), "failed");
+        assert_false(fx.run->agents[1].gone);
+        assert_string_equal(run_agent_status(fx.run, &fx.run->agents[1]), "ok");
         assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
         fx_done(&fx);
 }
@@ -1403,6 +1425,23 @@ static int send_server_prepared(fx_t *fx, size_t i, int64_t now)
         return deliver(fx, i, &e, now);
 }
 
+/* A client's Restored: its mount is gone (what = "yes"), or what failed. */
+static int send_restored(fx_t *fx, size_t i, const char *what, uint64_t rseq, int64_t now)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Restored r = IOFLEET__RESTORED__INIT;
+        Iofleet__Setting set = IOFLEET__SETTING__INIT, *sp = &set;
+        set.key = "restored";
+        set.value = (char *)what;
+        r.run_id = RUN_ID;
+        r.effective = &sp;
+        r.n_effective = 1;
+        r.run_seq = rseq;
+        e.body_case = BODY(RESTORED);
+        e.restored = &r;
+        return deliver(fx, i, &e, now);
+}
+
 static void test_plan_servers_first(void **state)
 {
         fx_t fx;
@@ -1453,14 +1492,24 @@ static void test_plan_servers_first(void **state)
         assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 1);
         fx_clear(&fx);
 
-        /* Clients done: the server is told to tear down; the run waits for its Finished. */
+        /* Clients done and unmounted: only then is the server told to tear down (a server put
+         * back under a mounted client hangs its unmount); the run waits for its Finished. */
         assert_int_equal(send_interval(&fx, 1, 1, true, s + 1100 * MSEC), 0);
         assert_int_equal(send_interval(&fx, 2, 1, true, s + 1100 * MSEC), 0);
         assert_int_equal(send_finished(&fx, 1, s + 1200 * MSEC), 0);
-        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
         assert_int_equal(send_finished(&fx, 2, s + 1200 * MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_STOPPING);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
+        assert_int_equal(send_restored(&fx, 1, "yes", 0, s + 1300 * MSEC), 0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
+        /* Nothing waits forever: the restore deadline is due. */
+        assert_true(run_next_deadline(fx.run) <= s + 1200 * MSEC + 150 * SEC);
+        assert_int_equal(send_restored(&fx, 2, "failed: umount: target is busy", 0, s + 1300 * MSEC),
+                         0);
         assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 1);
         assert_false(run_done(fx.run));
+        assert_string_equal(kv_get(&fx.run->agents[2].effective, "restored"),
+                            "failed: umount: target is busy");
         {
                 envelope_t f = IOFLEET__ENVELOPE__INIT;
                 Iofleet__Finished fin = IOFLEET__FINISHED__INIT;
@@ -1491,9 +1540,13 @@ static void test_plan_cancel_waits_for_server(void **state)
         assert_int_equal(send_error(&fx, 1, IOFLEET__ERROR_CODE__ERROR_PREPARE, "no space",
                                     RUN_ID, T0 + 2 * MSEC),
                          0);
+        /* gamma mounted: it is stopped, and the server waits until it has unmounted. */
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[2].id), 1);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
+        assert_int_equal(send_restored(&fx, 2, "yes", 0, T0 + 3 * MSEC), 0);
         assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 1);
         assert_false(run_done(fx.run));
-        assert_int_equal(send_finished(&fx, 0, T0 + 3 * MSEC), 0);
+        assert_int_equal(send_finished(&fx, 0, T0 + 4 * MSEC), 0);
         assert_true(run_done(fx.run));
         assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_PREPARE);
         fx_done(&fx);
@@ -1532,8 +1585,27 @@ static int count_rows(void *user, const run_iv_row_t *row)
         return 0;
 }
 
+/* Interval 5's rows in order: the cluster's (3 reported), then alpha, beta, and gamma late. */
+static int late_row_at(void *user, const run_iv_row_t *row)
+{
+        int *seen = user;
+        if (row->k != 5)
+                return 0;
+        if (!row->a) {
+                assert_int_equal(row->reported, 3);
+                assert_int_equal(row->v.read_bytes, fig_read(0, 5) + fig_read(1, 5) + fig_read(2, 5));
+                assert_int_equal(*seen, 0);
+        } else {
+                assert_int_equal(row->a->rank, (uint32_t)(*seen - 1));
+                assert_int_equal(row->v.read_bytes, fig_read((size_t)(*seen - 1), 5));
+        }
+        ++*seen;
+        return 0;
+}
+
 static void test_spool_keeps_memory_flat(void **state)
 {
+        int late_seen = 0;
         fx_t fx;
         char path[64];
         size_t rows[3] = {0}, widest = 0, widest_iv = 0, total = 0;
@@ -1548,7 +1620,9 @@ static void test_spool_keeps_memory_flat(void **state)
         for (size_t k = 0; k < K; k++) {
                 int64_t now = s + (int64_t)(k + 1) * 100 * MSEC + MSEC;
                 for (size_t i = 0; i < 3; i++)
-                        assert_int_equal(send_interval(&fx, i, k, false, now), 0);
+                        /* gamma's interval 5 is lost in a partition: it comes at the end. */
+                        if (i != 2 || k != 5)
+                                assert_int_equal(send_interval(&fx, i, k, false, now), 0);
                 for (size_t i = 0; i < 3; i++)
                         total += fig_read(i, k);
                 if (fx.run->n_civ - fx.run->civ_base > widest)
@@ -1562,12 +1636,17 @@ static void test_spool_keeps_memory_flat(void **state)
         assert_true(fx.run->civ_base > K - 3 * RUN_KEEP_INTERVALS);
         assert_true(widest <= 2 * RUN_KEEP_INTERVALS + 1);
         assert_true(widest_iv <= 4 * RUN_KEEP_INTERVALS);
-        /* An interval that comes after it left memory is refused and counted. */
-        assert_int_equal(send_interval(&fx, 0, 5, false, s + (int64_t)K * 100 * MSEC), 0);
-        assert_int_equal(fx.run->late_dropped, 1);
+        /* An interval that comes after it left memory (an agent back from a partition) is kept
+         * aside, to be merged into the written series. */
+        assert_int_equal(send_interval(&fx, 2, 5, false, s + (int64_t)K * 100 * MSEC), 0);
+        assert_int_equal(fx.run->late_dropped, 0);
+        assert_int_equal(fx.run->n_late, 1);
 
-        /* Every interval is in the spool, cluster rows and agent rows, read back in order. */
+        /* Every interval is in the spool, cluster rows and agent rows, read back in order, the
+         * late one in its place and in its cluster row. */
         assert_int_equal(run_spool_finish(fx.run), 0);
+        assert_int_equal(run_intervals_each(fx.run, late_row_at, &late_seen), 0);
+        assert_int_equal(late_seen, 4);
         assert_int_equal(run_intervals_each(fx.run, count_rows, rows), 0);
         assert_int_equal(rows[0], K);
         assert_int_equal(rows[1], 3 * K);
