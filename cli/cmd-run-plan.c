@@ -121,7 +121,8 @@ int run_plan(client_t *c, const run_opts_t *o, const plan_t *plan, FILE *live)
                         envelope_t req = IOFLEET__ENVELOPE__INIT, *acc = NULL;
                         Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
                         Iofleet__Setting *pv = NULL, **pp = NULL;
-                        char **names = NULL;
+                        Iofleet__Duration durations[2];
+                        char **names = NULL, run_id[WIRE_MAX_ID + 1] = "";
                         int r;
 
                         if (plan_load_point(o->plan, i, &q, &chosen, err, sizeof(err)) < 0) {
@@ -158,6 +159,7 @@ int run_plan(client_t *c, const run_opts_t *o, const plan_t *plan, FILE *live)
                         s.n_point_params = pv ? chosen.n : 0;
                         s.sweep_params = names;
                         s.n_sweep_params = names ? p.n_params : 0;
+                        run_opts_failure(o, &q, &s, durations);
                         req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
                         req.submit_run = &s;
                         if (*sid) {
@@ -174,14 +176,16 @@ int run_plan(client_t *c, const run_opts_t *o, const plan_t *plan, FILE *live)
                         if (r < 0)
                                 fprintf(stderr, "iofleet: %s\n", err);
                         else {
+                                snprintf(run_id, sizeof(run_id), "%s", acc->run_accepted->run_id);
                                 fprintf(live, "iofleet: run %s accepted on %zu agents:",
                                         acc->run_accepted->run_id, acc->run_accepted->n_agents);
                                 for (size_t k = 0; k < acc->run_accepted->n_agents; k++)
                                         fprintf(live, " %s", acc->run_accepted->agents[k]->name);
                                 fprintf(live, "\n");
                                 wire_free(&acc);
-                                r = run_follow(c, o, jobargs_runtime_ns(&q.jobs) / s.interval_ns, live,
-                                           dir, sizeof(dir));
+                                r = run_follow(c, o, run_id,
+                                               jobargs_runtime_ns(&q.jobs) / s.interval_ns, live,
+                                               dir, sizeof(dir));
                         }
                         done++;
                         failed += r < 0;
@@ -191,7 +195,9 @@ int run_plan(client_t *c, const run_opts_t *o, const plan_t *plan, FILE *live)
                         plan_wire_free(&w);
                         kv_clear(&chosen);
                         plan_free(&q);
-                        if (r < 0 && (p.stop_on_error || r == -EINTR)) {
+                        /* The CLI lost the coordinator: the sweep cannot go on from here. */
+                        if (r < 0 && (p.stop_on_error || r == -EINTR || r == -ETIMEDOUT ||
+                                      r == -ENOENT)) {
                                 rc = r;
                                 goto stop;
                         }

@@ -212,6 +212,11 @@ static int load_run(report_run_t *run, const char *run_dir)
         }
         io = json_object_get(run->doc, "iofleet");
         status = json_string_value(json_object_get(io, "status"));
+        if (status && streq(status, "partial") && !json_string_value(json_object_get(io, "error"))) {
+                const char *part = json_string_value(json_object_get(io, "partial"));
+                return strdup_to(&run->partial,
+                                 part ? part : "not every agent delivered every interval");
+        }
         if (status && !streq(status, "ok")) {
                 const char *e = json_string_value(json_object_get(io, "error"));
                 snprintf(why, sizeof(why), "run %s%s%s", status, e ? ": " : "", e ? e : "");
@@ -568,6 +573,7 @@ void report_free(report_t **rp)
                 for (size_t k = 0; k < p->n_runs; k++) {
                         free(p->runs[k].dir);
                         free(p->runs[k].error);
+                        free(p->runs[k].partial);
                         json_decref(p->runs[k].doc);
                 }
                 free(p->runs);
