@@ -348,8 +348,11 @@ int arun_recover(const arun_cfg_t *cfg, int64_t now, arun_out_t *out, arun_t **r
                                  "the agent was restarted during the run (its workers stopped "
                                  "after interval %llu)",
                                  (unsigned long long)s.intervals);
-                log_warning("run %s: %s; what it had not delivered goes to the coordinator",
-                            ar->id, ar->why);
+                log_warning("run %s: %s; what it had not delivered goes to the coordinator "
+                            "(%llu intervals: read %llu bytes, wrote %llu bytes, the agent's own "
+                            "count)",
+                            ar->id, ar->why, (unsigned long long)s.intervals,
+                            (unsigned long long)s.read_bytes, (unsigned long long)s.write_bytes);
                 if (preparing)
                         make_error(ar, IOFLEET__ERROR_CODE__ERROR_PREPARE, ar->why, now, out);
                 if ((!preparing || ar->server) && !ar->finished_made)

@@ -108,7 +108,7 @@ void run_agent_hello(run_t *run, const char *agent_id, const char *run_id, const
 void run_on_heartbeat(run_t *run, const char *agent_id, int64_t now, run_out_t *out)
 {
         run_agent_t *a = run_find_agent(run, agent_id);
-        if (a && !a->lost && (a->rseq > a->rseq_acked || a->ack_owed))
+        if (a && !a->lost && a->rseq > a->rseq_acked)
                 run_push_ack(run, a, out);
 }
 

@@ -93,7 +93,6 @@ void run_push_ack(run_t *run, run_agent_t *a, run_out_t *out)
         e.body_case = IOFLEET__ENVELOPE__BODY_ACK;
         e.ack = &ack;
         a->rseq_acked = a->rseq;
-        a->ack_owed = false;
         outbox_push(&out->acks, a->id, &e);
 }
 
@@ -651,7 +650,7 @@ static void check_all_finished(run_t *run, int64_t now, run_out_t *out)
         /* The agents may forget everything they sent: the run is over. */
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
-                if (!a->lost && (a->rseq > a->rseq_acked || a->ack_owed))
+                if (!a->lost && a->rseq > a->rseq_acked)
                         run_push_ack(run, a, out);
         }
 }
@@ -816,11 +815,13 @@ static int take_in_order(run_t *run, run_agent_t *a, uint64_t rseq, run_out_t *o
                 return 0; /* not numbered: never resent, so never a duplicate */
         if (rseq == a->rseq + 1) {
                 a->rseq = rseq;
+                a->ack_owed = false;
                 return 0;
         }
+        /* One Ack per gap or run of duplicates, not one per message. */
         if (!a->ack_owed) {
-                a->ack_owed = true;
                 run_push_ack(run, a, out);
+                a->ack_owed = true;
         }
         if (!run->replaying)
                 log_debug("run %s: agent %s: run message %llu after %llu: %s", run->id, a->name,

@@ -53,7 +53,7 @@ typedef struct run_agent {
          * acknowledged (Ack) once kept, so that after a partition it resends from there. */
         uint64_t rseq;       /* run messages accepted from it so far */
         uint64_t rseq_acked; /* what the last Ack said */
-        bool ack_owed;       /* a duplicate or a gap: it needs an Ack now to resend from */
+        bool ack_owed;       /* a duplicate or a gap was answered with an Ack already */
         bool prepare_sent, start_sent, stop_sent;
         bool restored;  /* its host is put back: Restored (client), Finished (server), or it never
                            changed it */

@@ -418,6 +418,7 @@ static void fx_done(fx_t *fx)
         registry_free(&fx->reg);
         outbox_done(&fx->out.agents);
         outbox_done(&fx->out.control);
+        outbox_done(&fx->out.acks);
 }
 
 static char *render(fx_t *fx, const metrics_alert_t *alerts, size_t n_alerts)

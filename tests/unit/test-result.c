@@ -282,6 +282,7 @@ static void done(fx_t **fxp)
         run_free(&fx->run);
         outbox_done(&fx->out.agents);
         outbox_done(&fx->out.control);
+        outbox_done(&fx->out.acks);
         free(fx);
         *fxp = NULL;
 }

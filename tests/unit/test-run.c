@@ -222,6 +222,7 @@ static void fx_done(fx_t *fx)
         run_free(&fx->run);
         outbox_done(&fx->out.agents);
         outbox_done(&fx->out.control);
+        outbox_done(&fx->out.acks);
 }
 
 static void fx_start(fx_t *fx, const job_def_t *jobs, size_t n_jobs, uint64_t interval_ns,
@@ -1655,6 +1656,237 @@ static void test_spool_keeps_memory_flat(void **state)
         unlink(path);
 }
 
+
+/* --- delivery: numbered messages, acknowledgements, agents away and back ---------------------- */
+
+static int send_numbered_interval(fx_t *fx, size_t i, size_t k, uint64_t seq, bool last,
+                                  int64_t now)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Interval iv = IOFLEET__INTERVAL__INIT;
+        Iofleet__DirStats rd = IOFLEET__DIR_STATS__INIT;
+        rd.bytes = fig_read(i, k);
+        rd.ios = rd.bytes / 4096;
+        iv.run_id = RUN_ID;
+        iv.run_seq = seq;
+        iv.index = (uint32_t)k;
+        iv.read = &rd;
+        iv.last = last;
+        e.body_case = BODY(INTERVAL);
+        e.interval = &iv;
+        return deliver(fx, i, &e, now);
+}
+
+/* The Acks in the box, as (agent, upto) pairs; returns how many. */
+static size_t acks(const fx_t *fx, size_t agent, uint64_t *upto)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < fx->out.acks.n; i++) {
+                envelope_t *e = item(&fx->out.acks, i);
+                assert_int_equal(e->body_case, BODY(ACK));
+                assert_string_equal(e->ack->run_id, RUN_ID);
+                if (streq(fx->out.acks.items[i].peer, fx->agents[agent].id)) {
+                        *upto = e->ack->upto;
+                        n++;
+                }
+                wire_free(&e);
+        }
+        return n;
+}
+
+static void test_numbered_in_order(void **state)
+{
+        fx_t fx;
+        int64_t s;
+        uint64_t upto = 0;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_timed10, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+        /* Unnumbered Prepared/Started came first (0: never resent); now numbered 1, 2. */
+        assert_int_equal(send_numbered_interval(&fx, 0, 0, 1, false, s + SEC + MSEC), 0);
+        assert_int_equal(send_numbered_interval(&fx, 0, 1, 2, false, s + 2 * SEC + MSEC), 0);
+        assert_int_equal(fx.run->agents[0].rseq, 2);
+        /* No Ack yet: they come with heartbeats (batched), not per message. */
+        assert_int_equal(fx.out.acks.n, 0);
+        run_on_heartbeat(fx.run, fx.agents[0].id, s + 2 * SEC + 2 * MSEC, &fx.out);
+        assert_int_equal(acks(&fx, 0, &upto), 1);
+        assert_int_equal(upto, 2);
+        fx_clear(&fx);
+        outbox_clear(&fx.out.acks);
+        /* Nothing new: no Ack. */
+        run_on_heartbeat(fx.run, fx.agents[0].id, s + 2 * SEC + 3 * MSEC, &fx.out);
+        assert_int_equal(fx.out.acks.n, 0);
+        /* A duplicate is left, and gets one Ack to resend from (not one per duplicate). */
+        assert_int_equal(send_numbered_interval(&fx, 0, 1, 2, false, s + 2 * SEC + 4 * MSEC),
+                         -EALREADY);
+        assert_int_equal(send_numbered_interval(&fx, 0, 0, 1, false, s + 2 * SEC + 4 * MSEC),
+                         -EALREADY);
+        assert_int_equal(acks(&fx, 0, &upto), 1);
+        assert_int_equal(upto, 2);
+        assert_int_equal(run_civ(fx.run, 1)->reported, 2 - 1); /* counted once */
+        outbox_clear(&fx.out.acks);
+        /* A gap (3 was dropped): 4 is left until 3 comes. */
+        assert_int_equal(send_numbered_interval(&fx, 0, 3, 4, false, s + 4 * SEC + MSEC),
+                         -EALREADY);
+        assert_false(run_agent_iv(&fx.run->agents[0], 3) &&
+                     run_agent_iv(&fx.run->agents[0], 3)->received);
+        /* It was told "2" already, and nothing was taken since: no second Ack. */
+        assert_int_equal(fx.out.acks.n, 0);
+        assert_int_equal(send_numbered_interval(&fx, 0, 2, 3, false, s + 4 * SEC + 2 * MSEC), 0);
+        assert_int_equal(send_numbered_interval(&fx, 0, 3, 4, false, s + 4 * SEC + 3 * MSEC), 0);
+        assert_int_equal(fx.run->agents[0].rseq, 4);
+        /* Numbers are per agent. */
+        assert_int_equal(send_numbered_interval(&fx, 1, 0, 1, false, s + SEC + MSEC), 0);
+        fx_done(&fx);
+}
+
+/* Lost with an orphan grace: the run waits for it; it comes back, resends, finishes; the run is
+ * whole, the agent "rejoined". */
+static void test_lost_then_rejoined(void **state)
+{
+        fx_t fx;
+        int64_t s;
+        uint64_t upto = 0;
+        bool taken;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx.run->orphan_grace_ns = 60 * NSEC_PER_SEC;
+        s = fx_running(&fx);
+        assert_int_equal(send_numbered_interval(&fx, 1, 0, 1, false, s + SEC + MSEC), 0);
+        run_agent_lost(fx.run, fx.agents[1].id, s + 1500 * MSEC, &fx.out);
+        assert_true(fx.run->agents[1].lost);
+        assert_false(fx.run->agents[1].gone);
+        assert_true(event_says(&fx.out.control, "beta", "may come back"));
+        /* Its words while lost are not taken: it must say hello first. */
+        assert_int_equal(send_numbered_interval(&fx, 1, 1, 2, false, s + 2 * SEC), -ESRCH);
+        /* alpha finishes; the run waits for beta. */
+        assert_int_equal(send_interval(&fx, 0, 0, false, s + SEC + MSEC), 0);
+        assert_int_equal(send_interval(&fx, 0, 1, false, s + 2 * SEC + MSEC), 0);
+        assert_int_equal(send_interval(&fx, 0, 2, true, s + 3 * SEC + MSEC), 0);
+        assert_int_equal(send_finished(&fx, 0, s + 3 * SEC + 2 * MSEC), 0);
+        assert_false(run_done(fx.run));
+        assert_int_equal(run_next_deadline(fx.run), s + 1500 * MSEC + 60 * SEC);
+        fx_clear(&fx);
+        outbox_clear(&fx.out.acks);
+        /* beta is back, holding the run: an Ack says it has 1. */
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 20 * SEC, &fx.out);
+        assert_false(fx.run->agents[1].lost);
+        assert_true(fx.run->agents[1].rejoined);
+        assert_true(event_says(&fx.out.control, "beta", "rejoined"));
+        assert_int_equal(acks(&fx, 1, &upto), 1);
+        assert_int_equal(upto, 1);
+        /* It resends 1..2 (interval 1 and its last), then Finished, which is acknowledged. */
+        assert_int_equal(send_numbered_interval(&fx, 1, 1, 2, false, s + 20 * SEC + MSEC), 0);
+        assert_int_equal(send_numbered_interval(&fx, 1, 2, 3, true, s + 20 * SEC + MSEC), 0);
+        outbox_clear(&fx.out.acks);
+        {
+                envelope_t e = IOFLEET__ENVELOPE__INIT, *m;
+                Iofleet__Finished f = IOFLEET__FINISHED__INIT;
+                f.run_id = RUN_ID;
+                f.run_seq = 4;
+                e.body_case = BODY(FINISHED);
+                e.finished = &f;
+                m = roundtrip(&e);
+                assert_int_equal(run_on_message(fx.run, fx.agents[1].id, &m, s + 20 * SEC + 2 * MSEC,
+                                                 &fx.out),
+                                 0);
+                taken = m == NULL;
+                wire_free(&m);
+        }
+        assert_true(taken);
+        assert_true(run_done(fx.run));
+        assert_int_equal(acks(&fx, 1, &upto), 1);
+        assert_int_equal(upto, 4);
+        /* Every interval of both: whole. */
+        for (size_t k = 0; k < 3; k++)
+                for (size_t i = 0; i < 2; i++)
+                        assert_true(run_agent_iv(&fx.run->agents[i], k)->received);
+        assert_string_equal(run_agent_status(fx.run, &fx.run->agents[1]), "rejoined");
+        assert_int_equal(fx.run->agents[1].away_ns, 18500 * MSEC);
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
+        fx_done(&fx);
+}
+
+/* Lost and never back: given up at the grace's end, the run ends without it. */
+static void test_lost_beyond_grace(void **state)
+{
+        fx_t fx;
+        int64_t s;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx.run->orphan_grace_ns = 30 * NSEC_PER_SEC;
+        s = fx_running(&fx);
+        run_agent_lost(fx.run, fx.agents[1].id, s + SEC, &fx.out);
+        assert_int_equal(send_interval(&fx, 0, 0, true, s + SEC + MSEC), 0);
+        assert_int_equal(send_finished(&fx, 0, s + SEC + 2 * MSEC), 0);
+        run_tick(fx.run, s + 31 * SEC - 1, &fx.out);
+        assert_false(run_done(fx.run));
+        fx_clear(&fx);
+        run_tick(fx.run, s + 31 * SEC, &fx.out);
+        assert_true(run_done(fx.run));
+        assert_true(fx.run->agents[1].gone);
+        assert_true(event_says(&fx.out.control, "beta", "orphan grace"));
+        assert_string_equal(run_agent_status(fx.run, &fx.run->agents[1]), "lost");
+        fx_done(&fx);
+}
+
+/* Back after missing the start: too late to start with the others (failed and stopped); early
+ * enough, the start instant goes again. */
+static void test_rejoin_before_and_after_start(void **state)
+{
+        fx_t fx;
+        int64_t s;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 5 * NSEC_PER_SEC);
+        fx.run->orphan_grace_ns = 60 * NSEC_PER_SEC;
+        assert_int_equal(send_prepared(&fx, 0, T0 + MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 1, T0 + MSEC), 0);
+        s = fx.run->start_ns;
+        run_agent_lost(fx.run, fx.agents[1].id, T0 + 2 * MSEC, &fx.out);
+        fx_clear(&fx);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", s - 2 * SEC, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[1].id), 1);
+        assert_int_equal(fx.run->agents[1].error[0], 0);
+        fx_clear(&fx);
+        run_agent_lost(fx.run, fx.agents[1].id, s - SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", s + SEC, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[1].id), 0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[1].id), 1);
+        assert_non_null(strstr(fx.run->agents[1].error, "missed the start"));
+        /* The run goes on with alpha. */
+        assert_int_equal(fx.run->phase, RUN_STARTING);
+        assert_int_equal(send_started(&fx, 0, s, 5 * SEC, s + MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        fx_done(&fx);
+}
+
+/* An agent that never says Started is failed 10 s after the instant (and stopped); the others
+ * run. */
+static void test_start_deadline(void **state)
+{
+        fx_t fx;
+        int64_t s;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        assert_int_equal(send_prepared(&fx, 0, T0 + MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 1, T0 + MSEC), 0);
+        s = fx.run->start_ns;
+        assert_int_equal(send_started(&fx, 0, s, 5 * SEC, s + MSEC), 0);
+        assert_int_equal(run_next_deadline(fx.run), s + 10 * SEC);
+        fx_clear(&fx);
+        run_tick(fx.run, s + 10 * SEC, &fx.out);
+        assert_non_null(strstr(fx.run->agents[1].error, "no Started"));
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[1].id), 1);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        assert_false(run_done(fx.run));
+        fx_done(&fx);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1685,6 +1917,11 @@ int main(void)
             cmocka_unit_test(test_plan_servers_first),
             cmocka_unit_test(test_plan_cancel_waits_for_server),
             cmocka_unit_test(test_plan_stonewall),
+            cmocka_unit_test(test_numbered_in_order),
+            cmocka_unit_test(test_lost_then_rejoined),
+            cmocka_unit_test(test_lost_beyond_grace),
+            cmocka_unit_test(test_rejoin_before_and_after_start),
+            cmocka_unit_test(test_start_deadline),
         };
 
         log_setup("test-run", LOG_ERR); /* the run logs every event; keep the output readable */
