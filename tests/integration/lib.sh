@@ -88,11 +88,11 @@ start_coordinator() {
 	"$NOTIFY_LISTEN" "$T/coord.notify" "$T/coord.notify.log" &
 	PIDS+=($!)
 	for _ in $(seq 100); do [ -S "$T/coord.notify" ] && break; sleep 0.05; done
+	COORD_ARGS=(--control-endpoint="ipc://$T/control.sock" --key="$T/coordinator.key"
+		--agent-keys-dir="$T/agents.d" --control-keys-dir="$T/admins.d"
+		--results-dir="$T/runs" --heartbeat=200ms --lost-after=5 --metrics-listen=127.0.0.1:0 "$@")
 	NOTIFY_SOCKET=$T/coord.notify $prefix "$COORD" --agent-endpoint="${AGENT_EP:-tcp://127.0.0.1:*}" \
-		--control-endpoint="ipc://$T/control.sock" --key="$T/coordinator.key" \
-		--agent-keys-dir="$T/agents.d" --control-keys-dir="$T/admins.d" \
-		--results-dir="$T/runs" --heartbeat=200ms --lost-after=5 --metrics-listen=127.0.0.1:0 "$@" \
-		>"$T/coordinator.log" 2>&1 &
+		"${COORD_ARGS[@]}" >"$T/coordinator.log" 2>&1 &
 	COORD_PID=$!
 	PIDS+=($COORD_PID)
 	DAEMONS+=("$COORD_PID:coordinator")
@@ -104,6 +104,44 @@ start_coordinator() {
 	COORD_EP=$(grep -o 'IOFLEET_AGENT_ENDPOINT=[^ ]*' "$T/coord.notify.log" | head -n1 | cut -d= -f2)
 	CTL=ipc://$T/control.sock
 	[ -n "$COORD_EP" ] || { fail "coordinator announced no endpoint"; exit 1; }
+}
+
+# restart_coordinator: starts the coordinator again after it died (kill -9 COORD_PID, forgotten),
+# with the same endpoints (its agent port too, so that the agents find it), keys and results; its
+# log goes on in $T/coordinator.log. Returns once it is ready again.
+restart_coordinator() {
+	local prefix=${NS:+ip netns exec $NS} n
+	n=$(grep -c READY=1 "$T/coord.notify.log" 2>/dev/null)
+	echo "--- restarted" >>"$T/coordinator.log"
+	NOTIFY_SOCKET=$T/coord.notify $prefix "$COORD" --agent-endpoint="${AGENT_EP:-$COORD_EP}" \
+		"${COORD_ARGS[@]}" >>"$T/coordinator.log" 2>&1 &
+	COORD_PID=$!
+	PIDS+=($COORD_PID)
+	DAEMONS+=("$COORD_PID:coordinator")
+	for _ in $(seq 200); do
+		[ "$(grep -c READY=1 "$T/coord.notify.log" 2>/dev/null)" -gt "$n" ] && return 0
+		kill -0 "$COORD_PID" 2>/dev/null || { fail "the coordinator died at its restart"; return 1; }
+		sleep 0.05
+	done
+	fail "the restarted coordinator did not get ready"
+	return 1
+}
+
+# wait_line FILE REGEX [SECONDS]: until a line of FILE matches (60 s by default); 1 if none did.
+wait_line() {
+	local i
+	for ((i = 0; i < ${3:-60} * 20; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# own_bytes NAME: the bytes agent NAME's workers read in its last run, by its own count (the line
+# it logs when it finishes, or when a restarted agent finds a run it died in).
+own_bytes() {
+	sed -n 's/.*\(finished after [0-9]* intervals: read\|[0-9]* intervals: read\) \([0-9]*\) bytes.*/\2/p' \
+		"$T/$1.log" | tail -n1
 }
 
 # start_agent NAME [EXTRA ARGS...]: an agent with key $T/NAME.key; log in $T/NAME.log.
