@@ -28,3 +28,4 @@ int cmd_agents(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_runs(int argc, char **argv);

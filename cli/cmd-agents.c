@@ -12,13 +12,14 @@ static void usage(FILE *f)
 {
         fprintf(f, "Usage: iofleet agents [--coordinator=ENDPOINT] [--config=FILE] [--json]\n\n"
                    "Lists the agents the coordinator knows: id, name, hostname, roles, labels,\n"
-                   "version, clock offset and round trip, state.\n");
+                   "version, clock offset and round trip, state (idle, busy, lost, gone: stopped\n"
+                   "cleanly) and the run holding it.\n");
 }
 
 static void print_table(const Iofleet__AgentList *l)
 {
-        printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  %11s  %9s  %s\n", "ID", "NAME", "HOSTNAME",
-               "ROLES", "LABELS", "VERSION", "OFFSET", "RTT", "STATE");
+        printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  %11s  %9s  %-5s  %s\n", "ID", "NAME",
+               "HOSTNAME", "ROLES", "LABELS", "VERSION", "OFFSET", "RTT", "STATE", "RUN");
         for (size_t i = 0; i < l->n_agents; i++) {
                 const Iofleet__AgentInfo *a = l->agents[i];
                 char roles[256] = "", labels[512] = "", off[32] = "-", rtt[32] = "-";
@@ -34,9 +35,10 @@ static void print_table(const Iofleet__AgentList *l)
                         clock_format_duration(a->offset_ns, off, sizeof(off));
                         clock_format_duration((int64_t)a->rtt_ns, rtt, sizeof(rtt));
                 }
-                printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  %11s  %9s  %s\n", a->agent_id,
-                       a->name, a->hostname, roles[0] ? roles : "-", labels[0] ? labels : "-",
-                       a->version, off, rtt, a->state);
+                printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  %11s  %9s  %-5s  %s\n",
+                       a->agent_id, a->name, a->hostname, roles[0] ? roles : "-",
+                       labels[0] ? labels : "-", a->version, off, rtt, a->state,
+                       strempty(a->run_id) ? "-" : a->run_id);
         }
 }
 
@@ -60,6 +62,7 @@ static void print_json(const Iofleet__AgentList *l)
                 json_object_set_new(o, "offset_ns", json_integer(a->offset_ns));
                 json_object_set_new(o, "rtt_ns", json_integer((json_int_t)a->rtt_ns));
                 json_object_set_new(o, "state", json_string(a->state));
+                json_object_set_new(o, "run_id", json_string(a->run_id ? a->run_id : ""));
                 json_object_set_new(o, "joined_ns", json_integer(a->joined_ns));
                 json_object_set_new(o, "last_seen_ns", json_integer(a->last_seen_ns));
                 json_array_append_new(arr, o);

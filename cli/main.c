@@ -16,6 +16,7 @@ static void usage(FILE *f)
                "  keygen    write CURVE key pairs\n"
                "  report    compare the points of a sweep (or one run): table and SVG plots\n"
                "  watch     follow a run in progress from another terminal\n"
+               "  runs      list the runs in progress\n"
                "  version   print the version\n");
 }
 
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
                 return cmd_report(argc - 1, argv + 1);
         if (streq(argv[1], "watch"))
                 return cmd_watch(argc - 1, argv + 1);
+        if (streq(argv[1], "runs"))
+                return cmd_runs(argc - 1, argv + 1);
         if (streq(argv[1], "version") || streq(argv[1], "--version")) {
                 printf("iofleet %s\n", IOFLEET_VERSION);
                 return 0;

@@ -111,11 +111,21 @@ static void flush_acks(server_t *srv, bool now)
         flush_agents(srv, &srv->out.acks);
 }
 
+/* /metrics from every run in progress. */
+static void update_metrics(server_t *srv)
+{
+        size_t n = runs_count(srv->runs);
+        const run_t *v[n + 1];
+        for (size_t i = 0; i < n; i++)
+                v[i] = runs_at(srv->runs, i);
+        metrics_update(srv->metrics, srv->reg, v, n, clock_mono_ns());
+}
+
 static void on_run_finished(void *user, const run_t *run)
 {
-        server_t *srv = user;
-        /* Its last counts go into the cumulative /metrics counters before it is freed. */
-        metrics_update(srv->metrics, srv->reg, run, clock_mono_ns());
+        /* Its last counts go into the cumulative /metrics counters before it is freed (it is
+         * still among the runs). */
+        update_metrics(user);
 }
 
 /* The degrade rules of the runs and how often each fired, for /metrics. */
@@ -616,7 +626,7 @@ int server_run(const coord_config_t *cfg)
                 runs_tick(srv.runs, now_timeline());
                 after_run_event(&srv);
                 flush_acks(&srv, false);
-                metrics_update(srv.metrics, srv.reg, runs_count(srv.runs) ? runs_at(srv.runs, 0) : NULL, now);
+                update_metrics(&srv);
                 if (watchdog_usec && now >= next_watchdog) {
                         sd_notify(0, "WATCHDOG=1");
                         next_watchdog = now + (int64_t)watchdog_usec * 1000 / 2;

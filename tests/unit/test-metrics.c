@@ -423,8 +423,12 @@ static void fx_done(fx_t *fx)
 
 static char *render(fx_t *fx, const metrics_alert_t *alerts, size_t n_alerts)
 {
-        metrics_input_t in = {
-            .reg = fx->reg, .run = fx->run, .alerts = alerts, .n_alerts = n_alerts};
+        const run_t *runs[1] = {fx->run};
+        metrics_input_t in = {.reg = fx->reg,
+                              .runs = runs,
+                              .n_runs = fx->run ? 1 : 0,
+                              .alerts = alerts,
+                              .n_alerts = n_alerts};
         char *text = NULL;
         size_t len = 0;
         assert_int_equal(metrics_render(&in, &text, &len), 0);
@@ -506,10 +510,14 @@ static void test_running(void **state)
         assert_true(must_get(&e, "iofleet_agents", "state", "busy") == 3);
         assert_true(must_get(&e, "iofleet_run_info", "run_id", RUN_ID) == 1);
         assert_true(must_get(&e, "iofleet_run_info", "phase", "running") == 1);
-        assert_true(must_get(&e, "iofleet_run_interval_index", NULL, NULL) == 1);
-        assert_true(must_get(&e, "iofleet_run_agents", NULL, NULL) == 3);
-        assert_true(must_get(&e, "iofleet_run_interval_seconds", NULL, NULL) == 1.0);
-        assert_true(must_get(&e, "iofleet_run_start_skew_seconds", NULL, NULL) >= 0);
+        assert_true(must_get(&e, "iofleet_run_interval_index", "run_id", RUN_ID) == 1);
+        assert_true(must_get(&e, "iofleet_run_agents", "run_id", RUN_ID) == 3);
+        assert_true(must_get(&e, "iofleet_run_agents_away", "run_id", RUN_ID) == 0);
+        assert_true(must_get(&e, "iofleet_run_interval_seconds", "run_id", RUN_ID) == 1.0);
+        assert_true(must_get(&e, "iofleet_run_start_skew_seconds", "run_id", RUN_ID) >= 0);
+        /* An agent's gauges name the run it is in. */
+        assert_int_equal(count_samples(&e, "iofleet_agent_read_bytes_per_second"), N_AGENTS);
+        assert_true(must_get(&e, "iofleet_agent_read_bytes_per_second", "run_id", RUN_ID) > 0);
         for (size_t i = 0; i < N_AGENTS; i++) {
                 double r = must_get(&e, "iofleet_agent_read_bytes_per_second", "agent", names[i]);
                 double w = must_get(&e, "iofleet_agent_write_bytes_per_second", "agent", names[i]);
@@ -525,8 +533,10 @@ static void test_running(void **state)
                 assert_true(must_get(&e, "iofleet_agent_errors_total", "agent", names[i]) ==
                             (i == 2 ? 2 : 0));
         }
-        assert_true(must_get(&e, "iofleet_cluster_read_bytes_per_second", NULL, NULL) == sum_r);
-        assert_true(must_get(&e, "iofleet_cluster_write_bytes_per_second", NULL, NULL) == sum_w);
+        assert_true(must_get(&e, "iofleet_cluster_read_bytes_per_second", "run_id", RUN_ID) ==
+                    sum_r);
+        assert_true(must_get(&e, "iofleet_cluster_write_bytes_per_second", "run_id", RUN_ID) ==
+                    sum_w);
         assert_true(must_get(&e, "iofleet_cluster_write_bytes_total", NULL, NULL) ==
                     (double)(fig_write(0, 0) + fig_write(1, 0) + fig_write(2, 0) + fig_write(0, 1) +
                              fig_write(1, 1) + fig_write(2, 1)));
@@ -548,8 +558,9 @@ static void test_running(void **state)
                 assert_true(v == (double)hist_percentile(&want, p[i]) / 1e9);
                 prev = v;
         }
-        assert_true(must_get(&e, "iofleet_clat_seconds_count", NULL, NULL) == (double)want.n);
-        assert_true(fabs(must_get(&e, "iofleet_clat_seconds_sum", NULL, NULL) -
+        assert_true(must_get(&e, "iofleet_clat_seconds_count", "run_id", RUN_ID) ==
+                    (double)want.n);
+        assert_true(fabs(must_get(&e, "iofleet_clat_seconds_sum", "run_id", RUN_ID) -
                          (double)want.sum / 1e9) < 1e-9);
         expo_done(&e);
         free(text);
@@ -573,14 +584,14 @@ static void test_totals_across_runs(void **state)
         fx_run(&fx, "run-a");
         for (size_t i = 0; i < N_AGENTS; i++)
                 send_interval(&fx, "run-a", i, 0, false);
-        metrics_update(m, fx.reg, fx.run, now);
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1, now);
         /* A late interval 1 arrives after the last snapshot: the fold at the end counts it. */
         for (size_t i = 0; i < N_AGENTS; i++) {
                 send_interval(&fx, "run-a", i, 1, true);
                 send_finished(&fx, "run-a", i, run_interval_end(fx.run, 1) + 10 * MSEC);
         }
         assert_true(run_done(fx.run));
-        metrics_update(m, fx.reg, fx.run, now + 1); /* done: renders at once */
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1, now + 1); /* done: at once */
         for (size_t i = 0; i < N_AGENTS; i++)
                 run1 += fig_read(i, 0) + fig_read(i, 1);
         text = metrics_snapshot(m);
@@ -594,13 +605,13 @@ static void test_totals_across_runs(void **state)
                 fx.ap[i]->state = AGENT_IDLE;
 
         /* Idle: the same totals, from the base alone; rendering waits for its period. */
-        metrics_update(m, fx.reg, NULL, now + 2);
+        metrics_update(m, fx.reg, NULL, 0, now + 2);
         text = metrics_snapshot(m);
         parse(text, &e);
         assert_int_equal(count_samples(&e, "iofleet_run_info"), 1); /* the done run, still */
         expo_done(&e);
         free(text);
-        metrics_update(m, fx.reg, NULL, now + 2 * SEC);
+        metrics_update(m, fx.reg, NULL, 0, now + 2 * SEC);
         text = metrics_snapshot(m);
         parse(text, &e);
         assert_int_equal(count_samples(&e, "iofleet_run_info"), 0);
@@ -614,7 +625,7 @@ static void test_totals_across_runs(void **state)
         fx_run(&fx, "run-b");
         for (size_t i = 0; i < N_AGENTS; i++)
                 send_interval(&fx, "run-b", i, 0, false);
-        metrics_update(m, fx.reg, fx.run, now + 4 * SEC);
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1, now + 4 * SEC);
         text = metrics_snapshot(m);
         parse(text, &e);
         assert_true(must_get(&e, "iofleet_cluster_read_bytes_total", NULL, NULL) ==
@@ -628,13 +639,67 @@ static void test_totals_across_runs(void **state)
         /* The alerts hook. */
         metrics_alert_t al = {"stalled_agent", 7};
         assert_int_equal(metrics_set_alerts(m, &al, 1), 0);
-        metrics_update(m, fx.reg, fx.run, now + 6 * SEC);
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1, now + 6 * SEC);
         text = metrics_snapshot(m);
         assert_non_null(strstr(text, "iofleet_alerts_total{rule=\"stalled_agent\"} 7\n"));
         free(text);
         fx_done(&fx);
         metrics_free(&m);
         assert_null(m);
+}
+
+/* Two runs at once on disjoint agents: each has its own series, labelled by its id. */
+static void test_two_runs(void **state)
+{
+        Iofleet__Job job = IOFLEET__JOB__INIT, *jp = &job;
+        Iofleet__JobOption o[2] = {IOFLEET__JOB_OPTION__INIT, IOFLEET__JOB_OPTION__INIT},
+                           *op[2] = {&o[0], &o[1]};
+        Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
+        envelope_t e = IOFLEET__ENVELOPE__INIT, *sub;
+        run_t *r[2] = {NULL, NULL};
+        const run_t *cr[2];
+        char err[256], *text;
+        fx_t fx;
+        expo_t ex;
+
+        fx_registry(&fx);
+        o[0].key = "rw";
+        o[0].value = "read";
+        o[1].key = "size";
+        o[1].value = "1m";
+        job.name = "j";
+        job.options = op;
+        job.n_options = 2;
+        s.jobs = &jp;
+        s.n_jobs = 1;
+        e.body_case = BODY(SUBMIT_RUN);
+        e.submit_run = &s;
+        sub = roundtrip(&e);
+        assert_int_equal(run_new("run-soak", "", &sub, fx.ap, NULL, 1, T0, &fx.out, &r[0], err,
+                                 sizeof(err)),
+                         0);
+        sub = roundtrip(&e);
+        assert_int_equal(run_new("run-bench", "", &sub, fx.ap + 1, NULL, 2, T0, &fx.out, &r[1], err,
+                                 sizeof(err)),
+                         0);
+        cr[0] = r[0];
+        cr[1] = r[1];
+        {
+                metrics_input_t in = {.reg = fx.reg, .runs = cr, .n_runs = 2};
+                size_t len;
+                assert_int_equal(metrics_render(&in, &text, &len), 0);
+        }
+        parse(text, &ex);
+        assert_true(must_get(&ex, "iofleet_run_active", NULL, NULL) == 2);
+        assert_int_equal(count_samples(&ex, "iofleet_run_info"), 2);
+        assert_true(must_get(&ex, "iofleet_run_agents", "run_id", "run-soak") == 1);
+        assert_true(must_get(&ex, "iofleet_run_agents", "run_id", "run-bench") == 2);
+        assert_true(must_get(&ex, "iofleet_run_info", "run_id", "run-bench") == 1);
+        expo_done(&ex);
+        free(text);
+        run_free(&r[0]);
+        run_free(&r[1]);
+        fx_done(&fx);
 }
 
 /* Sends one HTTP request to the server and returns the status code; body in buf. */
@@ -670,7 +735,7 @@ static void test_http(void **state)
         /* Nothing rendered yet. */
         assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 503);
         fx_registry(&fx);
-        metrics_update(m, fx.reg, NULL, 0);
+        metrics_update(m, fx.reg, NULL, 0, 0);
         assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 200);
         assert_non_null(strstr(buf, "Content-Type: text/plain; version=0.0.4"));
         assert_non_null(strstr(buf, "\r\n\r\n# HELP iofleet_"));
@@ -707,7 +772,7 @@ static void test_listen_values(void **state)
         else
                 assert_null(m);
         metrics_free(&m);
-        metrics_update(NULL, NULL, NULL, 0); /* NULL-safe: metrics off */
+        metrics_update(NULL, NULL, NULL, 0, 0); /* NULL-safe: metrics off */
 }
 
 int main(void)
@@ -716,6 +781,7 @@ int main(void)
             cmocka_unit_test(test_escape_label), cmocka_unit_test(test_idle),
             cmocka_unit_test(test_running),      cmocka_unit_test(test_totals_across_runs),
             cmocka_unit_test(test_http),         cmocka_unit_test(test_listen_values),
+            cmocka_unit_test(test_two_runs),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
