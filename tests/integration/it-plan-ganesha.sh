@@ -43,6 +43,8 @@ interval = 500ms
 [server]
 backend = ganesha
 path = $T/export
+access = rw
+root_squash = no_root_squash
 [client]
 count = 2
 mount = no
