@@ -261,6 +261,9 @@ static void finish(runs_t *rs, size_t i)
         }
         free(text);
         json_decref(doc);
+        if (s->journal)
+                log_info("run %s: its journal took %llu bytes", run->id,
+                         (unsigned long long)journal_bytes(s->journal));
         rs->journal_bytes += journal_bytes(s->journal);
         /* Written: the journal has served. */
         if (r >= 0 && journal_finish(&s->journal, run->code, run->message) < 0)
