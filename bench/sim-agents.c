@@ -388,7 +388,12 @@ static void timers(sim_t *sim)
         }
         for (size_t c = 0; sim->hb_ns && c < sim->n; c++) {
                 sim_agent_t *a = &sim->a[sim->hb_cursor];
-                if (!a->welcomed || mono < a->next_hb)
+                if (!a->welcomed) {
+                        /* Not in yet: it must not hold up the heartbeats of those after it. */
+                        sim->hb_cursor = (sim->hb_cursor + 1) % sim->n;
+                        continue;
+                }
+                if (mono < a->next_hb)
                         break;
                 heartbeat(sim, a);
                 a->next_hb += (int64_t)sim->hb_ns;
