@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "client.h"
 #include "config.h"
@@ -22,6 +23,12 @@ int cli_config_load(const char *path, cli_config_t *c, char *err, size_t errlen)
 void cli_config_free(cli_config_t *c);
 /* Connects to the configured coordinator (loading keys for tcp endpoints). */
 int cli_connect(const cli_config_t *c, client_t **ret, char *err, size_t errlen);
+
+/* One request to the coordinator for a listing command (--coordinator, --config, --json,
+ * --help): its answer of type expect in *rep (NULL after --help or an error). Returns the exit
+ * status: 0, 1 (no answer), 2 (bad options or configuration). */
+int cli_query(int argc, char **argv, const char *cmd, void (*usage)(FILE *f), envelope_t *req,
+              Iofleet__Envelope__BodyCase expect, envelope_t **rep, bool *json);
 
 int cmd_run(int argc, char **argv);
 int cmd_agents(int argc, char **argv);

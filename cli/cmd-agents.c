@@ -74,58 +74,18 @@ static void print_json(const Iofleet__AgentList *l)
 
 int cmd_agents(int argc, char **argv)
 {
-        const char *config = NULL, *coordinator = NULL;
-        bool json = false;
-        cli_config_t cfg;
-        client_t *c = NULL;
         envelope_t req = IOFLEET__ENVELOPE__INIT, *rep = NULL;
         Iofleet__ListAgents la = IOFLEET__LIST_AGENTS__INIT;
-        char err[1024];
-        int r, rc = 1;
+        bool json;
+        int rc;
 
-        for (int i = 1; i < argc; i++) {
-                if (strncmp(argv[i], "--config=", 9) == 0)
-                        config = argv[i] + 9;
-                else if (strncmp(argv[i], "--coordinator=", 14) == 0)
-                        coordinator = argv[i] + 14;
-                else if (streq(argv[i], "--json"))
-                        json = true;
-                else if (streq(argv[i], "--help")) {
-                        usage(stdout);
-                        return 0;
-                } else {
-                        fprintf(stderr,
-                                "iofleet agents: unknown option '%s' (allowed: --coordinator, "
-                                "--config, --json)\n",
-                                argv[i]);
-                        return 2;
-                }
-        }
-        if (cli_config_load(config, &cfg, err, sizeof(err)) < 0) {
-                fprintf(stderr, "iofleet: %s\n", err);
-                return 2;
-        }
-        if (coordinator)
-                strdup_to(&cfg.coordinator, coordinator);
-        if ((r = cli_connect(&cfg, &c, err, sizeof(err))) < 0) {
-                fprintf(stderr, "iofleet: %s\n", err);
-                goto out;
-        }
         req.body_case = IOFLEET__ENVELOPE__BODY_LIST_AGENTS;
         req.list_agents = &la;
-        if (client_call(c, &req, 5000, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep, err, sizeof(err)) <
-            0) {
-                fprintf(stderr, "iofleet: %s\n", err);
-                goto out;
-        }
-        if (json)
+        rc = cli_query(argc, argv, "agents", usage, &req, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep, &json);
+        if (rep && json)
                 print_json(rep->agent_list);
-        else
+        else if (rep)
                 print_table(rep->agent_list);
-        rc = 0;
-out:
         wire_free(&rep);
-        client_free(&c);
-        cli_config_free(&cfg);
         return rc;
 }

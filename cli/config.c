@@ -64,3 +64,48 @@ int cli_connect(const cli_config_t *c, client_t **ret, char *err, size_t errlen)
                 return r;
         return client_connect(c->coordinator, &kp, server.public_z85, ret, err, errlen);
 }
+
+int cli_query(int argc, char **argv, const char *cmd, void (*usage)(FILE *f), envelope_t *req,
+              Iofleet__Envelope__BodyCase expect, envelope_t **rep, bool *json)
+{
+        const char *config = NULL, *coordinator = NULL;
+        cli_config_t cfg;
+        client_t *c = NULL;
+        char err[1024];
+        int rc = 1;
+
+        *rep = NULL;
+        *json = false;
+        for (int i = 1; i < argc; i++) {
+                if (strncmp(argv[i], "--config=", 9) == 0)
+                        config = argv[i] + 9;
+                else if (strncmp(argv[i], "--coordinator=", 14) == 0)
+                        coordinator = argv[i] + 14;
+                else if (streq(argv[i], "--json"))
+                        *json = true;
+                else if (streq(argv[i], "--help")) {
+                        usage(stdout);
+                        return 0;
+                } else {
+                        fprintf(stderr,
+                                "iofleet %s: unknown option '%s' (allowed: --coordinator, "
+                                "--config, --json)\n",
+                                cmd, argv[i]);
+                        return 2;
+                }
+        }
+        if (cli_config_load(config, &cfg, err, sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                return 2;
+        }
+        if (coordinator)
+                strdup_to(&cfg.coordinator, coordinator);
+        if (cli_connect(&cfg, &c, err, sizeof(err)) < 0 ||
+            client_call(c, req, 5000, expect, rep, err, sizeof(err)) < 0)
+                fprintf(stderr, "iofleet: %s\n", err);
+        else
+                rc = 0;
+        client_free(&c);
+        cli_config_free(&cfg);
+        return rc;
+}

@@ -77,3 +77,19 @@ int write_file_atomic(const char *path, const char *data, size_t len, unsigned m
                 fsync(dfd);
         return 0;
 }
+
+int array_reserve(void **v, size_t *cap, size_t n, size_t size)
+{
+        size_t c;
+        void *p;
+        if (n < *cap)
+                return 0;
+        c = *cap ? *cap * 2 : 16;
+        while (c <= n)
+                c *= 2;
+        if (!(p = realloc(*v, c * size)))
+                return -ENOMEM;
+        *v = p;
+        *cap = c;
+        return 0;
+}

@@ -59,6 +59,9 @@ static inline int strdup_to(char **dst, const char *s)
 /* Writes one formatted line into err (when err is not NULL) and returns r, so that callers can
  * `return errorf(err, errlen, -EINVAL, "...")`. */
 int errorf(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
+/* Makes room in *v (*cap elements of size bytes) for one more after the n it holds, doubling
+ * from 16; 0 or -ENOMEM (*v and *cap unchanged). */
+int array_reserve(void **v, size_t *cap, size_t n, size_t size);
 /* Creates path and its missing parents (parents 0755, path itself mode); 0 or -errno. */
 int mkdir_p(const char *path, mode_t mode);
 

@@ -45,7 +45,7 @@ static void agent_info_done(Iofleet__AgentInfo *info)
                 free(info->labels[i]->key);
 }
 
-void control_push_error(outbox_t *ob, const char *peer, uint64_t *seq, Iofleet__ErrorCode code,
+void error_push(outbox_t *ob, const char *peer, uint64_t *seq, Iofleet__ErrorCode code,
                         const char *run_id, const char *msg)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
@@ -77,7 +77,7 @@ void agent_list_push(outbox_t *ob, const char *peer, uint64_t *seq, agent_t **ag
         labels = calloc(nl ? nl : 1, sizeof(*labels));
         lp = calloc(nl ? nl : 1, sizeof(*lp));
         if (!infos || !ip || !labels || !lp) {
-                control_push_error(ob, peer, seq, IOFLEET__ERROR_CODE__ERROR_INTERNAL, NULL,
+                error_push(ob, peer, seq, IOFLEET__ERROR_CODE__ERROR_INTERNAL, NULL,
                                    "out of memory");
                 goto done;
         }

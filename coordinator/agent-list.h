@@ -1,4 +1,4 @@
-/* Agents as the CLI sees them: AgentList and RunAccepted replies. */
+/* Agents as the CLI sees them: AgentList and RunAccepted replies; and Error replies. */
 #pragma once
 
 #include <stddef.h>
@@ -12,6 +12,6 @@
 void agent_list_push(outbox_t *ob, const char *peer, uint64_t *seq, agent_t **agents, size_t n,
                      const char *accepted_run, const char *(*run_of)(void *user, const char *id),
                      void *user);
-/* Queues an Error to peer. */
-void control_push_error(outbox_t *ob, const char *peer, uint64_t *seq, Iofleet__ErrorCode code,
+/* Queues an Error to peer (a control client, or an agent by its connection). */
+void error_push(outbox_t *ob, const char *peer, uint64_t *seq, Iofleet__ErrorCode code,
                         const char *run_id, const char *msg);

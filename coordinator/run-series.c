@@ -95,14 +95,8 @@ int run_set_spool(run_t *run, const char *path)
 
 int run_keep_late(run_t *run, const run_agent_t *a, size_t k, const run_interval_t *v)
 {
-        if (run->n_late == run->cap_late) {
-                size_t cap = run->cap_late ? run->cap_late * 2 : 64;
-                run_late_t *l = realloc(run->late, cap * sizeof(*l));
-                if (!l)
-                        return -ENOMEM;
-                run->late = l;
-                run->cap_late = cap;
-        }
+        if (array_reserve((void **)&run->late, &run->cap_late, run->n_late, sizeof(*run->late)) < 0)
+                return -ENOMEM;
         run->late[run->n_late++] = (run_late_t){k, a->rank, *v};
         return 0;
 }

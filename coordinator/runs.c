@@ -121,7 +121,7 @@ static const char *run_of_agent_cb(void *user, const char *id)
 static void push_error(runs_t *rs, const char *peer, Iofleet__ErrorCode code, const char *run_id,
                        const char *msg)
 {
-        control_push_error(&rs->ctx.out->control, peer, rs->ctx.control_seq, code, run_id, msg);
+        error_push(&rs->ctx.out->control, peer, rs->ctx.control_seq, code, run_id, msg);
 }
 
 /* The run's journal hook: records go to its journal before the run acts on them. */
@@ -160,14 +160,8 @@ static void release_agents(runs_t *rs, run_t *run)
 
 static int add_slot(runs_t *rs, run_t *run, journal_t *j, const char *dir)
 {
-        if (rs->n == rs->cap) {
-                size_t cap = rs->cap ? rs->cap * 2 : 8;
-                slot_t *v = realloc(rs->v, cap * sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                rs->v = v;
-                rs->cap = cap;
-        }
+        if (array_reserve((void **)&rs->v, &rs->cap, rs->n, sizeof(*rs->v)) < 0)
+                return -ENOMEM;
         rs->v[rs->n] = (slot_t){run, j, ""};
         snprintf(rs->v[rs->n].dir, sizeof(rs->v[0].dir), "%s", dir);
         rs->n++;

@@ -47,18 +47,14 @@ static int64_t now_timeline(void)
         return clock_real_ns();
 }
 
+/* An Error to peer on socket s, now. */
 static void send_error(void *s, const char *peer, uint64_t *seq, Iofleet__ErrorCode code,
                        const char *run_id, const char *msg)
 {
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__Error err = IOFLEET__ERROR__INIT;
-        err.code = code;
-        err.message = (char *)msg;
-        err.run_id = (char *)(run_id ? run_id : "");
-        e.seq = seq ? ++*seq : 0;
-        e.body_case = IOFLEET__ENVELOPE__BODY_ERROR;
-        e.error = &err;
-        sock_send_env(s, peer, &e);
+        outbox_t ob = {0};
+        error_push(&ob, peer, seq, code, run_id, msg);
+        outbox_flush(&ob, s);
+        outbox_done(&ob);
 }
 
 static void update_status(server_t *srv)

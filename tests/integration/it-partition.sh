@@ -7,36 +7,21 @@
 # are its own count, the run is ok (exit 0) with the four agents "rejoined", every host is put
 # back, and an agent that cannot reach the coordinator says so once, then at a growing interval.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
 command -v jq >/dev/null || skip "jq is not installed"
-suffix=$$
-C=ioppc$suffix
-ip netns add "$C" 2>/dev/null || skip "ip netns add is not permitted here"
-NETNS+=("$C")
 scratch
-ip -n "$C" link set lo up
+netns_star iopp 204 4
 RUNTIME=${PARTITION_RUNTIME:-75}
 for i in 1 2 3 4; do
-	ns=iopp$i-$suffix
-	ip netns add "$ns" && NETNS+=("$ns")
-	ip link add "pc$i$suffix" type veth peer name "pa$i$suffix" || skip "veth links cannot be made here"
-	ip link set "pc$i$suffix" netns "$C"
-	ip link set "pa$i$suffix" netns "$ns"
-	ip -n "$C" addr add "10.204.$i.1/24" dev "pc$i$suffix"
-	ip -n "$ns" addr add "10.204.$i.2/24" dev "pa$i$suffix"
-	ip -n "$C" link set "pc$i$suffix" up
-	ip -n "$ns" link set "pa$i$suffix" up
-	ip -n "$ns" link set lo up
 	# A value no plan uses: put back means back to exactly this.
-	ip netns exec "$ns" sh -c 'echo "4096 87380 3145728" >/proc/sys/net/ipv4/tcp_rmem'
+	ip netns exec "${HOST_NS[i]}" sh -c 'echo "4096 87380 3145728" >/proc/sys/net/ipv4/tcp_rmem'
 done
-rmem() { ip netns exec "iopp$1-$suffix" cat /proc/sys/net/ipv4/tcp_rmem; }
+rmem() { ip netns exec "${HOST_NS[$1]}" cat /proc/sys/net/ipv4/tcp_rmem; }
 
 keys coordinator h1 h2 h3 h4
 for i in 1 2 3 4; do allow "h$i"; done
 NS=$C AGENT_EP=tcp://*:17480 start_coordinator
 for i in 1 2 3 4; do
-	NS=iopp$i-$suffix AGENT_COORD=tcp://10.204.$i.1:17480 start_agent "h$i"
+	NS=${HOST_NS[i]} AGENT_COORD=tcp://10.204.$i.1:17480 start_agent "h$i"
 	PID[$i]=$LAST_PID
 done
 wait_agents 4
@@ -70,14 +55,12 @@ for i in 1 2 3 4; do
 	check "h$i runs with the plan's sysctl" [ "$(rmem $i)" = "$(printf '4096\t131072\t6291456')" ]
 done
 t0=$(date +%s)
-ip -n iopp1-$suffix link set pa1$suffix down
-ip -n iopp2-$suffix link set pa2$suffix down
-ip -n iopp3-$suffix link set pa3$suffix down
+for i in 1 2 3; do ip -n "${HOST_NS[i]}" link set "${HOST_IF[i]}" down; done
 kill -STOP "${PID[4]}"
 # Each comes back after its own time, measured from the cut (not by counting sleeps).
 back() { # I SECONDS
 	while [ $(($(date +%s) - t0)) -lt "$2" ]; do sleep 0.2; done
-	if [ "$1" = 4 ]; then kill -CONT "${PID[4]}"; else ip -n "iopp$1-$suffix" link set "pa$1$suffix" up; fi
+	if [ "$1" = 4 ]; then kill -CONT "${PID[4]}"; else ip -n "${HOST_NS[$1]}" link set "${HOST_IF[$1]}" up; fi
 }
 back 1 5
 back 4 10

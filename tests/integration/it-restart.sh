@@ -68,8 +68,7 @@ check "and holds no run" test -z "$(ls -A "$T/state-a2/runs" 2>/dev/null)"
 	--output-format=json --output="$T/coord.json" >"$T/coord.log" 2>&1 &
 RUN=$!
 wait_line "$T/coord.log" '^\[ *10/20\]' 60 || fail "run 2 did not get to interval 10"
-forget "$COORD_PID"
-kill -KILL "$COORD_PID"
+kill_coordinator
 t0=$(date +%s)
 while [ $(($(date +%s) - t0)) -lt 12 ]; do sleep 0.2; done
 restart_coordinator
@@ -110,8 +109,7 @@ EOF
 RUN=$!
 wait_line "$T/sweep.log" 'point 2/3' 90 && wait_line "$T/sweep.log" '^\[ *2/6\]' 30 ||
 	fail "the sweep did not get to its second point"
-forget "$COORD_PID"
-kill -KILL "$COORD_PID"
+kill_coordinator
 t0=$(date +%s)
 while [ $(($(date +%s) - t0)) -lt 3 ]; do sleep 0.2; done
 restart_coordinator
@@ -149,8 +147,7 @@ check "... saying so" grep -q "no such run" "$T/watch3.log"
 RUN=$!
 wait_line "$T/bound.log" '^\[ *2/25\]' 60 || fail "run 5 did not get to interval 2"
 RID=$(sed -n 's/^iofleet: run \([^ ]*\) accepted.*/\1/p' "$T/bound.log")
-forget "$COORD_PID"
-kill -KILL "$COORD_PID"
+kill_coordinator
 wait_exit "$RUN" 30
 check "iofleet run leaves after its bounded wait, with status 3" [ $? -eq 3 ]
 check "... saying how to follow the run" grep -q "follow it with 'iofleet watch $RID'" "$T/bound.log"

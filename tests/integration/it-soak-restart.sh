@@ -5,35 +5,18 @@
 # the whole run, each life of the coordinator over its own stretch. SOAK_SECONDS sets the length
 # (240 by default; 60 in a sanitizer build, where memory says nothing and time costs more).
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
 command -v jq >/dev/null || skip "jq is not installed"
 asan=false
 ldd "$COORD" 2>/dev/null | grep -q libasan && asan=true
 SOAK=${SOAK_SECONDS:-$($asan && echo 60 || echo 240)}
-suffix=$$
-C=iosc$suffix
-ip netns add "$C" 2>/dev/null || skip "ip netns add is not permitted here"
-NETNS+=("$C")
 scratch
-ip -n "$C" link set lo up
-for i in 1 2; do
-	ns=ios$i-$suffix
-	ip netns add "$ns" && NETNS+=("$ns")
-	ip link add "sc$i$suffix" type veth peer name "sa$i$suffix" || skip "veth links cannot be made here"
-	ip link set "sc$i$suffix" netns "$C"
-	ip link set "sa$i$suffix" netns "$ns"
-	ip -n "$C" addr add "10.205.$i.1/24" dev "sc$i$suffix"
-	ip -n "$ns" addr add "10.205.$i.2/24" dev "sa$i$suffix"
-	ip -n "$C" link set "sc$i$suffix" up
-	ip -n "$ns" link set "sa$i$suffix" up
-	ip -n "$ns" link set lo up
-done
+netns_star ios 205 2
 keys coordinator s1 s2
 allow s1
 allow s2
 NS=$C AGENT_EP=tcp://*:17490 start_coordinator
 for i in 1 2; do
-	NS=ios$i-$suffix AGENT_COORD=tcp://10.205.$i.1:17490 start_agent "s$i"
+	NS=${HOST_NS[i]} AGENT_COORD=tcp://10.205.$i.1:17490 start_agent "s$i"
 	APID[$i]=$LAST_PID
 done
 wait_agents 2
@@ -74,8 +57,7 @@ sample() {
 	return 0
 }
 restart_after() { # SECONDS_DOWN
-	forget "$COORD_PID"
-	kill -KILL "$COORD_PID"
+	kill_coordinator
 	local down=$(date +%s)
 	while [ $(($(date +%s) - down)) -lt "$1" ]; do sleep 0.2; done
 	NS=$C AGENT_EP=tcp://*:17490 restart_coordinator
@@ -85,9 +67,9 @@ restart_after() { # SECONDS_DOWN
 at $K1
 restart_after $D1
 at $CUT
-ip -n ios1-$suffix link set sa1$suffix down
+ip -n "${HOST_NS[1]}" link set "${HOST_IF[1]}" down
 at $((CUT + CUTLEN))
-ip -n ios1-$suffix link set sa1$suffix up
+ip -n "${HOST_NS[1]}" link set "${HOST_IF[1]}" up
 at $K2
 restart_after $D2
 while kill -0 "$RUN" 2>/dev/null; do sample; sleep 1; done

@@ -127,6 +127,41 @@ restart_coordinator() {
 	return 1
 }
 
+# kill_coordinator: kill -9 of the coordinator (a crash), which the test restarts itself.
+kill_coordinator() {
+	forget "$COORD_PID"
+	kill -KILL "$COORD_PID"
+	wait "$COORD_PID" 2>/dev/null
+}
+
+# netns_star PREFIX NET N: a coordinator namespace ($C) and N host namespaces, each joined to it
+# by a veth link of its own: 10.NET.i.1 on the coordinator's side, 10.NET.i.2 on host i's, whose
+# end is HOST_IF[i] in namespace HOST_NS[i] (cut it with ip -n NS link set IF down). Skips the
+# test where namespaces or veth links cannot be made.
+netns_star() {
+	local prefix=$1 net=$2 n=$3 i suffix=$$
+	[ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
+	C=${prefix}c$suffix
+	ip netns add "$C" 2>/dev/null || skip "ip netns add is not permitted here"
+	NETNS+=("$C")
+	ip -n "$C" link set lo up
+	HOST_NS=() HOST_IF=()
+	for ((i = 1; i <= n; i++)); do
+		HOST_NS[i]=$prefix$i-$suffix
+		HOST_IF[i]=${prefix}a$i$suffix
+		ip netns add "${HOST_NS[i]}" && NETNS+=("${HOST_NS[i]}")
+		ip link add "${prefix}c$i$suffix" type veth peer name "${HOST_IF[i]}" ||
+			skip "veth links cannot be made here"
+		ip link set "${prefix}c$i$suffix" netns "$C"
+		ip link set "${HOST_IF[i]}" netns "${HOST_NS[i]}"
+		ip -n "$C" addr add "10.$net.$i.1/24" dev "${prefix}c$i$suffix"
+		ip -n "${HOST_NS[i]}" addr add "10.$net.$i.2/24" dev "${HOST_IF[i]}"
+		ip -n "$C" link set "${prefix}c$i$suffix" up
+		ip -n "${HOST_NS[i]}" link set "${HOST_IF[i]}" up
+		ip -n "${HOST_NS[i]}" link set lo up
+	done
+}
+
 # wait_line FILE REGEX [SECONDS]: until a line of FILE matches (60 s by default); 1 if none did.
 wait_line() {
 	local i
