@@ -865,78 +865,54 @@ Iofleet__Setting *wire_settings(const kvlist_t *kv, Iofleet__Setting ***ptrs)
         return v;
 }
 
-uint64_t wire_run_seq(const envelope_t *e)
+/* An agent's run messages: the bodies that carry run_id and a run_seq numbering them. */
+static bool is_run_message(const envelope_t *e)
 {
         switch (e->body_case) {
         case IOFLEET__ENVELOPE__BODY_PREPARED:
-                return e->prepared->run_seq;
         case IOFLEET__ENVELOPE__BODY_STARTED:
-                return e->started->run_seq;
         case IOFLEET__ENVELOPE__BODY_INTERVAL:
-                return e->interval->run_seq;
         case IOFLEET__ENVELOPE__BODY_FINISHED:
-                return e->finished->run_seq;
         case IOFLEET__ENVELOPE__BODY_RESTORED:
-                return e->restored->run_seq;
         case IOFLEET__ENVELOPE__BODY_ERROR:
-                return e->error->run_seq;
+                return true;
         default:
-                return 0;
+                return false;
         }
+}
+
+/* Field name of a run message's body, found through its descriptor (every run message has
+ * run_id and run_seq); NULL for other bodies. */
+static void *run_field(const envelope_t *e, const char *name)
+{
+        const ProtobufCFieldDescriptor *bf, *f;
+        ProtobufCMessage *body;
+        if (!is_run_message(e))
+                return NULL;
+        bf = protobuf_c_message_descriptor_get_field(&iofleet__envelope__descriptor,
+                                                     (unsigned)e->body_case);
+        body = bf ? *(ProtobufCMessage **)((char *)e + bf->offset) : NULL;
+        f = body ? protobuf_c_message_descriptor_get_field_by_name(body->descriptor, name) : NULL;
+        return f ? (char *)body + f->offset : NULL;
+}
+
+uint64_t wire_run_seq(const envelope_t *e)
+{
+        const uint64_t *seq = run_field(e, "run_seq");
+        return seq ? *seq : 0;
 }
 
 void wire_set_run_seq(envelope_t *e, uint64_t seq)
 {
-        switch (e->body_case) {
-        case IOFLEET__ENVELOPE__BODY_PREPARED:
-                e->prepared->run_seq = seq;
-                break;
-        case IOFLEET__ENVELOPE__BODY_STARTED:
-                e->started->run_seq = seq;
-                break;
-        case IOFLEET__ENVELOPE__BODY_INTERVAL:
-                e->interval->run_seq = seq;
-                break;
-        case IOFLEET__ENVELOPE__BODY_FINISHED:
-                e->finished->run_seq = seq;
-                break;
-        case IOFLEET__ENVELOPE__BODY_RESTORED:
-                e->restored->run_seq = seq;
-                break;
-        case IOFLEET__ENVELOPE__BODY_ERROR:
-                e->error->run_seq = seq;
-                break;
-        default:
-                break;
-        }
+        uint64_t *p = run_field(e, "run_seq");
+        if (p)
+                *p = seq;
 }
 
 const char *wire_run_id(const envelope_t *e)
 {
-        const char *id = NULL;
-        switch (e->body_case) {
-        case IOFLEET__ENVELOPE__BODY_PREPARED:
-                id = e->prepared->run_id;
-                break;
-        case IOFLEET__ENVELOPE__BODY_STARTED:
-                id = e->started->run_id;
-                break;
-        case IOFLEET__ENVELOPE__BODY_INTERVAL:
-                id = e->interval->run_id;
-                break;
-        case IOFLEET__ENVELOPE__BODY_FINISHED:
-                id = e->finished->run_id;
-                break;
-        case IOFLEET__ENVELOPE__BODY_RESTORED:
-                id = e->restored->run_id;
-                break;
-        case IOFLEET__ENVELOPE__BODY_ERROR:
-                id = e->error->run_id;
-                break;
-        default:
-                break;
-        }
-        return id ? id : "";
+        char **id = run_field(e, "run_id");
+        return id && *id ? *id : "";
 }
 
 static Iofleet__Hist *hist_part(Iofleet__Hist *pb, const hist_t *now, const hist_t *before,
