@@ -424,8 +424,18 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
         case IOFLEET__ENVELOPE__BODY_WELCOME:
                 on_welcome(ag, e->welcome);
                 break;
-        case IOFLEET__ENVELOPE__BODY_HEARTBEAT:
+        case IOFLEET__ENVELOPE__BODY_HEARTBEAT: {
+                const Iofleet__Heartbeat *hb = e->heartbeat;
+                time_sample_t s;
+                if (hb->probe_t1 && hb->probe_t2 &&
+                    clock_sample(hb->probe_t1, hb->probe_t2, hb->probe_t3, t4, &s) == 0)
+                        clock_sync_add(&ag->sync, &s);
+                if (hb->ack_upto && ag->run && streq(ag->run->id, hb->run_id)) {
+                        arun_on_ack(ag->run->ar, hb->ack_upto, clock_mono_ns(), &out);
+                        apply(ag, &out);
+                }
                 break;
+        }
         case IOFLEET__ENVELOPE__BODY_TIME_REPLY: {
                 time_sample_t s;
                 if (clock_sample(e->time_reply->t1, e->time_reply->t2, e->time_reply->t3, t4, &s) ==

@@ -145,11 +145,11 @@ void session_heartbeat(agent_t *ag)
                 hb.rtt_ns = (uint64_t)s.rtt_ns;
         }
         hb.run_id = ag->run ? ag->run->id : (char *)"";
+        /* A probe rides with every heartbeat: the offset stays fresh between runs. */
+        hb.probe_t1 = clock_local_ns();
         e.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
         e.heartbeat = &hb;
         session_send(ag, &e);
-        /* One probe per heartbeat keeps the offset fresh between runs. */
-        session_probe(ag);
 }
 
 void session_close(agent_t *ag)

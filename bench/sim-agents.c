@@ -181,6 +181,13 @@ static void on_agent_msg(sim_t *sim, sim_agent_t *a, envelope_t *e)
         case BODY(STOP):
                 send_finished(sim, a);
                 break;
+        case BODY(HEARTBEAT):
+                if (!e->heartbeat->ack_upto)
+                        break;
+                sim->acks++;
+                if (e->heartbeat->ack_upto > a->acked)
+                        a->acked = e->heartbeat->ack_upto;
+                break;
         case BODY(ACK):
                 sim->acks++;
                 if (e->ack->upto > a->acked)

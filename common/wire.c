@@ -294,6 +294,19 @@ static int check_hello_run(const Iofleet__Hello *h, char *err, size_t errlen)
         return 0;
 }
 
+static int check_heartbeat(const Iofleet__Heartbeat *h, char *err, size_t errlen)
+{
+        int r;
+        if ((r = check_str(h->run_id, WIRE_MAX_ID, false, "heartbeat.run_id", err, errlen)) < 0 ||
+            (r = check_time(h->probe_t1, "heartbeat.probe_t1", err, errlen)) < 0 ||
+            (r = check_time(h->probe_t2, "heartbeat.probe_t2", err, errlen)) < 0 ||
+            (r = check_time(h->probe_t3, "heartbeat.probe_t3", err, errlen)) < 0)
+                return r;
+        if (h->ack_upto && strempty(h->run_id))
+                return errorf(err, errlen, -EBADMSG, "heartbeat.ack_upto needs a run_id");
+        return 0;
+}
+
 static int check_ack(const Iofleet__Ack *a, char *err, size_t errlen)
 {
         return check_str(a->run_id, WIRE_MAX_ID, true, "ack.run_id", err, errlen);
@@ -404,8 +417,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 return check_str(e->welcome->coordinator_version, WIRE_MAX_NAME, false,
                                  "welcome.coordinator_version", err, errlen);
         case IOFLEET__ENVELOPE__BODY_HEARTBEAT:
-                return check_str(e->heartbeat->run_id, WIRE_MAX_ID, false, "heartbeat.run_id", err,
-                                 errlen);
+                return check_heartbeat(e->heartbeat, err, errlen);
         case IOFLEET__ENVELOPE__BODY_TIME_PROBE:
         case IOFLEET__ENVELOPE__BODY_TIME_REPLY:
         case IOFLEET__ENVELOPE__BODY_LIST_AGENTS:

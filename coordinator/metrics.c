@@ -49,17 +49,18 @@ size_t metrics_escape_label(const char *s, char *buf, size_t len)
         return n;
 }
 
+/* Runs of plain characters go out whole: thousands of agents' labels every second. */
 static void put_escaped(FILE *f, const char *s)
 {
-        for (; *s; s++) {
-                if (*s == '\\')
-                        fputs("\\\\", f);
-                else if (*s == '"')
-                        fputs("\\\"", f);
-                else if (*s == '\n')
-                        fputs("\\n", f);
-                else
-                        fputc(*s, f);
+        while (*s) {
+                size_t n = strcspn(s, "\\\"\n");
+                if (n)
+                        fwrite(s, 1, n, f);
+                s += n;
+                if (!*s)
+                        break;
+                fputs(*s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : "\\n", f);
+                s++;
         }
 }
 

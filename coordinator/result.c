@@ -68,12 +68,12 @@ static json_t *lat_json(const hist_t *h)
         json_object_set_new(o, "stddev", json_real(hist_stddev(h)));
         json_object_set_new(o, "N", json_integer((json_int_t)h->n));
         if (h->n) {
+                uint64_t v[ELEMENTSOF(hist_default_percentiles)];
+                hist_percentiles(h, hist_default_percentiles, ELEMENTSOF(v), v);
                 for (size_t i = 0; i < ELEMENTSOF(hist_default_percentiles); i++) {
                         char key[32];
-                        double pct = hist_default_percentiles[i];
-                        snprintf(key, sizeof(key), "%f", pct);
-                        json_object_set_new(p, key,
-                                            json_integer((json_int_t)hist_percentile(h, pct)));
+                        snprintf(key, sizeof(key), "%f", hist_default_percentiles[i]);
+                        json_object_set_new(p, key, json_integer((json_int_t)v[i]));
                 }
                 json_object_set_new(o, "percentile", p);
         } else
@@ -953,22 +953,21 @@ void result_dir_of(const run_t *run, const char *results_dir, char *buf, size_t 
                 snprintf(buf, len, "%s/%s", results_dir, run->id);
 }
 
-int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, char *dir_out,
-                     size_t dir_len)
+int result_write_dir(const run_t *run, json_t *doc, const char *text, const char *results_dir,
+                     char *dir_out, size_t dir_len)
 {
         char dir[4096], path[4200];
-        char *text;
+        char *own = NULL;
         int r;
 
         result_dir_of(run, results_dir, dir, sizeof(dir));
         if ((r = mkdir_p(dir, 0755)) < 0)
                 return log_error_errno(r, "results: cannot create %s: %m", dir);
-        text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-        if (!text)
+        if (!text && !(text = own = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10))))
                 return -ENOMEM;
         snprintf(path, sizeof(path), "%s/result.json", dir);
         r = write_file_atomic(path, text, strlen(text), 0644);
-        free(text);
+        free(own);
         if (r < 0)
                 return log_error_errno(r, "results: cannot write %s: %m", path);
 

@@ -20,6 +20,6 @@ void result_set_error(json_t *doc, const char *msg);
 /* The run's directory: RESULTS_DIR/RUN_ID, or RESULTS_DIR/SWEEP_ID/point-NNN-rK in a sweep. */
 void result_dir_of(const run_t *run, const char *results_dir, char *buf, size_t len);
 /* Writes RESULTS_DIR/RUN_ID/{result.json,intervals.csv,command.txt}; the directory goes to dir_out.
- */
-int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, char *dir_out,
-                     size_t dir_len);
+ * text is doc as dumped already, or NULL to dump it here. */
+int result_write_dir(const run_t *run, json_t *doc, const char *text, const char *results_dir,
+                     char *dir_out, size_t dir_len);

@@ -81,6 +81,7 @@ void run_agent_hello(run_t *run, const char *agent_id, const char *run_id, const
                         run_owed_drop(run, a);
                         a->lost = false;
                         run_owed_take(run, a);
+                        run_reset_hints(run);
                 }
                 a->restored = true;
                 run_fail_agent(run, a, IOFLEET__ERROR_CODE__ERROR_INTERNAL,
@@ -96,6 +97,7 @@ void run_agent_hello(run_t *run, const char *agent_id, const char *run_id, const
                 /* Given up on, but the run still goes on: what it brings counts again. */
                 a->gone = false;
                 run_owed_take(run, a);
+                run_reset_hints(run);
                 run_event(run, out, "agent %s rejoined after %.1fs away; it resends what it did",
                           a->name, (double)(now - a->lost_at) / NSEC_PER_SEC);
         }
@@ -105,11 +107,19 @@ void run_agent_hello(run_t *run, const char *agent_id, const char *run_id, const
         run_check_all(run, now, out);
 }
 
-void run_on_heartbeat(run_t *run, const char *agent_id, int64_t now, run_out_t *out)
+uint64_t run_heartbeat_ack(run_t *run, const char *agent_id)
 {
         run_agent_t *a = run_find_agent(run, agent_id);
-        if (a && !a->lost && a->rseq > a->rseq_acked)
-                run_push_ack(run, a, out);
+        if (!a || a->lost || a->rseq_durable <= a->rseq_acked)
+                return 0;
+        a->rseq_acked = a->rseq_durable;
+        return a->rseq_acked;
+}
+
+void run_synced(run_t *run)
+{
+        for (size_t i = 0; i < run->n_agents; i++)
+                run->agents[i].rseq_durable = run->agents[i].rseq;
 }
 
 /* Agents away past their orphan grace are given up: the run goes on (or ends) without them. */
@@ -148,6 +158,8 @@ void run_readopt(run_t *run, int64_t now, run_out_t *out)
                         a->lost_at = now;
                 a->ack_owed = false;
         }
+        /* What the journal held is on disk. */
+        run_synced(run);
         /* Deadlines that passed while the coordinator was away start again. */
         if (run->prepare_deadline_ns < now + RUN_FINISH_GRACE_NS)
                 run->prepare_deadline_ns = now + RUN_FINISH_GRACE_NS;

@@ -35,6 +35,11 @@ void run_owed_drop(run_t *run, const run_agent_t *a);
 void run_owed_take(run_t *run, const run_agent_t *a);
 /* Re-checks the phase after an agent changed: all prepared, all started, all finished. */
 void run_check_all(run_t *run, int64_t now, run_out_t *out);
+/* An agent came back: the scans start over. */
+static inline void run_reset_hints(run_t *run)
+{
+        run->hint_prepared = run->hint_started = run->hint_finished = run->hint_restored = 0;
+}
 void run_fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const char *msg,
                     int64_t now, run_out_t *out);
 /* Agents away past their orphan grace are given up (run-agents.c). */

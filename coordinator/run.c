@@ -613,26 +613,26 @@ static void check_all_finished(run_t *run, int64_t now, run_out_t *out)
         bool any = false, servers_left = false;
         if (run->phase == RUN_DONE)
                 return;
-        for (size_t i = 0; i < run->n_agents; i++) {
-                run_agent_t *a = &run->agents[i];
-                if (a->server) {
-                        servers_left |= !a->done && !a->gone;
-                        continue;
-                }
-                /* An agent away may come back with its data within the orphan grace. */
-                if (!a->done && !a->gone)
+        /* An agent away may come back with its data within the orphan grace. */
+        for (; run->hint_finished < run->n_agents; run->hint_finished++) {
+                const run_agent_t *a = &run->agents[run->hint_finished];
+                if (!a->server && !a->done && !a->gone)
                         return;
-                any |= a->done && !a->error[0];
         }
         /* Measurements are in; clients may still be unmounting. */
         if (run->phase != RUN_STOPPING) {
                 run->phase = RUN_STOPPING;
                 run->finish_deadline_ns = now + RUN_FINISH_GRACE_NS;
         }
-        for (size_t i = 0; i < run->n_agents; i++) {
-                run_agent_t *a = &run->agents[i];
+        for (; run->hint_restored < run->n_agents; run->hint_restored++) {
+                const run_agent_t *a = &run->agents[run->hint_restored];
                 if (!a->server && !a->restored && !a->gone)
                         return;
+        }
+        for (size_t i = 0; i < run->n_agents; i++) {
+                const run_agent_t *a = &run->agents[i];
+                servers_left |= a->server && !a->done && !a->gone;
+                any |= !a->server && a->done && !a->error[0];
         }
         if (servers_left) {
                 if (!run->servers_stopped)
@@ -714,14 +714,13 @@ static void check_all_started(run_t *run, run_out_t *out)
 
         if (run->phase != RUN_STARTING)
                 return;
-        for (size_t i = 0; i < run->n_agents; i++) {
-                const run_agent_t *a = &run->agents[i];
-                if (a->server)
-                        continue;
-                if (!a->started && !a->lost && !a->gone && !a->error[0])
+        for (; run->hint_started < run->n_agents; run->hint_started++) {
+                const run_agent_t *a = &run->agents[run->hint_started];
+                if (!a->server && !a->started && !a->lost && !a->gone && !a->error[0])
                         return;
-                any |= a->started;
         }
+        for (size_t i = 0; i < run->n_agents; i++)
+                any |= run->agents[i].started;
         if (!any)
                 return;
         compute_skew(run);
@@ -792,10 +791,11 @@ static void check_all_prepared(run_t *run, int64_t now, run_out_t *out)
                                 send_prepare(run, &run->agents[i], 0, out);
                 return;
         }
-        for (size_t i = 0; i < run->n_agents; i++)
-                if (!run->agents[i].prepared && !run->agents[i].lost && !run->agents[i].gone &&
-                    !run->agents[i].done)
+        for (; run->hint_prepared < run->n_agents; run->hint_prepared++) {
+                const run_agent_t *a = &run->agents[run->hint_prepared];
+                if (!a->prepared && !a->lost && !a->gone && !a->done)
                         return;
+        }
         start_all(run, now, out);
 }
 
@@ -862,6 +862,7 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
                 /* Back after it was given up, while the run still goes on: it counts again. */
                 a->gone = false;
                 a->rejoined = true;
+                run_reset_hints(run);
         }
         switch (m->body_case) {
         case IOFLEET__ENVELOPE__BODY_PREPARED:

@@ -53,6 +53,7 @@ typedef struct run_agent {
          * acknowledged (Ack) once kept, so that after a partition it resends from there. */
         uint64_t rseq;       /* run messages accepted from it so far */
         uint64_t rseq_acked; /* what the last Ack said */
+        uint64_t rseq_durable; /* accepted and on disk (the run's journal synced since) */
         bool ack_owed;       /* a duplicate or a gap was answered with an Ack already */
         bool prepare_sent, start_sent, stop_sent;
         bool restored;  /* its host is put back: Restored (client), Finished (server), or it never
@@ -168,6 +169,10 @@ struct run {
         run_keep_fn keep;           /* the journal, or NULL */
         void *keep_user;
         bool replaying;             /* fed from the journal: nothing is kept again */
+        /* Where the scans for "every agent prepared / started / finished / put back" resume:
+         * agents before them are settled, so thousands of agents' answers cost O(n), not
+         * O(n^2). Reset when an agent comes back (it counts again). */
+        size_t hint_prepared, hint_started, hint_finished, hint_restored;
 };
 
 /* The run keeps at least this many intervals (and 2 s of them) in memory behind the last one
@@ -197,8 +202,11 @@ void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *ou
  * whatever it missed is sent again); without it, it lost its part (restarted) and has failed. */
 void run_agent_hello(run_t *run, const char *agent_id, const char *run_id, const char *phase,
                      int64_t now, run_out_t *out);
-/* A heartbeat from an agent of the run: an Ack if it sent something new since the last one. */
-void run_on_heartbeat(run_t *run, const char *agent_id, int64_t now, run_out_t *out);
+/* A heartbeat from an agent of the run: what its answer acknowledges (the run messages kept on
+ * disk since the last Ack), or 0 when there is nothing new. */
+uint64_t run_heartbeat_ack(run_t *run, const char *agent_id);
+/* The run's journal is synced: everything accepted so far is on disk. */
+void run_synced(run_t *run);
 /* After replaying a journal (a restarted coordinator): every agent not done is away from now
  * on, with the orphan grace to come back, and the deadlines that passed meanwhile move. */
 void run_readopt(run_t *run, int64_t now, run_out_t *out);

@@ -217,8 +217,9 @@ static void finish(runs_t *rs, size_t i)
                         snprintf(run->message, sizeof(run->message), "partial: %s", partial);
                         result_set_error(doc, run->message);
                 }
-                r = result_write_dir(run, doc, rs->ctx.cfg->results_dir, dir, sizeof(dir));
+                /* Dumped once: the file and the RunDone carry the same text. */
                 text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+                r = result_write_dir(run, doc, text, rs->ctx.cfg->results_dir, dir, sizeof(dir));
         }
         if (!strempty(run->submit->submit_run->sweep_id))
                 sweep_record(rs->ctx.cfg->results_dir, run->submit->submit_run, run->id,
@@ -726,11 +727,11 @@ void runs_agent_lost(runs_t *rs, agent_t *a, int64_t now)
                 run_agent_lost(run, a->id, now, rs->ctx.out);
 }
 
-void runs_heartbeat(runs_t *rs, agent_t *a, int64_t now)
+uint64_t runs_heartbeat(runs_t *rs, agent_t *a, const char **run_id)
 {
         run_t *run = runs_of_agent(rs, a->id);
-        if (run)
-                run_on_heartbeat(run, a->id, now, rs->ctx.out);
+        *run_id = run ? run->id : "";
+        return run ? run_heartbeat_ack(run, a->id) : 0;
 }
 
 void runs_tick(runs_t *rs, int64_t now)
@@ -754,10 +755,23 @@ bool runs_sync(runs_t *rs)
         bool ok = true;
         for (size_t i = 0; i < rs->n; i++) {
                 journal_t *j = rs->v[i].journal;
-                if (journal_dirty(j) && journal_sync(j) < 0)
+                if (journal_dirty(j) && journal_sync(j) < 0) {
                         ok = false;
+                        continue;
+                }
+                run_synced(rs->v[i].run);
         }
         return ok;
+}
+
+bool runs_dirty(const runs_t *rs)
+{
+        for (size_t i = 0; i < rs->n; i++)
+                /* A run without a journal has nothing to sync, but its messages become
+                 * "kept" only at a sync. */
+                if (!rs->v[i].journal || journal_dirty(rs->v[i].journal))
+                        return true;
+        return false;
 }
 
 uint64_t runs_journal_bytes(const runs_t *rs)

@@ -51,15 +51,20 @@ void runs_list(runs_t *rs, const char *peer);
 int runs_agent_message(runs_t *rs, agent_t *a, envelope_t **e, int64_t now);
 void runs_agent_hello(runs_t *rs, agent_t *a, const Iofleet__Hello *h, int64_t now);
 void runs_agent_lost(runs_t *rs, agent_t *a, int64_t now);
-void runs_heartbeat(runs_t *rs, agent_t *a, int64_t now);
+/* The answer to an agent's heartbeat: the run holding it ("" none) and what it acknowledges
+ * (0: nothing new). */
+uint64_t runs_heartbeat(runs_t *rs, agent_t *a, const char **run_id);
 
 /* Deadlines of every run; runs that ended get their result written and are freed. */
 void runs_tick(runs_t *rs, int64_t now);
 /* After any event: ends the runs that are over. */
 void runs_settle(runs_t *rs, int64_t now);
 int64_t runs_next_deadline(const runs_t *rs);
-/* Syncs every journal that has new records, so that the Acks queued may go out: true when they
- * may (false when a journal cannot be written: then nothing is acknowledged). */
+/* Syncs every journal that has new records, so that the Acks queued may go out and heartbeats
+ * acknowledge what is on disk: true when they may (false when a journal cannot be written: then
+ * nothing is acknowledged). */
 bool runs_sync(runs_t *rs);
+/* Whether a sync would have something to do. */
+bool runs_dirty(const runs_t *rs);
 /* Journal bytes written since start, over every run (for the benchmark's log line). */
 uint64_t runs_journal_bytes(const runs_t *rs);

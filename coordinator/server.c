@@ -92,11 +92,14 @@ static void flush(server_t *srv)
 }
 
 /* Acks say "kept": they go only once the journals holding what they acknowledge are synced,
- * in batches so that thousands of agents cost a few syncs a second. */
+ * in batches so that thousands of agents cost a few syncs a second (heartbeat answers carry
+ * the rest: what is on disk at the last sync). */
 static void flush_acks(server_t *srv, bool now)
 {
         int64_t t = clock_mono_ns();
-        if (!srv->out.acks.n || (!now && t - srv->last_sync < ACK_SYNC_NS))
+        if (!now && t - srv->last_sync < ACK_SYNC_NS)
+                return;
+        if (!srv->out.acks.n && !runs_dirty(srv->runs))
                 return;
         srv->last_sync = t;
         if (!runs_sync(srv->runs)) {
@@ -246,20 +249,28 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
 
         switch (e->body_case) {
         case IOFLEET__ENVELOPE__BODY_HEARTBEAT: {
+                /* One answer: liveness, the time probe riding along, and the Ack of what is on
+                 * disk. */
                 envelope_t rep = IOFLEET__ENVELOPE__INIT;
                 Iofleet__Heartbeat hb = IOFLEET__HEARTBEAT__INIT;
-                run_t *run = runs_of_agent(srv->runs, a->id);
+                const char *run_id;
                 if (e->heartbeat->rtt_ns) {
                         a->offset_ns = e->heartbeat->offset_ns;
                         a->rtt_ns = e->heartbeat->rtt_ns;
                         a->have_offset = true;
                 }
-                hb.run_id = run ? run->id : "";
+                hb.ack_upto = runs_heartbeat(srv->runs, a, &run_id);
+                hb.run_id = (char *)run_id;
+                if (e->heartbeat->probe_t1) {
+                        hb.probe_t1 = e->heartbeat->probe_t1;
+                        hb.probe_t2 = t_recv;
+                }
                 rep.seq = ++a->seq_out;
                 rep.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
                 rep.heartbeat = &hb;
+                if (hb.probe_t1)
+                        hb.probe_t3 = now_timeline();
                 sock_send_env(srv->agents_sock, a->peer, &rep);
-                runs_heartbeat(srv->runs, a, now_timeline());
                 break;
         }
         case IOFLEET__ENVELOPE__BODY_TIME_PROBE: {
@@ -368,9 +379,13 @@ static int bind_socket(server_t *srv, void *s, const char *ep, const char *domai
         size_t len = bound_len;
         int64_t maxmsg =
             streq(domain, ZAP_DOMAIN_AGENTS) ? WIRE_MAX_AGENT_MSG : WIRE_MAX_CONTROL_MSG;
-        int one = 1, linger = 0, hwm = 100000, r;
+        int one = 1, linger = 0, hwm = 100000, backlog = 16384, r;
 
         zmq_setsockopt(s, ZMQ_ROUTER_MANDATORY, &one, sizeof(one));
+        /* Thousands of agents connect at once when a fleet (re)starts: with ZeroMQ's backlog of
+         * 100 most of their SYNs are dropped and retried 1, 3, 7 s later (the kernel caps this
+         * at net.core.somaxconn). */
+        zmq_setsockopt(s, ZMQ_BACKLOG, &backlog, sizeof(backlog));
         zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
         zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
         zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof(hwm));

@@ -581,7 +581,7 @@ static void test_write_dir(void **state)
         size_t rows = 0;
 
         assert_non_null(mkdtemp(tmpl));
-        assert_int_equal(result_write_dir(fx->run, fx->doc, tmpl, dir, sizeof(dir)), 0);
+        assert_int_equal(result_write_dir(fx->run, fx->doc, NULL, tmpl, dir, sizeof(dir)), 0);
         snprintf(want, sizeof(want), "%s/%s", tmpl, RUN_ID);
         assert_string_equal(dir, want);
 
@@ -636,7 +636,7 @@ static void test_write_dir(void **state)
         free(cmd);
 
         /* Writing again into the same place works (the directory exists). */
-        assert_int_equal(result_write_dir(fx->run, fx->doc, tmpl, dir, sizeof(dir)), 0);
+        assert_int_equal(result_write_dir(fx->run, fx->doc, NULL, tmpl, dir, sizeof(dir)), 0);
 
         static const char *const files[] = {"result.json", "intervals.csv", "command.txt"};
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
@@ -653,7 +653,7 @@ static void test_write_dir_fails_cleanly(void **state)
 {
         fx_t *fx = build(false, false);
         char dir[256] = "untouched";
-        assert_true(result_write_dir(fx->run, fx->doc, "/proc/no-such-dir", dir, sizeof(dir)) < 0);
+        assert_true(result_write_dir(fx->run, fx->doc, NULL, "/proc/no-such-dir", dir, sizeof(dir)) < 0);
         assert_string_equal(dir, "untouched");
         done(&fx);
 }
