@@ -24,7 +24,7 @@ rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null; }
 
 # The events, in seconds after the start: two coordinator restarts, one link cut.
 if [ "$SOAK" -ge 200 ]; then
-	K1=40 D1=5 CUT=90 CUTLEN=20 K2=150 D2=10
+	K1=40 D1=5 CUT=90 CUTLEN=20 K2=150 D2=14
 else
 	K1=$((SOAK / 4)) D1=3 CUT=$((SOAK / 2)) CUTLEN=8 K2=$((SOAK * 3 / 4)) D2=12
 fi
