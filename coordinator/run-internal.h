@@ -33,6 +33,8 @@ void run_keep_rec(run_t *run, const run_rec_t *rec);
 /* Whatever changes what an agent owes goes between run_owed_drop() and run_owed_take(). */
 void run_owed_drop(run_t *run, const run_agent_t *a);
 void run_owed_take(run_t *run, const run_agent_t *a);
+/* a has a deadline of its own now (lost, or done and not put back): run_tick looks by then. */
+void run_agent_due(run_t *run, const run_agent_t *a);
 /* Re-checks the phase after an agent changed: all prepared, all started, all finished. */
 void run_check_all(run_t *run, int64_t now, run_out_t *out);
 /* An agent came back: the scans start over. */

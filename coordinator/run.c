@@ -236,6 +236,7 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
                 run->max_intervals = intervals_of_runtime(max_runtime, run->interval_ns);
         run->stop_deadline_ns = INT64_MAX;
         run->finish_deadline_ns = INT64_MAX;
+        run->agent_due_ns = INT64_MAX;
 
         for (size_t i = 0; i < n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
@@ -432,6 +433,30 @@ void run_owed_take(run_t *run, const run_agent_t *a)
         for (size_t k = run->next_emit; k < run->n_civ; k++)
                 if (owes_unsent(a, k))
                         run_civ(run, k)->owed++;
+        run_agent_due(run, a);
+}
+
+static int64_t agent_deadline(const run_t *run, const run_agent_t *a)
+{
+        if (a->lost && !a->gone)
+                return a->lost_at + (int64_t)run->orphan_grace_ns;
+        if (a->done && !a->restored && !a->lost)
+                return a->done_at + RUN_RESTORE_GRACE_NS;
+        return INT64_MAX;
+}
+
+void run_agent_due(run_t *run, const run_agent_t *a)
+{
+        int64_t t = agent_deadline(run, a);
+        if (t < run->agent_due_ns)
+                run->agent_due_ns = t;
+}
+
+static void agent_due_recompute(run_t *run)
+{
+        run->agent_due_ns = INT64_MAX;
+        for (size_t i = 0; i < run->n_agents; i++)
+                run_agent_due(run, &run->agents[i]);
 }
 
 static uint32_t owed_scan(const run_t *run, size_t k)
@@ -752,6 +777,7 @@ void run_fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const c
         if (!a->done) {
                 a->done = true;
                 a->done_at = now;
+                run_agent_due(run, a);
         }
         run_check_all(run, now, out);
 }
@@ -973,29 +999,40 @@ void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t no
 
 /* Deadlines of agents still connected: Started after the start instant, Finished after Stop,
  * Restored after Finished. */
-static void tick_agents(run_t *run, int64_t now, run_out_t *out)
+/* Started is overdue: the agents that did not start are stopped and counted as failed. */
+static void tick_start(run_t *run, int64_t now, run_out_t *out)
 {
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
-                if (a->lost || a->gone)
+                if (a->lost || a->gone || !a->start_sent || a->started || a->error[0])
                         continue;
-                if (run->phase == RUN_STARTING && a->start_sent && !a->started && !a->error[0] &&
-                    now >= run->start_ns + RUN_START_GRACE_NS) {
-                        run_send_stop(run, a, "did not start", out);
-                        run_fail_agent(run, a, IOFLEET__ERROR_CODE__ERROR_TIMEOUT,
-                                       "no Started within 10s of the start instant", now, out);
-                        continue;
-                }
-                if (a->done && !a->restored && now >= a->done_at + RUN_RESTORE_GRACE_NS) {
-                        char why[128];
-                        snprintf(why, sizeof(why), "unknown: no word within %llds of its end",
-                                 (long long)(RUN_RESTORE_GRACE_NS / NSEC_PER_SEC));
-                        kv_set(&a->effective, "restored", why);
-                        a->restored = true;
-                        run_event(run, out, "agent %s did not say its host is put back within %llds",
-                                  a->name, (long long)(RUN_RESTORE_GRACE_NS / NSEC_PER_SEC));
-                }
+                run_send_stop(run, a, "did not start", out);
+                run_fail_agent(run, a, IOFLEET__ERROR_CODE__ERROR_TIMEOUT,
+                               "no Started within 10s of the start instant", now, out);
         }
+}
+
+/* Restored is overdue from a client that said it finished: its put-back stays unknown. */
+static void tick_restore(run_t *run, int64_t now, run_out_t *out)
+{
+        bool changed = false;
+        for (size_t i = 0; i < run->n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                if (a->lost || a->gone || !a->done || a->restored ||
+                    now < a->done_at + RUN_RESTORE_GRACE_NS)
+                        continue;
+                char why[128];
+                snprintf(why, sizeof(why), "unknown: no word within %llds of its end",
+                         (long long)(RUN_RESTORE_GRACE_NS / NSEC_PER_SEC));
+                kv_set(&a->effective, "restored", why);
+                a->restored = true;
+                run_event(run, out, "agent %s did not say its host is put back within %llds",
+                          a->name, (long long)(RUN_RESTORE_GRACE_NS / NSEC_PER_SEC));
+                changed = true;
+        }
+        /* The servers may go now. */
+        if (changed)
+                check_all_finished(run, now, out);
 }
 
 void run_tick(run_t *run, int64_t now, run_out_t *out)
@@ -1016,8 +1053,13 @@ void run_tick(run_t *run, int64_t now, run_out_t *out)
                 }
                 run_cancel(run, IOFLEET__ERROR_CODE__ERROR_TIMEOUT, why, now, out);
         }
-        run_tick_away(run, now, out);
-        tick_agents(run, now, out);
+        if (now >= run->agent_due_ns) {
+                run_tick_away(run, now, out);
+                tick_restore(run, now, out);
+                agent_due_recompute(run);
+        }
+        if (run->phase == RUN_STARTING && now >= run->start_ns + RUN_START_GRACE_NS)
+                tick_start(run, now, out);
         if (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING)
                 emit_ready(run, now, false, out);
         if (run->phase == RUN_RUNNING && now >= run->stop_deadline_ns) {
@@ -1066,15 +1108,7 @@ int64_t run_next_deadline(const run_t *run)
                 if (run->phase == RUN_STOPPING && run->finish_deadline_ns < t)
                         t = run->finish_deadline_ns;
         }
-        for (size_t i = 0; i < run->n_agents; i++) {
-                const run_agent_t *a = &run->agents[i];
-                if (a->lost && !a->gone &&
-                    a->lost_at + (int64_t)run->orphan_grace_ns < t)
-                        t = a->lost_at + (int64_t)run->orphan_grace_ns;
-                if (a->done && !a->restored && !a->lost && a->done_at + RUN_RESTORE_GRACE_NS < t)
-                        t = a->done_at + RUN_RESTORE_GRACE_NS;
-        }
-        return t;
+        return run->agent_due_ns < t ? run->agent_due_ns : t;
 }
 
 bool run_done(const run_t *run)

@@ -173,6 +173,10 @@ struct run {
          * agents before them are settled, so thousands of agents' answers cost O(n), not
          * O(n^2). Reset when an agent comes back (it counts again). */
         size_t hint_prepared, hint_started, hint_finished, hint_restored;
+        /* No agent's own deadline (orphan grace, Restored due) falls before this: the ticks
+         * between messages look at every agent only once it has come. Lowered whenever an agent
+         * takes a deadline, recomputed after each look. */
+        int64_t agent_due_ns;
 };
 
 /* The run keeps at least this many intervals (and 2 s of them) in memory behind the last one

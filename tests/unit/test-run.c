@@ -1531,6 +1531,46 @@ static void test_plan_servers_first(void **state)
         fx_done(&fx);
 }
 
+/* A client that never says Restored: the run's next deadline is its Restored due (150 s after
+ * its Finished), a tick before it does nothing, at it the put-back is "unknown" and the server is
+ * told to tear down. Ticks between (thousands a second at scale) look at no agent. */
+static void test_plan_restore_due(void **state)
+{
+        fx_t fx;
+        int64_t s, due;
+
+        fx_plan(&fx, false);
+        assert_int_equal(send_server_prepared(&fx, 0, T0 + MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 1, T0 + 2 * MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 2, T0 + 2 * MSEC), 0);
+        s = fx.run->start_ns;
+        assert_int_equal(send_started(&fx, 1, s, 5 * SEC, s + MSEC), 0);
+        assert_int_equal(send_started(&fx, 2, s, 5 * SEC, s + MSEC), 0);
+        for (size_t i = 1; i <= 2; i++) {
+                assert_int_equal(send_interval(&fx, i, 0, false, s + 600 * MSEC), 0);
+                assert_int_equal(send_interval(&fx, i, 1, true, s + 1100 * MSEC), 0);
+        }
+        assert_int_equal(send_finished(&fx, 1, s + 1200 * MSEC), 0);
+        assert_int_equal(send_finished(&fx, 2, s + 1300 * MSEC), 0);
+        assert_int_equal(send_restored(&fx, 1, "yes", 0, s + 1400 * MSEC), 0);
+        due = s + 1300 * MSEC + 150 * SEC;
+        /* (The 30 s check for stuck agents comes first; it finds none.) */
+        assert_int_equal(run_next_deadline(fx.run), s + 1300 * MSEC + 30 * SEC);
+        fx_clear(&fx);
+        for (int64_t t = s + 2 * SEC; t < due; t += 10 * SEC)
+                run_tick(fx.run, t, &fx.out);
+        run_tick(fx.run, due - 1, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
+        assert_null(kv_get(&fx.run->agents[2].effective, "restored"));
+        run_tick(fx.run, due, &fx.out);
+        assert_non_null(strstr(kv_get(&fx.run->agents[2].effective, "restored"), "unknown"));
+        assert_true(event_says(&fx.out.control, "gamma", "put back"));
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 1);
+        /* Nothing of gamma's is due any more: the server's Finished is what the run waits for. */
+        assert_true(run_next_deadline(fx.run) > due);
+        fx_done(&fx);
+}
+
 static void test_plan_cancel_waits_for_server(void **state)
 {
         fx_t fx;
@@ -1918,6 +1958,7 @@ int main(void)
             cmocka_unit_test(test_numbered_in_order),
             cmocka_unit_test(test_lost_then_rejoined),
             cmocka_unit_test(test_lost_beyond_grace),
+            cmocka_unit_test(test_plan_restore_due),
             cmocka_unit_test(test_rejoin_before_and_after_start),
             cmocka_unit_test(test_start_deadline),
         };
