@@ -27,6 +27,8 @@ int session_send(agent_t *ag, envelope_t *e)
         r = sock_send_env(ag->sock, NULL, e);
         if (r < 0 && r != -EAGAIN)
                 log_debug("send %s: %s", wire_body_name(e), strerror(-r));
+        else if (r >= 0)
+                ag->last_sent = clock_mono_ns();
         return r;
 }
 
@@ -38,6 +40,8 @@ int session_send_raw(agent_t *ag, const void *buf, size_t len)
         r = sock_send(ag->sock, NULL, buf, len);
         if (r < 0 && r != -EAGAIN)
                 log_debug("send a run message: %s", strerror(-r));
+        else if (r >= 0)
+                ag->last_sent = clock_mono_ns();
         return r;
 }
 
@@ -145,8 +149,14 @@ void session_heartbeat(agent_t *ag)
                 hb.rtt_ns = (uint64_t)s.rtt_ns;
         }
         hb.run_id = ag->run ? ag->run->id : (char *)"";
-        /* A probe rides with every heartbeat: the offset stays fresh between runs. */
-        hb.probe_t1 = clock_local_ns();
+        /* A probe rides with every other heartbeat: the offset stays fresh between runs, and
+         * the coordinator answers those (and the others only when it has been quiet for two).
+         * A beat between, with nothing to carry, is left out when the agent has just sent
+         * something else (an Interval): any message shows it alive. */
+        if (ag->beats++ % 2 == 0)
+                hb.probe_t1 = clock_local_ns();
+        else if (clock_mono_ns() - ag->last_sent < ag->heartbeat_ns)
+                return;
         e.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
         e.heartbeat = &hb;
         session_send(ag, &e);

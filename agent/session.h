@@ -63,7 +63,9 @@ typedef struct agent {
         int64_t heartbeat_ns;
         uint32_t lost_after;
         int64_t last_heard;     /* mono */
+        int64_t last_sent;      /* mono: the last message that left */
         int64_t next_heartbeat; /* mono */
+        unsigned beats;         /* heartbeats sent: every other one carries a time probe */
         int64_t next_hello;     /* mono */
         int64_t backoff_ns;
         clock_sync_t sync;

@@ -1,5 +1,5 @@
 /* Prometheus /metrics for the coordinator: a pure text renderer and a small HTTP server that
- * serves the last rendered snapshot. */
+ * asks the coordinator loop for a fresh snapshot on each scrape. */
 #include "metrics.h"
 
 #include <arpa/inet.h>
@@ -11,12 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "util.h"
 
-#define METRICS_PERIOD_NS ((int64_t)NSEC_PER_SEC)
+/* How long a scrape waits for the coordinator loop to render; then it gets the last snapshot. */
+#define METRICS_WAIT_S 2
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 static const struct {
@@ -479,10 +483,13 @@ typedef struct tracked {
 struct metrics {
         struct MHD_Daemon *daemon;
         uint16_t port;
-        pthread_mutex_t lock; /* guards text and len: the HTTP thread reads them */
+        pthread_mutex_t lock; /* guards text, len, gen and wanted: the HTTP thread uses them */
+        pthread_cond_t rendered; /* after each rendering */
         char *text;
         size_t len;
-        int64_t next_render;
+        uint64_t gen;  /* renderings so far */
+        bool wanted;   /* a scrape waits for a rendering */
+        int wake_fd;   /* eventfd, readable while wanted: wakes the coordinator loop */
         /* Totals of runs that are over, sorted by agent name. */
         metrics_totals_t *base;
         size_t n_base, cap_base;
@@ -629,10 +636,25 @@ static int track(metrics_t *m, const run_t *const *runs, size_t n)
         return 0;
 }
 
-void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, size_t n_runs,
-                    int64_t now)
+void metrics_want(metrics_t *m)
 {
-        bool finished = false;
+        pthread_mutex_lock(&m->lock);
+        if (!m->wanted) {
+                m->wanted = true;
+                if (m->wake_fd >= 0)
+                        (void)eventfd_write(m->wake_fd, 1);
+        }
+        pthread_mutex_unlock(&m->lock);
+}
+
+int metrics_fd(const metrics_t *m)
+{
+        return m ? m->wake_fd : -1;
+}
+
+void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, size_t n_runs)
+{
+        bool finished = false, wanted;
         metrics_input_t in = {};
         const char *folded[METRICS_FOLDED];
         const metrics_totals_t **totals = NULL;
@@ -641,9 +663,18 @@ void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, siz
 
         for (size_t r = 0; m && r < n_runs; r++)
                 finished |= run_done(runs[r]) && !was_folded(m, runs[r]->id);
-        if (!m || (now < m->next_render && !finished))
+        if (!m)
                 return;
-        m->next_render = now + METRICS_PERIOD_NS;
+        pthread_mutex_lock(&m->lock);
+        wanted = m->wanted;
+        if (wanted && m->wake_fd >= 0) {
+                eventfd_t v;
+                (void)eventfd_read(m->wake_fd, &v);
+        }
+        m->wanted = false;
+        pthread_mutex_unlock(&m->lock);
+        if (!wanted && !finished)
+                return;
         if (track(m, runs, n_runs) < 0) {
                 log_warning("metrics: out of memory");
                 return;
@@ -666,16 +697,17 @@ void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, siz
         in.alerts = m->alerts;
         in.n_alerts = m->n_alerts;
         in.run_totals = totals;
-        if (metrics_render(&in, &text, &len) < 0) {
+        if (metrics_render(&in, &text, &len) < 0)
                 log_warning("metrics: out of memory: the snapshot is not updated");
-                free(totals);
-                return;
-        }
         free(totals);
         pthread_mutex_lock(&m->lock);
-        free(m->text);
-        m->text = text;
-        m->len = len;
+        if (text) {
+                free(m->text);
+                m->text = text;
+                m->len = len;
+        }
+        m->gen++;
+        pthread_cond_broadcast(&m->rendered);
         pthread_mutex_unlock(&m->lock);
 }
 
@@ -751,7 +783,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 static const char msg[] = "method not allowed: use GET\n";
                 return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, msg, sizeof(msg) - 1, false);
         }
+        /* A fresh rendering from the coordinator loop: rendering thousands of agents' series
+         * costs it nothing while nobody scrapes. */
+        metrics_want(m);
         pthread_mutex_lock(&m->lock);
+        {
+                uint64_t want = m->gen + 1;
+                struct timespec until;
+                clock_gettime(CLOCK_MONOTONIC, &until);
+                until.tv_sec += METRICS_WAIT_S;
+                while (m->gen < want &&
+                       pthread_cond_timedwait(&m->rendered, &m->lock, &until) == 0)
+                        ;
+        }
         if (m->text)
                 ret = reply(c, MHD_HTTP_OK, m->text, m->len, true);
         else {
@@ -841,6 +885,21 @@ int metrics_new(const char *listen, metrics_t **ret)
         if (!m)
                 return -ENOMEM;
         pthread_mutex_init(&m->lock, NULL);
+        {
+                pthread_condattr_t ca;
+                pthread_condattr_init(&ca);
+                pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+                pthread_cond_init(&m->rendered, &ca);
+                pthread_condattr_destroy(&ca);
+        }
+        m->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (m->wake_fd < 0) {
+                r = -errno;
+                pthread_cond_destroy(&m->rendered);
+                pthread_mutex_destroy(&m->lock);
+                free(m);
+                return r;
+        }
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_IPv6;
         /* Connections are few (a scraper or two): a small limit keeps a flood off the daemon. */
@@ -872,6 +931,9 @@ void metrics_free(metrics_t **mp)
         if (m->daemon)
                 MHD_stop_daemon(m->daemon);
         pthread_mutex_destroy(&m->lock);
+        pthread_cond_destroy(&m->rendered);
+        if (m->wake_fd >= 0)
+                close(m->wake_fd);
         free(m->text);
         free(m->base);
         free(m->alerts);

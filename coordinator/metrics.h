@@ -1,5 +1,5 @@
 /* Prometheus /metrics for the coordinator: a pure text renderer and a small HTTP server that
- * serves the last rendered snapshot. */
+ * asks the coordinator loop for a fresh snapshot on each scrape. */
 #pragma once
 
 #include <stdbool.h>
@@ -61,10 +61,15 @@ void metrics_free(metrics_t **mp);
 uint16_t metrics_port(const metrics_t *m);
 /* Alerts shown from the next rendering on; the array is copied. 0 or -ENOMEM. */
 int metrics_set_alerts(metrics_t *m, const metrics_alert_t *alerts, size_t n);
-/* Called by the coordinator loop as often as it likes: renders a new snapshot at most once a
- * second, and always when run is over (its counts then move to the cumulative totals, so call
- * it before freeing a finished run). now is CLOCK_MONOTONIC. NULL-safe. */
-void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, size_t n_runs,
-                    int64_t now);
+/* Asks for a rendering at the coordinator loop's next metrics_update() (what a scrape does;
+ * the scrape waits up to 2 s for it, then gets the last snapshot). */
+void metrics_want(metrics_t *m);
+/* Readable while a rendering is wanted: the coordinator loop polls it. -1 for NULL. */
+int metrics_fd(const metrics_t *m);
+/* Called by the coordinator loop as often as it likes: renders a new snapshot when one is
+ * wanted, and always when a run is over (its counts then move to the cumulative totals, so call
+ * it before freeing a finished run). Nothing else: thousands of agents' series cost nothing
+ * while nobody scrapes. NULL-safe. */
+void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, size_t n_runs);
 /* A copy of the current snapshot (for tests); malloc'd, NULL if none or out of memory. */
 char *metrics_snapshot(metrics_t *m);

@@ -34,6 +34,7 @@ typedef struct agent {
         agent_state_t state;
         uint64_t seq_out; /* last sequence number sent to it */
         uint64_t seq_in;  /* last sequence number received from it */
+        int64_t beat_answered_ns; /* CLOCK_MONOTONIC: the last heartbeat answered */
 } agent_t;
 
 typedef struct registry registry_t;

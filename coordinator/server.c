@@ -117,7 +117,7 @@ static void update_metrics(server_t *srv)
         const run_t *v[n + 1];
         for (size_t i = 0; i < n; i++)
                 v[i] = runs_at(srv->runs, i);
-        metrics_update(srv->metrics, srv->reg, v, n, clock_mono_ns());
+        metrics_update(srv->metrics, srv->reg, v, n);
 }
 
 static void on_run_finished(void *user, const run_t *run)
@@ -204,6 +204,20 @@ static void on_hello(server_t *srv, sock_msg_t *m, envelope_t *e)
         update_status(srv);
 }
 
+/* A heartbeat is answered when it carries a time probe (the agent's own pace: every other
+ * beat), else when the last answer is about two beats old: the agent's lease of us is
+ * lost_after beats, so half the answers keep it, and thousands of agents cost half the
+ * messages. With a lease of fewer than 4 beats, every one. */
+static bool beat_needs_answer(server_t *srv, agent_t *a, const Iofleet__Heartbeat *hb)
+{
+        int64_t now = clock_mono_ns(), beat = (int64_t)srv->cfg->heartbeat_ns;
+        if (hb->probe_t1 || srv->cfg->lost_after < 4 || now - a->beat_answered_ns >= beat * 3 / 2) {
+                a->beat_answered_ns = now;
+                return true;
+        }
+        return false;
+}
+
 static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
 {
         envelope_t *e = NULL;
@@ -259,6 +273,8 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                         a->rtt_ns = e->heartbeat->rtt_ns;
                         a->have_offset = true;
                 }
+                if (!beat_needs_answer(srv, a, e->heartbeat))
+                        break;
                 hb.ack_upto = runs_heartbeat(srv->runs, a, &run_id);
                 hb.run_id = (char *)run_id;
                 if (e->heartbeat->probe_t1) {
@@ -591,13 +607,20 @@ int server_run(const coord_config_t *cfg)
                    srv.agent_ep, srv.control_ep);
 
         while (!srv.quit) {
-                zmq_pollitem_t items[4] = {
+                zmq_pollitem_t items[5] = {
                     {srv.agents_sock, 0, ZMQ_POLLIN, 0},
                     {srv.control_sock, 0, ZMQ_POLLIN, 0},
                     {NULL, srv.sigfd, ZMQ_POLLIN, 0},
-                    {srv.zap, 0, ZMQ_POLLIN, 0},
                 };
-                int nitems = srv.zap ? 4 : 3;
+                int nitems = 3, zap_item = -1;
+                if (srv.zap) {
+                        zap_item = nitems;
+                        items[nitems++] = (zmq_pollitem_t){srv.zap, 0, ZMQ_POLLIN, 0};
+                }
+                /* A scrape waiting for a rendering wakes the loop; update_metrics() renders. */
+                if (srv.metrics)
+                        items[nitems++] =
+                            (zmq_pollitem_t){NULL, metrics_fd(srv.metrics), ZMQ_POLLIN, 0};
                 int64_t now = clock_mono_ns(), timeout_ms = 100;
                 int64_t d = runs_next_deadline(srv.runs) - now_timeline();
                 if (d < timeout_ms * (int64_t)NSEC_PER_MSEC)
@@ -608,7 +631,7 @@ int server_run(const coord_config_t *cfg)
                         r = log_error_errno(-errno, "poll: %m");
                         break;
                 }
-                if (items[3].revents & ZMQ_POLLIN)
+                if (zap_item >= 0 && (items[zap_item].revents & ZMQ_POLLIN))
                         zap_handle(srv.zap, srv.agent_keys, srv.control_keys);
                 if (items[2].revents & ZMQ_POLLIN)
                         on_signal(&srv);

@@ -10,6 +10,9 @@
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -574,7 +577,6 @@ static void test_totals_across_runs(void **state)
         fx_t fx;
         expo_t e;
         char *text;
-        int64_t now = 100 * SEC;
         uint64_t run1 = 0;
 
         assert_int_equal(metrics_new("127.0.0.1:0", &m), 0);
@@ -584,14 +586,15 @@ static void test_totals_across_runs(void **state)
         fx_run(&fx, "run-a");
         for (size_t i = 0; i < N_AGENTS; i++)
                 send_interval(&fx, "run-a", i, 0, false);
-        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1, now);
+        metrics_want(m);
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1);
         /* A late interval 1 arrives after the last snapshot: the fold at the end counts it. */
         for (size_t i = 0; i < N_AGENTS; i++) {
                 send_interval(&fx, "run-a", i, 1, true);
                 send_finished(&fx, "run-a", i, run_interval_end(fx.run, 1) + 10 * MSEC);
         }
         assert_true(run_done(fx.run));
-        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1, now + 1); /* done: at once */
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1); /* done: at once */
         for (size_t i = 0; i < N_AGENTS; i++)
                 run1 += fig_read(i, 0) + fig_read(i, 1);
         text = metrics_snapshot(m);
@@ -604,14 +607,19 @@ static void test_totals_across_runs(void **state)
         for (size_t i = 0; i < N_AGENTS; i++)
                 fx.ap[i]->state = AGENT_IDLE;
 
-        /* Idle: the same totals, from the base alone; rendering waits for its period. */
-        metrics_update(m, fx.reg, NULL, 0, now + 2);
+        /* Idle: the same totals, from the base alone; nothing is rendered until a scrape wants
+         * it. */
+        assert_int_equal(metrics_fd(m) >= 0, true);
+        metrics_update(m, fx.reg, NULL, 0);
         text = metrics_snapshot(m);
         parse(text, &e);
         assert_int_equal(count_samples(&e, "iofleet_run_info"), 1); /* the done run, still */
         expo_done(&e);
         free(text);
-        metrics_update(m, fx.reg, NULL, 0, now + 2 * SEC);
+        metrics_want(m);
+        assert_true(poll(&(struct pollfd){.fd = metrics_fd(m), .events = POLLIN}, 1, 0) == 1);
+        metrics_update(m, fx.reg, NULL, 0);
+        assert_true(poll(&(struct pollfd){.fd = metrics_fd(m), .events = POLLIN}, 1, 0) == 0);
         text = metrics_snapshot(m);
         parse(text, &e);
         assert_int_equal(count_samples(&e, "iofleet_run_info"), 0);
@@ -625,7 +633,8 @@ static void test_totals_across_runs(void **state)
         fx_run(&fx, "run-b");
         for (size_t i = 0; i < N_AGENTS; i++)
                 send_interval(&fx, "run-b", i, 0, false);
-        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1, now + 4 * SEC);
+        metrics_want(m);
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1);
         text = metrics_snapshot(m);
         parse(text, &e);
         assert_true(must_get(&e, "iofleet_cluster_read_bytes_total", NULL, NULL) ==
@@ -639,7 +648,8 @@ static void test_totals_across_runs(void **state)
         /* The alerts hook. */
         metrics_alert_t al = {"stalled_agent", 7};
         assert_int_equal(metrics_set_alerts(m, &al, 1), 0);
-        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1, now + 6 * SEC);
+        metrics_want(m);
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1);
         text = metrics_snapshot(m);
         assert_non_null(strstr(text, "iofleet_alerts_total{rule=\"stalled_agent\"} 7\n"));
         free(text);
@@ -725,18 +735,55 @@ static int http(uint16_t port, const char *method, const char *path, char *buf, 
         return status;
 }
 
+/* The coordinator loop's part: a rendering whenever a scrape wants one. */
+typedef struct loop {
+        metrics_t *m;
+        registry_t *reg;
+        atomic_bool stop;
+        atomic_int renders;
+} loop_t;
+
+/* The loop counts a rendering just after the scrape it served may have been answered. */
+static int renders_settled(const loop_t *l, int want)
+{
+        for (int i = 0; i < 100 && l->renders < want; i++)
+                usleep(10000);
+        usleep(20000);
+        return l->renders;
+}
+
+static void *loop_main(void *p)
+{
+        loop_t *l = p;
+        while (!l->stop) {
+                struct pollfd pfd = {.fd = metrics_fd(l->m), .events = POLLIN};
+                if (poll(&pfd, 1, 50) == 1) {
+                        metrics_update(l->m, l->reg, NULL, 0);
+                        l->renders++;
+                }
+        }
+        return NULL;
+}
+
 static void test_http(void **state)
 {
         metrics_t *m = NULL;
         fx_t fx;
         static char buf[1 << 16];
+        loop_t l = {};
+        pthread_t th;
 
         assert_int_equal(metrics_new("127.0.0.1:0", &m), 0);
-        /* Nothing rendered yet. */
+        /* No loop renders: the scrape waits its 2 s, and there is no snapshot. */
         assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 503);
         fx_registry(&fx);
-        metrics_update(m, fx.reg, NULL, 0, 0);
+        /* The want the scrape that gave up left behind. */
+        metrics_update(m, fx.reg, NULL, 0);
+        l.m = m;
+        l.reg = fx.reg;
+        assert_int_equal(pthread_create(&th, NULL, loop_main, &l), 0);
         assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 200);
+        assert_int_equal(renders_settled(&l, 1), 1); /* one scrape, one rendering */
         assert_non_null(strstr(buf, "Content-Type: text/plain; version=0.0.4"));
         assert_non_null(strstr(buf, "\r\n\r\n# HELP iofleet_"));
         assert_non_null(strstr(buf, "iofleet_agents_up 3\n"));
@@ -744,6 +791,13 @@ static void test_http(void **state)
         assert_non_null(strstr(buf, "Allow: GET, HEAD"));
         assert_int_equal(http(metrics_port(m), "GET", "/", buf, sizeof(buf)), 404);
         assert_int_equal(http(metrics_port(m), "GET", "/metricsx", buf, sizeof(buf)), 404);
+        /* Each scrape sees the registry as it is then. */
+        fx.ap[2]->state = AGENT_LOST;
+        assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 200);
+        assert_non_null(strstr(buf, "iofleet_agents_up 2\n"));
+        assert_int_equal(renders_settled(&l, 2), 2); /* the 405 and 404 cost no rendering */
+        l.stop = true;
+        pthread_join(th, NULL);
         fx_done(&fx);
         metrics_free(&m);
 }
@@ -772,7 +826,8 @@ static void test_listen_values(void **state)
         else
                 assert_null(m);
         metrics_free(&m);
-        metrics_update(NULL, NULL, NULL, 0, 0); /* NULL-safe: metrics off */
+        metrics_update(NULL, NULL, NULL, 0); /* NULL-safe: metrics off */
+        assert_int_equal(metrics_fd(NULL), -1);
 }
 
 int main(void)
