@@ -67,8 +67,8 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size)
         return 0;
 }
 
-int read_full_file_at(int dirfd, const char *path, read_full_flags_t flags, size_t max,
-                      char **ret, size_t *ret_size)
+int read_full_file_at(int dirfd, const char *path, read_full_flags_t flags, size_t max, char **ret,
+                      size_t *ret_size)
 {
         int oflags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
         if (flags & READ_FULL_NOFOLLOW)

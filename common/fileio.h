@@ -23,7 +23,7 @@ int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size);
 
 /* Opens path (relative to dirfd, or AT_FDCWD) read-only with O_CLOEXEC and O_NOCTTY and reads
  * it whole as read_full_fd() does. 0 or -errno (-ENOENT unless READ_FULL_MISSING_EMPTY). */
-int read_full_file_at(int dirfd, const char *path, read_full_flags_t flags, size_t max,
-                      char **ret, size_t *ret_size);
+int read_full_file_at(int dirfd, const char *path, read_full_flags_t flags, size_t max, char **ret,
+                      size_t *ret_size);
 int read_full_file(const char *path, read_full_flags_t flags, size_t max, char **ret,
                    size_t *ret_size);

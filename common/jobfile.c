@@ -33,7 +33,7 @@ bool jobfile_section_is_global(const char *name)
         return strncmp(name, "global", 6) == 0;
 }
 
-static int fs_read_file(void *user, const char *path, char **data, size_t *size)
+int jobfile_read_file(const char *path, char **data, size_t *size)
 {
         if (streq(path, "-"))
                 return read_full_fd(STDIN_FILENO, JOBFILE_MAX_SIZE, data, size);
@@ -49,7 +49,7 @@ static int read_file(parser_t *p, const char *path, char **data, size_t *size)
 {
         if (p->io && p->io->read_file)
                 return p->io->read_file(p->io->user, path, data, size);
-        return fs_read_file(NULL, path, data, size);
+        return jobfile_read_file(path, data, size);
 }
 
 static const char *env(parser_t *p, const char *name)

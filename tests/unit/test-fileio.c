@@ -239,9 +239,12 @@ static void test_offset_and_dirfd(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_sizes_and_cap),     cmocka_unit_test(test_nul_bytes),
-            cmocka_unit_test(test_missing_and_flags), cmocka_unit_test(test_procfs),
-            cmocka_unit_test(test_pipe),              cmocka_unit_test(test_offset_and_dirfd),
+            cmocka_unit_test(test_sizes_and_cap),
+            cmocka_unit_test(test_nul_bytes),
+            cmocka_unit_test(test_missing_and_flags),
+            cmocka_unit_test(test_procfs),
+            cmocka_unit_test(test_pipe),
+            cmocka_unit_test(test_offset_and_dirfd),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
