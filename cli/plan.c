@@ -407,7 +407,7 @@ int plan_apply_point(plan_t *p, size_t i, kvlist_t *chosen, char *err, size_t er
 /* The engine a job will use: its last ioengine option. */
 static const char *job_engine(const jobargs_job_t *j)
 {
-        const char *e = "psync";
+        const char *e = ENGINE_DEFAULT;
         for (size_t i = 0; i < j->keys.n; i++)
                 if (streq(j->keys.v[i], "ioengine"))
                         e = j->values.v[i];

@@ -631,7 +631,7 @@ int job_spec_init(job_spec_t *j, const char *name)
         assert(j);
         if (name && !(n.name = strdup(name)))
                 goto fail;
-        if (!(n.ioengine = strdup("psync")) || !(n.metadata_order = strdup("both")))
+        if (!(n.ioengine = strdup(ENGINE_DEFAULT)) || !(n.metadata_order = strdup("both")))
                 goto fail;
         *j = n;
         return 0;
