@@ -12,11 +12,11 @@
 #include "fileio.h"
 #include "util.h"
 
-/* The first line of a small file, without its newline; -EFBIG when the file does not fit. */
+/* The first line of a small file (at most 4 KiB), without its newline, cut to fit in buf. */
 static int read_line(const char *path, char *buf, size_t len)
 {
         _cleanup_(freep) char *data = NULL;
-        int r = read_full_file(path, 0, len - 1, &data, NULL);
+        int r = read_full_file(path, 0, 4096, &data, NULL);
         if (r < 0)
                 return r;
         snprintf(buf, len, "%.*s", (int)strcspn(data, "\n"), data);
