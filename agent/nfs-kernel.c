@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fileio.h"
 #include "log.h"
 #include "nfs-server.h"
 #include "nfs-settings.h"
@@ -92,8 +91,11 @@ static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t 
                 return errorf(err, errlen, -ENOMEM, "out of memory");
         }
         if (keys.n > 0) {
-                ret = read_full_file(cfg->nfs_conf, READ_FULL_REGULAR | READ_FULL_MISSING_EMPTY,
-                                     NFS_FILE_MAX, &conf, &conflen);
+                ret = nfs_read_file(cfg->nfs_conf, &conf, &conflen);
+                if (ret == -ENOENT) {
+                        conf = strdup("");
+                        ret = conf ? 0 : -ENOMEM;
+                }
                 if (ret < 0) {
                         kv_clear(&keys);
                         return errorf(err, errlen, ret, "nfs_conf %s: %s", cfg->nfs_conf,

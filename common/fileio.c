@@ -76,17 +76,8 @@ int read_full_file_at(int dirfd, const char *path, read_full_flags_t flags, size
         if (flags & READ_FULL_NONBLOCK)
                 oflags |= O_NONBLOCK;
         _cleanup_(closep) int fd = openat(dirfd, path, oflags);
-        if (fd < 0) {
-                if (errno != ENOENT || !(flags & READ_FULL_MISSING_EMPTY))
-                        return -errno;
-                char *empty = strdup("");
-                if (!empty)
-                        return -ENOMEM;
-                *ret = empty;
-                if (ret_size)
-                        *ret_size = 0;
-                return 0;
-        }
+        if (fd < 0)
+                return -errno;
         if (flags & READ_FULL_REGULAR) {
                 struct stat st;
                 if (fstat(fd, &st) < 0)

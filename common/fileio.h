@@ -5,10 +5,9 @@
 #include <stddef.h>
 
 typedef enum read_full_flags {
-        READ_FULL_MISSING_EMPTY = 1u << 0, /* a file that does not exist reads as "" (size 0) */
-        READ_FULL_REGULAR = 1u << 1,       /* anything but a regular file: -EINVAL */
-        READ_FULL_NOFOLLOW = 1u << 2,      /* a symbolic link as the last component: -ELOOP */
-        READ_FULL_NONBLOCK = 1u << 3,      /* open O_NONBLOCK: a FIFO put in place never blocks */
+        READ_FULL_REGULAR = 1u << 0,  /* anything but a regular file: -EINVAL */
+        READ_FULL_NOFOLLOW = 1u << 1, /* a symbolic link as the last component: -ELOOP */
+        READ_FULL_NONBLOCK = 1u << 2, /* open O_NONBLOCK: a FIFO put in place never blocks */
 } read_full_flags_t;
 
 /* The most a caller may ask for; larger max values are a programming error. */
@@ -22,7 +21,7 @@ typedef enum read_full_flags {
 int read_full_fd(int fd, size_t max, char **ret, size_t *ret_size);
 
 /* Opens path (relative to dirfd, or AT_FDCWD) read-only with O_CLOEXEC and O_NOCTTY and reads
- * it whole as read_full_fd() does. 0 or -errno (-ENOENT unless READ_FULL_MISSING_EMPTY). */
+ * it whole as read_full_fd() does. 0 or -errno. */
 int read_full_file_at(int dirfd, const char *path, read_full_flags_t flags, size_t max, char **ret,
                       size_t *ret_size);
 int read_full_file(const char *path, read_full_flags_t flags, size_t max, char **ret,

@@ -109,14 +109,10 @@ static void test_missing_and_flags(void **state)
 
         assert_int_equal(read_full_file(missing, 0, 64, &d, &n), -ENOENT);
         assert_null(d);
-        assert_int_equal(read_full_file(missing, READ_FULL_MISSING_EMPTY, 64, &d, &n), 0);
-        assert_string_equal(d, "");
-        assert_int_equal(n, 0);
-        free(d);
-        /* Only a missing file reads as empty: other failures stay failures. */
+        assert_int_equal(n, 5);
         put("file", "x", 1);
         snprintf(missing, sizeof(missing), "%s/file/x", dir);
-        assert_int_equal(read_full_file(missing, READ_FULL_MISSING_EMPTY, 64, &d, &n), -ENOTDIR);
+        assert_int_equal(read_full_file(missing, 0, 64, &d, &n), -ENOTDIR);
 
         /* A directory: -EINVAL with READ_FULL_REGULAR (checked before reading), else read(2)'s
          * own -EISDIR. */
