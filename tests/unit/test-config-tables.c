@@ -18,13 +18,8 @@
 #include "cli.h"
 #include "config.h"
 #include "coord-config.h"
+#include "unit.h"
 #include "util.h"
-
-#define assert_contains(hay, needle)                                                               \
-        do {                                                                                       \
-                if (!strstr((hay), (needle)))                                                      \
-                        fail_msg("'%s' does not mention '%s'", (hay), (needle));                   \
-        } while (0)
 
 typedef struct table {
         const cfg_schema_t *schema;

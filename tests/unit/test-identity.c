@@ -14,24 +14,19 @@
 #include <unistd.h>
 
 #include "identity.h"
+#include "unit.h"
 #include "util.h"
 
 static char dir[64];
 
 static int setup(void **state)
 {
-        strcpy(dir, "/tmp/test-identity.XXXXXX");
-        return mkdtemp(dir) ? 0 : -1;
+        return unit_scratch_make(dir, sizeof(dir), "test-identity");
 }
 
 static int teardown(void **state)
 {
-        pid_t pid = fork();
-        if (pid == 0) {
-                execl("/bin/rm", "rm", "-rf", dir, (char *)NULL);
-                _exit(127);
-        }
-        waitpid(pid, NULL, 0);
+        unit_scratch_remove(dir);
         return 0;
 }
 
