@@ -431,7 +431,7 @@ int config_parse_args(const cfg_schema_t *s, void *target, int argc, char **argv
         return 0;
 }
 
-/* What a value looks like, for --help: DURATION, N, yes|no, a|b|c, VALUE. */
+/* What a value looks like, for --help and man pages: DURATION, N, BOOL, LIST or VALUE. */
 static const char *value_name(const cfg_item_t *it)
 {
         switch (it->type) {
@@ -457,11 +457,15 @@ static void help_details(const cfg_item_t *it, char *buf, size_t len)
         char range[80], choices[256] = "";
         size_t n = 0;
         if (it->choices) {
-                snprintf(choices, sizeof(choices), "%s %s",
-                         it->type == CFG_LIST ? "any of" : "one of", it->choices);
-                for (char *p = choices; (p = strchr(p, ',')); p++)
-                        if (p[1] != ' ')
-                                memmove(p + 2, p + 1, strlen(p + 1) + 1), p[1] = ' ';
+                size_t k = (size_t)snprintf(choices, sizeof(choices), "%s ",
+                                            it->type == CFG_LIST ? "any of" : "one of");
+                for (const char *p = it->choices; *p && k + 3 < sizeof(choices); p++) {
+                        if (*p == ',')
+                                choices[k++] = ',', choices[k++] = ' ';
+                        else
+                                choices[k++] = *p;
+                        choices[k] = 0;
+                }
         }
         bool doc = !it->def || !*it->def;
         const char *parts[] = {choices, range_text(it, range, sizeof(range)),
@@ -502,8 +506,9 @@ void config_help(const cfg_schema_t *s, FILE *f)
                         continue;
                 option_name(&s->items[i], opt, sizeof(opt));
                 help_details(&s->items[i], details, sizeof(details));
-                fprintf(f, "  %s=%-*s %s%s\n", opt, (int)(29 - strlen(opt)),
-                        value_name(&s->items[i]), s->items[i].help, details);
+                int pad = strlen(opt) < 29 ? (int)(29 - strlen(opt)) : 0;
+                fprintf(f, "  %s=%-*s %s%s\n", opt, pad, value_name(&s->items[i]), s->items[i].help,
+                        details);
         }
 }
 
