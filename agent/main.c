@@ -14,11 +14,6 @@ static void usage(FILE *f)
                 "Runs storage workloads on command of an iofleet coordinator.\n"
                 "Runs in the foreground; stop it with SIGTERM.\n\n");
         config_help(&agent_config_schema, f);
-        fprintf(f,
-                "\nTest hooks:\n"
-                "  --test-clock-offset=DURATION   make this agent's clock read off by DURATION "
-                "(e.g. 2s, -150ms)\n"
-                "  --test-protocol-version=N      claim protocol version N (to test refusals)\n");
 }
 
 static int extra_arg(void *target, const char *arg, char *err, size_t errlen)
@@ -31,7 +26,10 @@ static int extra_arg(void *target, const char *arg, char *err, size_t errlen)
                 printf("iofleet-agent %s\n", IOFLEET_VERSION);
                 exit(0);
         }
-        return agent_config_extra_arg(target, arg, err, errlen);
+        /* Hidden: the key table as JSON, for man pages and shell completion. */
+        if (streq(arg, "--dump-config-table"))
+                exit(config_dump_json(&agent_config_schema, "iofleet-agent", stdout) < 0 ? 1 : 0);
+        return 0;
 }
 
 int main(int argc, char **argv)

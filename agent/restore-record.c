@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "fileio.h"
 #include "kv.h"
 #include "log.h"
 #include "mountinfo.h"
@@ -100,49 +101,6 @@ int restore_write_all(int fd, const void *buf, size_t n)
                 p += w;
                 n -= (size_t)w;
         }
-        return 0;
-}
-
-/* Reads a whole file (at most max bytes, -EFBIG beyond) into a malloc'd NUL-terminated buffer. */
-int restore_read_fd_all(int fd, size_t max, char **ret, size_t *retlen)
-{
-        size_t cap = 4096, n = 0;
-        char *buf = malloc(cap + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                if (n == cap) {
-                        if (cap > max) {
-                                free(buf);
-                                return -EFBIG;
-                        }
-                        cap *= 2;
-                        char *nb = realloc(buf, cap + 1);
-                        if (!nb) {
-                                free(buf);
-                                return -ENOMEM;
-                        }
-                        buf = nb;
-                }
-                ssize_t r = read(fd, buf + n, cap - n);
-                if (r < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        int e = -errno;
-                        free(buf);
-                        return e;
-                }
-                if (r == 0)
-                        break;
-                n += (size_t)r;
-        }
-        if (n > max) {
-                free(buf);
-                return -EFBIG;
-        }
-        buf[n] = 0;
-        *ret = buf;
-        *retlen = n;
         return 0;
 }
 
@@ -370,12 +328,10 @@ static int entry_load(restore_t *r, unsigned num, entry_t *e)
         char name[64], why[128] = "";
         restore_entry_name(num, "entry", name, sizeof(name));
         *e = (entry_t){.num = num};
-        int fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         char *buf = NULL;
         size_t len = 0;
-        int ret = fd < 0 ? -errno : restore_read_fd_all(fd, RESTORE_MAX_ENTRY, &buf, &len);
-        if (fd >= 0)
-                close(fd);
+        int ret = read_full_file_at(r->dirfd, name, READ_FULL_NOFOLLOW | READ_FULL_NONBLOCK,
+                                    RESTORE_MAX_ENTRY, &buf, &len);
         if (ret < 0) {
                 snprintf(why, sizeof(why), "unreadable: %s", strerror(-ret));
                 goto bad;

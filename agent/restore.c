@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "fileio.h"
 #include "kv.h"
 #include "log.h"
 #include "mountinfo.h"
@@ -139,7 +140,7 @@ int restore_save_file(restore_t *r, const char *path)
                         close(fd);
                         return -EINVAL;
                 }
-                ret = restore_read_fd_all(fd, RESTORE_MAX_FILE, &data, &len);
+                ret = read_full_fd(fd, RESTORE_MAX_FILE, &data, &len);
                 close(fd);
                 if (ret < 0)
                         return ret;
@@ -180,13 +181,9 @@ int restore_save_sysctl(restore_t *r, const char *sysctl_root, const char *name)
                 return ret;
         if (have(r, ENTRY_SYSCTL, name, sysctl_root))
                 return 0;
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return -errno;
         char *value = NULL;
         size_t len = 0;
-        ret = restore_read_fd_all(fd, RESTORE_MAX_SYSCTL, &value, &len);
-        close(fd);
+        ret = read_full_file(path, READ_FULL_NOFOLLOW, RESTORE_MAX_SYSCTL, &value, &len);
         if (ret < 0)
                 return ret;
         if (memchr(value, 0, len)) {
@@ -259,14 +256,10 @@ static int apply_file(restore_t *r, const entry_t *e, char *err, size_t errlen)
         }
         char name[64];
         restore_entry_name(e->num, "data", name, sizeof(name));
-        int fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-        if (fd < 0)
-                return errorf(err, errlen, -errno, "file %s: saved copy %s/%s: %m", e->a, r->dir,
-                              name);
         char *data = NULL;
         size_t len = 0;
-        int ret = restore_read_fd_all(fd, RESTORE_MAX_FILE, &data, &len);
-        close(fd);
+        int ret = read_full_file_at(r->dirfd, name, READ_FULL_NOFOLLOW | READ_FULL_NONBLOCK,
+                                    RESTORE_MAX_FILE, &data, &len);
         if (ret < 0)
                 return errorf(err, errlen, ret, "file %s: saved copy %s/%s: %s", e->a, r->dir,
                               name, strerror(-ret));
@@ -284,7 +277,7 @@ static int apply_file(restore_t *r, const entry_t *e, char *err, size_t errlen)
                 free(data);
                 return errorf(err, errlen, -ENAMETOOLONG, "file %s: name too long", e->a);
         }
-        fd = mkostemp(tmp, O_CLOEXEC);
+        int fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0) {
                 free(data);
                 return errorf(err, errlen, -errno, "file %s: cannot create %s: %m", e->a, tmp);

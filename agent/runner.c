@@ -71,7 +71,7 @@ void runner_dir_done(runner_dir_t *d)
 
 static bool job_is_metadata(const job_spec_t *j)
 {
-        return j->ioengine && streq(j->ioengine, "metadata");
+        return j->ioengine && streq(j->ioengine, ENGINE_METADATA);
 }
 
 /* A metadata worker: its stats, directory (which must exist) and name "JOB.AGENT.CLONE". */

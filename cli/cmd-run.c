@@ -435,7 +435,7 @@ int cmd_run(int argc, char **argv)
                 /* Every point's jobs: a sweep may move their directory. */
                 for (size_t i = 0; o.plan && i < plan_points(&plan); i++) {
                         plan_t q;
-                        if (plan_load_point(o.plan, i, &q, NULL, err, sizeof(err)) < 0)
+                        if (plan_point(&plan, i, &q, NULL, err, sizeof(err)) < 0)
                                 continue;
                         local_allow_paths(&q.jobs, cwd, allow, sizeof(allow));
                         plan_free(&q);

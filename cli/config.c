@@ -10,14 +10,23 @@
 #include "keys.h"
 #include "util.h"
 
-#define F(f) offsetof(cli_config_t, f)
+#define F(f) .offset = offsetof(cli_config_t, f)
 static const cfg_item_t cli_items[] = {
-    {"coordinator", CFG_STRING, F(coordinator), 0, 0, NULL,
-     "the coordinator's control endpoint (default ipc:///run/iofleet/control.sock)"},
-    {"coordinator_key", CFG_STRING, F(coordinator_key), 0, 0, NULL,
-     "the coordinator's public key, for a tcp:// control endpoint"},
-    {"key", CFG_STRING, F(key), 0, 0, NULL,
-     "this CLI's key pair, for a tcp:// control endpoint (default /etc/iofleet/cli.key)"},
+    {.name = "coordinator",
+     .type = CFG_STRING,
+     F(coordinator),
+     .help = "the coordinator's control endpoint",
+     .def = "ipc:///run/iofleet/control.sock"},
+    {.name = "coordinator_key",
+     .type = CFG_STRING,
+     F(coordinator_key),
+     .help = "the coordinator's public key, for a tcp:// control endpoint",
+     .def = "/etc/iofleet/coordinator.pub"},
+    {.name = "key",
+     .type = CFG_STRING,
+     F(key),
+     .help = "this CLI's key pair, for a tcp:// control endpoint",
+     .def = "/etc/iofleet/cli.key"},
 };
 #undef F
 
@@ -29,9 +38,7 @@ int cli_config_load(const char *path, cli_config_t *c, char *err, size_t errlen)
         const char *h = getenv("HOME"), *env = getenv("IOFLEET_CONFIG");
 
         memset(c, 0, sizeof(*c));
-        if (strdup_to(&c->coordinator, "ipc:///run/iofleet/control.sock") < 0 ||
-            strdup_to(&c->coordinator_key, "/etc/iofleet/coordinator.pub") < 0 ||
-            strdup_to(&c->key, "/etc/iofleet/cli.key") < 0)
+        if (config_defaults(&cli_config_schema, c) < 0)
                 return -ENOMEM;
         if (!path && env && *env)
                 path = env;

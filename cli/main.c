@@ -26,6 +26,9 @@ int main(int argc, char **argv)
                 usage(argc < 2 ? stderr : stdout);
                 return argc < 2 ? 2 : 0;
         }
+        /* Hidden: cli.conf's key table as JSON, for man pages and shell completion. */
+        if (streq(argv[1], "--dump-config-table"))
+                return config_dump_json(&cli_config_schema, "iofleet", stdout) < 0 ? 1 : 0;
         if (streq(argv[1], "run"))
                 return cmd_run(argc - 1, argv + 1);
         if (streq(argv[1], "agents"))

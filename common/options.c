@@ -126,27 +126,6 @@ const char *options_format_size(char *buf, size_t n, uint64_t v)
         return buf;
 }
 
-/* Largest unit that divides exactly: "3650d", "90m", "1500ms", or nanoseconds. */
-static const char *format_duration(char *buf, size_t n, uint64_t ns)
-{
-        static const struct {
-                const char *name;
-                uint64_t ns;
-        } units[] = {
-            {"d", NSEC_PER_DAY}, {"h", NSEC_PER_HOUR},  {"m", NSEC_PER_MIN},
-            {"s", NSEC_PER_SEC}, {"ms", NSEC_PER_MSEC}, {"us", NSEC_PER_USEC},
-        };
-
-        for (size_t i = 0; ns && i < ELEMENTSOF(units); i++)
-                if (ns % units[i].ns == 0) {
-                        snprintf(buf, n, "%llu%s", (unsigned long long)(ns / units[i].ns),
-                                 units[i].name);
-                        return buf;
-                }
-        snprintf(buf, n, ns ? "%lluns" : "%llu", (unsigned long long)ns);
-        return buf;
-}
-
 const char *options_format_value(char *buf, size_t n, const job_option_t *o, uint64_t v)
 {
         if (o->type == OPT_SIZE)
@@ -631,7 +610,7 @@ int job_spec_init(job_spec_t *j, const char *name)
         assert(j);
         if (name && !(n.name = strdup(name)))
                 goto fail;
-        if (!(n.ioengine = strdup("psync")) || !(n.metadata_order = strdup("both")))
+        if (!(n.ioengine = strdup(ENGINE_DEFAULT)) || !(n.metadata_order = strdup("both")))
                 goto fail;
         *j = n;
         return 0;

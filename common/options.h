@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "engine-list.h"
 #include "parse.h"
 
 typedef enum rw_mode {
@@ -64,7 +65,7 @@ typedef struct job_spec {
         bool verify_fatal;
         bool thread;           /* accepted: iofleet's workers are always threads */
         bool group_reporting;  /* one result entry per job instead of one per clone */
-        char *ioengine;        /* default "psync"; "metadata" runs the metadata workload */
+        char *ioengine;        /* ENGINE_LIST name (engine-list.h); default ENGINE_DEFAULT */
         /* The metadata workload (ioengine=metadata; iofleet's own, in the spirit of bonnie++'s
          * file tests): nrfiles files of filesize bytes per clone, spread over metadata_dirs
          * directories, created, stat'ed, read and deleted in the orders metadata_order names. */

@@ -1244,6 +1244,53 @@ static void test_name_expansion(void **state)
                          -ENAMETOOLONG);
 }
 
+/* One engine list: each I/O engine of ENGINE_LIST has its ops table under its own name, is in
+ * Hello's list in the list's order and is an ioengine= choice; a workload has no ops table. */
+static void test_engine_list(void **state)
+{
+        static const struct {
+                const char *name;
+                bool io;
+        } list[] = {
+#define ENTRY(name, kind) {#name, sizeof(#kind) == sizeof("IO")},
+            ENGINE_LIST(ENTRY)
+#undef ENTRY
+        };
+        const char *const *hello = engine_names();
+        size_t n_io = 0, n_workloads = 0;
+        char err[256];
+
+        for (size_t i = 0; i < ELEMENTSOF(list); i++) {
+                job_spec_t j;
+                const engine_ops_t *e = engine_find(list[i].name);
+                assert_int_equal(job_spec_init(&j, "x"), 0);
+                if (job_option_set(&j, "ioengine", list[i].name, err, sizeof(err)) < 0)
+                        fail_msg("ioengine=%s refused: %s", list[i].name, err);
+                job_spec_done(&j);
+                if (!list[i].io) {
+                        assert_null(e);
+                        assert_string_equal(list[i].name, ENGINE_METADATA);
+                        n_workloads++;
+                        continue;
+                }
+                assert_non_null(e);
+                assert_string_equal(e->name, list[i].name);
+                assert_int_equal(e->version, ENGINE_OPS_VERSION);
+                assert_non_null(hello[n_io]);
+                assert_string_equal(hello[n_io++], list[i].name);
+        }
+        assert_null(hello[n_io]);
+        assert_int_equal(n_workloads, 1);
+        {
+                job_spec_t j;
+                assert_int_equal(job_spec_init(&j, "x"), 0);
+                assert_string_equal(j.ioengine, ENGINE_DEFAULT);
+                assert_non_null(engine_find(j.ioengine));
+                assert_true(job_option_set(&j, "ioengine", "nosuch", err, sizeof(err)) < 0);
+                job_spec_done(&j);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1265,14 +1312,14 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_nrfiles_filesize_offset_on_disk, setup, teardown),
             cmocka_unit_test_setup_teardown(test_layout_reuses_and_fills, setup, teardown),
             cmocka_unit_test_setup_teardown(test_direct, setup, teardown),
-            cmocka_unit_test_setup_teardown(test_invalidate_each_pass_reads_once, setup,
-                                            teardown),
+            cmocka_unit_test_setup_teardown(test_invalidate_each_pass_reads_once, setup, teardown),
             cmocka_unit_test_setup_teardown(test_fsync_counts, setup, teardown),
             cmocka_unit_test_setup_teardown(test_readonly, setup, teardown),
             cmocka_unit_test_setup_teardown(test_failing_read_past_truncation, setup, teardown),
             cmocka_unit_test_setup_teardown(test_short_read_then_end_of_file, setup, teardown),
             cmocka_unit_test_setup_teardown(test_failing_write, setup, teardown),
             cmocka_unit_test(test_name_expansion),
+            cmocka_unit_test(test_engine_list),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
