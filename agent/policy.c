@@ -335,12 +335,37 @@ static const char *what(ctx_t *c, const char *canon, char *buf, size_t len)
         return buf;
 }
 
-static int fail_resolve(ctx_t *c, const roots_t *rs, const root_t *first, int r)
+static bool job_purpose(int purpose)
+{
+        return purpose == PATH_JOB_FILE || purpose == PATH_JOB_DIR;
+}
+
+/* The system directory folded names as written, if any ("/" itself too). */
+static const char *system_dir_of(const char *folded, int purpose)
+{
+        if (streq(folded, "/"))
+                return "/";
+        for (size_t i = 0; i < ELEMENTSOF(system_dirs); i++)
+                if (under(folded, system_dirs[i]) &&
+                    !(job_purpose(purpose) && under(folded, "/dev/shm")))
+                        return system_dirs[i];
+        return NULL;
+}
+
+static int fail_resolve(ctx_t *c, const roots_t *rs, const root_t *first, const char *folded,
+                        int r)
 {
         char w[2 * PATH_MAX], l[2048], e[PATH_MAX];
+        const char *sys = system_dir_of(folded, c->purpose);
         what(c, NULL, w, sizeof(w));
         switch (r) {
         case -EPERM:
+                /* Named outright: the rule that no allow_paths can lift is the one to tell. */
+                if (sys)
+                        return errorf(c->err, c->errlen, -EPERM,
+                                      "%s: %s%s is never allowed (allowed: %s)", w, sys,
+                                      streq(sys, "/") ? "" : " and below",
+                                      roots_list(rs, l, sizeof(l)));
                 return errorf(c->err, c->errlen, -EPERM, "%s: outside allow_paths (allowed: %s)", w,
                               roots_list(rs, l, sizeof(l)));
         case -EXDEV:
@@ -362,11 +387,6 @@ static int fail_resolve(ctx_t *c, const roots_t *rs, const root_t *first, int r)
         default:
                 return errorf(c->err, c->errlen, r, "%s: cannot resolve it: %s", w, strerror(-r));
         }
-}
-
-static bool job_purpose(int purpose)
-{
-        return purpose == PATH_JOB_FILE || purpose == PATH_JOB_DIR;
 }
 
 /* System directories, kernel file systems and file types, on a resolved path. */
@@ -544,7 +564,7 @@ static int check(ctx_t *c, const char *folded, unsigned rflags, res_t *r)
                 return errorf(c->err, c->errlen, e, "policy: %s", strerror(-e));
         e = resolve(&rs, folded, rflags, r, &first);
         if (e < 0)
-                e = fail_resolve(c, &rs, first, e);
+                e = fail_resolve(c, &rs, first, folded, e);
         roots_close(&rs);
         if (e == 0 && (e = judge(c, r)) == 0 &&
             (c->purpose == PATH_EXPORT || c->purpose == PATH_MOUNT))

@@ -17,8 +17,8 @@ ln -s "$O" "$A/link"         # an absolute directory symlink pointing out
 ln -s ../outside "$A/rlink"  # a relative one
 ln -s /etc "$A/etclink"
 ln -s /proc/self/root "$A/magic"
-ln -s "$A/loop2" "$A/loop1"
-ln -s "$A/loop1" "$A/loop2"
+ln -s loop2 "$A/loop1"
+ln -s loop1 "$A/loop2"
 for v in victim victim2 victim3 victim4; do echo "precious $v" >"$O/$v"; done
 touch -d '2020-01-01 00:00:00' "$O"/victim*
 # What must not change: everything outside $A (and the host's /etc marker names).
