@@ -38,11 +38,11 @@ typedef struct md {
         char *err;
         size_t errlen;
         int error; /* first failure, -errno */
-        char path[PATH_MAX];  /* a file's or directory's full path, for messages */
-        size_t base_len;      /* path holds "DIRECTORY/md.NAME." up to here */
+        char path[PATH_MAX];      /* a file's or directory's full path, for messages */
+        size_t base_len;          /* path holds "DIRECTORY/md.NAME." up to here */
         char dname[NAME_MAX + 1]; /* "md.NAME.D", relative to p->dirfd */
-        size_t dname_len;     /* dname holds "md.NAME." up to here */
-        char fname[16];       /* "NNNNNNN", relative to its directory */
+        size_t dname_len;         /* dname holds "md.NAME." up to here */
+        char fname[16];           /* "NNNNNNN", relative to its directory */
         struct {
                 uint32_t d;
                 int fd; /* O_PATH of md.NAME.D, opened without following a link; -1 */
@@ -196,9 +196,8 @@ static int op_create(md_t *m, int slot, uint32_t i, uint64_t *bytes)
         /* O_EXCL: a file of an earlier run is an error, never silently reused or truncated; it
          * also refuses a symbolic link planted at the name. */
         fd = dfd < 0 ? dfd
-                     : openat(dfd, file_name(m, i), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-                                                        O_CLOEXEC,
-                              0644);
+                     : openat(dfd, file_name(m, i),
+                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) {
                 r = dfd < 0 ? dfd : -errno;
                 if (r == -EEXIST)
@@ -207,8 +206,8 @@ static int op_create(md_t *m, int slot, uint32_t i, uint64_t *bytes)
                                 "earlier run? remove it; iofleet never reuses one)",
                                 slot_names[slot], file_path(m, i));
                 else
-                        md_fail(m, r, "%s: cannot create %s: %s", slot_names[slot],
-                                file_path(m, i), strerror(-r));
+                        md_fail(m, r, "%s: cannot create %s: %s", slot_names[slot], file_path(m, i),
+                                strerror(-r));
                 return r;
         }
         live_set(m, i);
@@ -259,8 +258,7 @@ static int op_stat(md_t *m, int slot, uint32_t i)
         }
         if ((uint64_t)sb.st_size != m->p->filesize) {
                 md_fail(m, -EIO, "%s: %s has %lld bytes, %llu were written", slot_names[slot],
-                        file_path(m, i), (long long)sb.st_size,
-                        (unsigned long long)m->p->filesize);
+                        file_path(m, i), (long long)sb.st_size, (unsigned long long)m->p->filesize);
                 return -EIO;
         }
         return 0;

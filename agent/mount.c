@@ -186,8 +186,8 @@ int nfs_mount_fs(const agent_config_t *cfg, restore_t *r, const char *fstype, co
                         goto out;
                 }
                 first_line(out);
-                ret = errorf(err, errlen, -EIO, "mount %s on %s failed (exit %d): %s", source,
-                             path, status, out[0] ? out : "no message");
+                ret = errorf(err, errlen, -EIO, "mount %s on %s failed (exit %d): %s", source, path,
+                             status, out[0] ? out : "no message");
                 goto out;
         }
         /* Mounted: the directory is the restore record's to remove now. */

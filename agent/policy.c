@@ -33,15 +33,24 @@ static const struct {
         long magic;
         const char *name;
 } kernel_fs[] = {
-    {PROC_SUPER_MAGIC, "proc"},       {SYSFS_MAGIC, "sysfs"},
-    {DEBUGFS_MAGIC, "debugfs"},       {TRACEFS_MAGIC, "tracefs"},
-    {SECURITYFS_MAGIC, "securityfs"}, {CGROUP_SUPER_MAGIC, "cgroup"},
-    {CGROUP2_SUPER_MAGIC, "cgroup2"}, {BPF_FS_MAGIC, "bpf"},
-    {DEVPTS_SUPER_MAGIC, "devpts"},   {EFIVARFS_MAGIC, "efivarfs"},
-    {PSTOREFS_MAGIC, "pstore"},       {NSFS_MAGIC, "nsfs"},
-    {SELINUX_MAGIC, "selinuxfs"},     {SMACK_MAGIC, "smackfs"},
-    {BINFMTFS_MAGIC, "binfmt_misc"},  {CONFIGFS_MAGIC, "configfs"},
-    {NFSD_MAGIC, "nfsd"},             {RPC_PIPEFS_MAGIC, "rpc_pipefs"},
+    {PROC_SUPER_MAGIC, "proc"},
+    {SYSFS_MAGIC, "sysfs"},
+    {DEBUGFS_MAGIC, "debugfs"},
+    {TRACEFS_MAGIC, "tracefs"},
+    {SECURITYFS_MAGIC, "securityfs"},
+    {CGROUP_SUPER_MAGIC, "cgroup"},
+    {CGROUP2_SUPER_MAGIC, "cgroup2"},
+    {BPF_FS_MAGIC, "bpf"},
+    {DEVPTS_SUPER_MAGIC, "devpts"},
+    {EFIVARFS_MAGIC, "efivarfs"},
+    {PSTOREFS_MAGIC, "pstore"},
+    {NSFS_MAGIC, "nsfs"},
+    {SELINUX_MAGIC, "selinuxfs"},
+    {SMACK_MAGIC, "smackfs"},
+    {BINFMTFS_MAGIC, "binfmt_misc"},
+    {CONFIGFS_MAGIC, "configfs"},
+    {NFSD_MAGIC, "nfsd"},
+    {RPC_PIPEFS_MAGIC, "rpc_pipefs"},
 };
 
 /* One allow_paths entry, opened (following links: the config is the operator's word). */
@@ -237,8 +246,7 @@ static int resolve_in(const root_t *rt, const char *rel, unsigned rflags, res_t 
                 char tmp[PATH_MAX];
                 if (streq(last, "..") || streq(last, "."))
                         return -ENOENT;
-                snprintf(tmp, sizeof(tmp), "%s%s%s", last, r->missing[0] ? "/" : "",
-                         r->missing);
+                snprintf(tmp, sizeof(tmp), "%s%s%s", last, r->missing[0] ? "/" : "", r->missing);
                 snprintf(r->missing, sizeof(r->missing), "%s", tmp);
                 if (!slash)
                         /* Nothing but the root itself exists. */
@@ -352,8 +360,7 @@ static const char *system_dir_of(const char *folded, int purpose)
         return NULL;
 }
 
-static int fail_resolve(ctx_t *c, const roots_t *rs, const root_t *first, const char *folded,
-                        int r)
+static int fail_resolve(ctx_t *c, const roots_t *rs, const root_t *first, const char *folded, int r)
 {
         char w[2 * PATH_MAX], l[2048], e[PATH_MAX];
         const char *sys = system_dir_of(folded, c->purpose);
@@ -362,10 +369,9 @@ static int fail_resolve(ctx_t *c, const roots_t *rs, const root_t *first, const 
         case -EPERM:
                 /* Named outright: the rule that no allow_paths can lift is the one to tell. */
                 if (sys)
-                        return errorf(c->err, c->errlen, -EPERM,
-                                      "%s: %s%s is never allowed (allowed: %s)", w, sys,
-                                      streq(sys, "/") ? "" : " and below",
-                                      roots_list(rs, l, sizeof(l)));
+                        return errorf(
+                            c->err, c->errlen, -EPERM, "%s: %s%s is never allowed (allowed: %s)", w,
+                            sys, streq(sys, "/") ? "" : " and below", roots_list(rs, l, sizeof(l)));
                 return errorf(c->err, c->errlen, -EPERM, "%s: outside allow_paths (allowed: %s)", w,
                               roots_list(rs, l, sizeof(l)));
         case -EXDEV:
@@ -407,7 +413,8 @@ static int judge(ctx_t *c, const res_t *r)
                     ((blockdev && c->purpose == PATH_JOB_FILE) || under(r->canon, "/dev/shm")))
                         continue;
                 if (under(r->canon, system_dirs[i]))
-                        return errorf(c->err, c->errlen, -EPERM, "%s: %s and below is never allowed",
+                        return errorf(c->err, c->errlen, -EPERM,
+                                      "%s: %s and below is never allowed",
                                       what(c, r->canon, w, sizeof(w)), system_dirs[i]);
         }
         if (fstatfs(r->fd, &sf) == 0)
@@ -502,15 +509,15 @@ static int check_named(ctx_t *c, const res_t *r)
                 if (!only_root_can_swap(&dst, &cst)) {
                         close(next);
                         close(cur);
-                        return errorf(c->err, c->errlen, -EPERM,
-                                      "%s: %s is writable by %s %u (mode %04o): another user could "
-                                      "swap '%s' for a symbolic link before %s looks it up; make it "
-                                      "writable by root only, or sticky",
-                                      what(c, NULL, w, sizeof(w)), o ? walked : "/",
-                                      dst.st_uid != 0 ? "its owner, uid" : "group",
-                                      dst.st_uid != 0 ? (unsigned)dst.st_uid : (unsigned)dst.st_gid,
-                                      (unsigned)(dst.st_mode & 07777), echo(name, e, sizeof(e)),
-                                      prog);
+                        return errorf(
+                            c->err, c->errlen, -EPERM,
+                            "%s: %s is writable by %s %u (mode %04o): another user could "
+                            "swap '%s' for a symbolic link before %s looks it up; make it "
+                            "writable by root only, or sticky",
+                            what(c, NULL, w, sizeof(w)), o ? walked : "/",
+                            dst.st_uid != 0 ? "its owner, uid" : "group",
+                            dst.st_uid != 0 ? (unsigned)dst.st_uid : (unsigned)dst.st_gid,
+                            (unsigned)(dst.st_mode & 07777), echo(name, e, sizeof(e)), prog);
                 }
                 if (o + 1 + n < sizeof(walked))
                         o += (size_t)snprintf(walked + o, sizeof(walked) - o, "/%s", name);
@@ -527,8 +534,8 @@ static int check_named(ctx_t *c, const res_t *r)
         /* The walk by name ended where the sandbox did: nothing moved in between. */
         if (r2 == 0 && (dst.st_dev != r->st.st_dev || dst.st_ino != r->st.st_ino))
                 return errorf(c->err, c->errlen, -ESTALE,
-                              "%s: changed while being checked; try again", what(c, NULL, w,
-                                                                                sizeof(w)));
+                              "%s: changed while being checked; try again",
+                              what(c, NULL, w, sizeof(w)));
         return 0;
 }
 
@@ -799,8 +806,8 @@ int policy_check_path(const agent_config_t *cfg, const char *path, int purpose, 
         return policy_resolve_path(cfg, path, purpose, NULL, 0, err, errlen);
 }
 
-int policy_verify_named(const agent_config_t *cfg, const char *path, int purpose, int fd,
-                        char *err, size_t errlen)
+int policy_verify_named(const agent_config_t *cfg, const char *path, int purpose, int fd, char *err,
+                        size_t errlen)
 {
         struct stat a, b;
         char e[PATH_MAX];

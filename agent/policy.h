@@ -71,8 +71,8 @@ int policy_check_path(const agent_config_t *cfg, const char *path, int purpose, 
 /* After another program used a path handed to it by name (policy_open with PATH_EXPORT or
  * PATH_MOUNT gave fd): the name still leads to fd's inode, by the same rules. 0, or -ESTALE with
  * err. */
-int policy_verify_named(const agent_config_t *cfg, const char *path, int purpose, int fd,
-                        char *err, size_t errlen);
+int policy_verify_named(const agent_config_t *cfg, const char *path, int purpose, int fd, char *err,
+                        size_t errlen);
 
 /* Every path job j will use on this agent, each clone's, as the layout names them (directory,
  * each entry of filename, filename_format expanded; relative ones under work_dir; the metadata

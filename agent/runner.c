@@ -93,8 +93,7 @@ static int metadata_worker(runner_t *r, worker_t *wk, const char *agent, char *e
                 wk->md_dir = strdup(r->work_dir ? r->work_dir : "");
         else if (j->directory[0] == '/')
                 wk->md_dir = strdup(j->directory);
-        else if (asprintf(&wk->md_dir, "%s/%s", r->work_dir ? r->work_dir : "",
-                          j->directory) < 0)
+        else if (asprintf(&wk->md_dir, "%s/%s", r->work_dir ? r->work_dir : "", j->directory) < 0)
                 wk->md_dir = NULL;
         if (!wk->md_dir)
                 return -ENOMEM;

@@ -19,8 +19,8 @@
 
 #define DELETED_SUFFIX " (deleted)"
 
-static int force_walk;  /* test hook */
-static int no_openat2;  /* the kernel said ENOSYS once: do not ask again */
+static int force_walk; /* test hook */
+static int no_openat2; /* the kernel said ENOSYS once: do not ask again */
 
 void sandbox_force_walk(bool on)
 {

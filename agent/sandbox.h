@@ -7,7 +7,8 @@
 #include <stddef.h>
 
 enum {
-        SANDBOX_NOFOLLOW = 1u << 0,  /* a final symbolic link is not followed: the fd is the link's */
+        SANDBOX_NOFOLLOW =
+            1u << 0, /* a final symbolic link is not followed: the fd is the link's */
         SANDBOX_DIRECTORY = 1u << 1, /* the result must be a directory (-ENOTDIR) */
 };
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -374,7 +375,8 @@ static void local_join(const char *dir, const char *rel, char *out, size_t len)
 /* A --local fleet may do I/O where the user's own job options point (and the current
  * directory): the agents' allow_paths. A relative directory or file is the current
  * directory's; a file counts by its directory, a filename_format by the part before its last
- * '/' (when no $token is in it). Comma-joined into buf. */
+ * '/' (when no $token is in it); one the job will make by its nearest existing parent.
+ * Comma-joined into buf. */
 static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, size_t len)
 {
         size_t used = *buf ? strlen(buf) : (size_t)snprintf(buf, len, "%s", cwd);
@@ -397,14 +399,21 @@ static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, s
                                 char path[8192], *slash;
                                 if (strchr(p, ','))
                                         continue;
+                                struct stat st;
                                 local_join(is_dir ? cwd : base, p, path, sizeof(path));
                                 if (!is_dir && (slash = strrchr(path, '/')))
                                         *(slash == path ? slash + 1 : slash) = 0;
-                                if ((is_fmt && strchr(path, '$')) || streq(path, "/"))
+                                if (is_fmt && strchr(path, '$'))
+                                        continue;
+                                /* A directory the job will make: its nearest existing one. */
+                                while (!streq(path, "/") && stat(path, &st) < 0 &&
+                                       errno == ENOENT && (slash = strrchr(path, '/')))
+                                        *(slash == path ? slash + 1 : slash) = 0;
+                                if (streq(path, "/"))
                                         continue;
                                 if (used + strlen(path) + 2 < len)
-                                        used += (size_t)snprintf(buf + used, len - used, ",%s",
-                                                                 path);
+                                        used +=
+                                            (size_t)snprintf(buf + used, len - used, ",%s", path);
                         }
                         free(v);
                 }

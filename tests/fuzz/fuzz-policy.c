@@ -38,8 +38,8 @@ static int rootfd = -1;
 static agent_config_t cfg;
 /* The cage, the victim and everything in it, held open: any entry made, removed or renamed in a
  * directory changes its mtime, any write a file's; cheaper than a scan each run. */
-static const char *const watched[] = {"..", ".", "victim", "victim/v0", "victim/vd",
-                                      "victim/vd/vf"};
+static const char *const watched[] = {"..",        ".",         "victim",
+                                      "victim/v0", "victim/vd", "victim/vd/vf"};
 static int watch_fd[ELEMENTSOF(watched)];
 static struct stat watch_st[ELEMENTSOF(watched)];
 
@@ -75,8 +75,8 @@ static void scan_at(int dirfd, const char *rel, seen_t *s)
                 id->ino = st.st_ino;
                 snprintf(id->path, sizeof(id->path), "%s/%s", rel, e->d_name);
                 if (S_ISDIR(st.st_mode)) {
-                        int sub = openat(dirfd, e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-                                                               O_CLOEXEC);
+                        int sub =
+                            openat(dirfd, e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                         CHECK(sub >= 0);
                         scan_at(sub, id->path, s);
                         close(sub);
@@ -202,19 +202,44 @@ static unsigned next(in_t *in)
 }
 
 static const char *const names[] = {"a", "b", "c", "d", "l", "m", "n"};
-static const char *const comps[] = {"a",  "b",  "c",  "d",      "l",    "m",    "n",  "..",
-                                    "..", ".",  "",   "v0",     "victim", "root", "cage",
-                                    "zz", "vd", "vf", "..."};
+static const char *const comps[] = {"a",    "b",  "c",  "d",  "l",  "m",      "n",
+                                    "..",   "..", ".",  "",   "v0", "victim", "root",
+                                    "cage", "zz", "vd", "vf", "..."};
 /* Link targets: relative ones climbing or staying, dangling, loops; absolute ones (templates
  * with %1$s = the cage), /proc magic links. */
 static const char *const targets[] = {
-    "..",        "../..",          "../../..",        "../../../..",    "../victim",
-    "../../victim", "../../victim/v0", "a",            "a/b",            "../a",
-    ".",         "l",              "m",               "zz",             "b/../..",
-    "./",        "a/../..",        "../root/a",       "../../root",     "a/",
-    "%1$s/victim", "%1$s/root",    "%1$s/root/a",     "/",              "/proc/self/root",
-    "/proc/self/cwd", "/proc/self/root%1$s/victim", "/etc", "/dev/shm", "%1$s/victim/v0",
-    "../../cage/victim/vd", "n/../../..",
+    "..",
+    "../..",
+    "../../..",
+    "../../../..",
+    "../victim",
+    "../../victim",
+    "../../victim/v0",
+    "a",
+    "a/b",
+    "../a",
+    ".",
+    "l",
+    "m",
+    "zz",
+    "b/../..",
+    "./",
+    "a/../..",
+    "../root/a",
+    "../../root",
+    "a/",
+    "%1$s/victim",
+    "%1$s/root",
+    "%1$s/root/a",
+    "/",
+    "/proc/self/root",
+    "/proc/self/cwd",
+    "/proc/self/root%1$s/victim",
+    "/etc",
+    "/dev/shm",
+    "%1$s/victim/v0",
+    "../../cage/victim/vd",
+    "n/../../..",
 };
 
 /* The cage and the victim as they were made: nothing in or under them changed. */
@@ -250,8 +275,8 @@ static void build(in_t *in)
                         if (mkdirat(rootfd, rel, 0755) == 0 && ndirs < ELEMENTSOF(dirs))
                                 snprintf(dirs[ndirs++], sizeof(dirs[0]), "%s", rel);
                 } else if (kind == 1) {
-                        int fd = openat(rootfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-                                                         O_CLOEXEC, 0644);
+                        int fd = openat(rootfd, rel,
+                                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
                         if (fd >= 0)
                                 close(fd);
                 } else {
@@ -350,8 +375,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         size_t rl = strlen(root);
                         const char *rel = path;
                         if (!relative) {
-                                if (strncmp(path, root, rl) != 0 ||
-                                    (path[rl] && path[rl] != '/'))
+                                if (strncmp(path, root, rl) != 0 || (path[rl] && path[rl] != '/'))
                                         continue;
                                 for (rel = path + rl; *rel == '/'; rel++)
                                         ;

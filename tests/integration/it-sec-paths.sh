@@ -144,6 +144,16 @@ timeout 60 "$IOFLEET" run --coordinator="$CTL" --agents=name=a0 --name=t --rw=wr
 check "a filename_format with a subdirectory succeeds" [ $? -eq 0 ]
 check "... one file per clone" test -s "$A/ff/t.0" -a -s "$A/ff/t.1"
 
+# A --local fleet allows what the user's own options name, relative ones included: a file one
+# directory up from where iofleet runs, and a filename_format's directory.
+mkdir -p "$T/local/here"
+(cd "$T/local/here" && TMPDIR=$T timeout 60 "$IOFLEET" run --local=1 --results-dir="$T/local/runs" \
+	--name=up --rw=write --bs=4k --size=64k --filename=../up.dat \
+	--name=fmt --rw=write --bs=4k --size=64k '--filename_format=../fmt/$jobname.$jobnum' \
+	>"$T/local.log" 2>&1)
+check "a --local run with relative names above the current directory succeeds" [ $? -eq 0 ]
+check "... writing where the user named" test -s "$T/local/up.dat" -a -s "$T/local/fmt/fmt.0"
+
 # A failed prepare removes what it laid out and nothing else: the last job fills a small tmpfs
 # (a worker whose layout fails waits for the others' layouts before it reports), so the run
 # fails after the other jobs laid out their files and made their directories.

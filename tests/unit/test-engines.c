@@ -376,8 +376,7 @@ static void spy_run(job_spec_t *j, const engine_ops_t *ops, worker_t *w)
         hist_init(&w->sync_lat);
         w->cfg = &cfg;
         w->md_dirfd = -1;
-        if (layout_plan(&cfg, j, "a0", dir, 0, false, &w->files, &w->nfiles, err, sizeof(err)) <
-            0)
+        if (layout_plan(&cfg, j, "a0", dir, 0, false, &w->files, &w->nfiles, err, sizeof(err)) < 0)
                 fail_msg("%s", err);
         assert_int_equal(pthread_create(&w->thread, NULL, worker_main, w), 0);
         while (!__atomic_load_n(&w->prepared, __ATOMIC_ACQUIRE))
@@ -753,7 +752,7 @@ static void test_stop_mid_run(void **state)
         for (size_t e = 0; e < ELEMENTSOF(engines); e++) {
                 job_spec_t *j = job_new("stop", engines[e]);
                 runner_params_t p = {
-            .cfg = &cfg, .agent_name = "a0", .work_dir = dir, .jobs = j, .n_jobs = 1};
+                    .cfg = &cfg, .agent_name = "a0", .work_dir = dir, .jobs = j, .n_jobs = 1};
                 runner_job_result_t res;
                 runner_dir_t d[2];
                 runner_t *r = NULL;

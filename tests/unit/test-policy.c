@@ -288,9 +288,9 @@ static void test_syntax(void **state)
         cfg_with(&c, "allowed", NULL);
         /* Names merely containing dots are fine. */
         assert_int_equal(check(&c, "allowed/..x/...", PATH_JOB_FILE), 0);
-        assert_int_equal(policy_check_path(&c.cfg, "relative/path", PATH_JOB_FILE, c.err,
-                                           sizeof(c.err)),
-                         -EINVAL);
+        assert_int_equal(
+            policy_check_path(&c.cfg, "relative/path", PATH_JOB_FILE, c.err, sizeof(c.err)),
+            -EINVAL);
         assert_contains(c.err, "absolute");
         assert_int_equal(policy_check_path(&c.cfg, "", PATH_JOB_FILE, c.err, sizeof(c.err)),
                          -EINVAL);
@@ -313,9 +313,9 @@ static void test_system_dirs(void **state)
         ctx_t c = {0};
         /* Even listed in allow_paths, system directories stay off limits. */
         cfg_with(&c, "/etc", "/usr");
-        const char *never[] = {"/", "/etc", "/etc/exports.d", "/etc/new/x", "/proc/sys",
-                               "/sys/kernel", "/dev/shm", "/boot", "/usr/share",
-                               "/usr/local/new"};
+        const char *never[] = {"/",          "/etc",          "/etc/exports.d", "/etc/new/x",
+                               "/proc/sys",  "/sys/kernel",   "/dev/shm",       "/boot",
+                               "/usr/share", "/usr/local/new"};
         for (size_t i = 0; i < ELEMENTSOF(never); i++)
                 for (int purpose = PATH_EXPORT; purpose <= PATH_JOB_DIR; purpose++)
                         if (check(&c, never[i], purpose) == 0)
@@ -367,7 +367,8 @@ static void test_kernel_file_systems(void **state)
                 rel_path("allowed/s", s, sizeof(s));
                 if (unshare(CLONE_NEWNS) < 0 ||
                     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-                    mount("proc", p, "proc", 0, NULL) < 0 || mount("sysfs", s, "sysfs", 0, NULL) < 0)
+                    mount("proc", p, "proc", 0, NULL) < 0 ||
+                    mount("sysfs", s, "sysfs", 0, NULL) < 0)
                         _exit(77);
                 cfg_with(&c, "allowed", NULL);
                 for (int walk = 0; walk < 2; walk++) {
@@ -523,17 +524,15 @@ static void test_named(void **state)
                 c.err[0] = 0;
                 config_free(&agent_config_schema, &c.cfg);
                 cfg_with(&c, NULL, NULL);
-                assert_int_equal(popen_(&c, "mnt/run2", PATH_MOUNT, O_PATH | O_DIRECTORY | O_CREAT,
-                                        &u),
-                                 0);
+                assert_int_equal(
+                    popen_(&c, "mnt/run2", PATH_MOUNT, O_PATH | O_DIRECTORY | O_CREAT, &u), 0);
                 assert_int_equal(u.n, 1);
                 assert_true(exists("mnt/run2"));
                 assert_int_equal(policy_undo_run(&c.cfg, &u, c.err, sizeof(c.err)), 0);
                 assert_false(exists("mnt/run2"));
                 /* An existing one is used, not recorded. */
-                assert_int_equal(popen_(&c, "mnt/run1", PATH_MOUNT, O_PATH | O_DIRECTORY | O_CREAT,
-                                        &u),
-                                 0);
+                assert_int_equal(
+                    popen_(&c, "mnt/run1", PATH_MOUNT, O_PATH | O_DIRECTORY | O_CREAT, &u), 0);
                 assert_int_equal(u.n, 0);
         }
         config_free(&agent_config_schema, &c.cfg);
@@ -614,19 +613,23 @@ static void test_check_job(void **state)
         ctx_t c = {0};
         char work[PATH_MAX + 64], d[PATH_MAX + 64];
         static const char *const ok[] = {"rw", "write", "size", "1m", "numjobs", "2", NULL};
-        static const char *const up[] = {"rw", "write", "size", "1m", "filename",
-                                         "../outside/secret", NULL};
-        static const char *const via[] = {"rw", "write", "size", "1m", "filename", "escape/x",
+        static const char *const up[] = {
+            "rw", "write", "size", "1m", "filename", "../outside/secret", NULL};
+        static const char *const via[] = {"rw",       "write",    "size", "1m",
+                                          "filename", "escape/x", NULL};
+        static const char *const fmt[] = {
+            "rw", "write", "size", "1m", "numjobs", "3", "filename_format", "../outside/ff.$jobnum",
+            NULL};
+        static const char *const dir_rel[] = {"rw",        "write",  "size", "1m",
+                                              "directory", "escape", NULL};
+        static const char *const md[] = {"ioengine",  "metadata", "nrfiles", "4",
+                                         "directory", "escape",   NULL};
+        static const char *const nfs[] = {"ioengine", "nfs",
+                                          "rw",       "read",
+                                          "size",     "1m",
+                                          "filename", "../../etc/passwd",
+                                          "nfs_url",  "nfs://127.0.0.1/export",
                                           NULL};
-        static const char *const fmt[] = {"rw", "write", "size", "1m", "numjobs", "3",
-                                          "filename_format", "../outside/ff.$jobnum", NULL};
-        static const char *const dir_rel[] = {"rw", "write", "size", "1m", "directory", "escape",
-                                              NULL};
-        static const char *const md[] = {"ioengine", "metadata", "nrfiles", "4", "directory",
-                                         "escape", NULL};
-        static const char *const nfs[] = {"ioengine", "nfs", "rw", "read", "size", "1m",
-                                          "filename", "../../etc/passwd", "nfs_url",
-                                          "nfs://127.0.0.1/export", NULL};
         job_spec_t j;
 
         cfg_with(&c, "allowed", NULL);

@@ -664,14 +664,24 @@ static void mount_small(char *small, size_t len)
 static void test_failed_prepare_removes_its_layout(void **state)
 {
         char small[400], err[512];
-        const char *a[] = {"first", "rw", "read", "size", "256k", "directory", dir,
-                           "filename", "made/by/first", NULL};
-        const char *b[] = {"again", "rw", "read", "size", "256k", "directory", dir,
-                           "filename", "pre", NULL};
-        const char *c[] = {"keeps", "rw", "write", "size", "64k", "numjobs", "2", "directory", dir,
-                           "filename_format", "keep/$jobname.$jobnum", NULL};
-        const char *d[] = {"second", "rw", "read", "size", "4m", "directory", NULL,
-                           "filename", "fill", NULL};
+        const char *a[] = {"first",     "rw", "read",     "size",          "256k",
+                           "directory", dir,  "filename", "made/by/first", NULL};
+        const char *b[] = {"again",     "rw", "read",     "size", "256k",
+                           "directory", dir,  "filename", "pre",  NULL};
+        const char *c[] = {"keeps",
+                           "rw",
+                           "write",
+                           "size",
+                           "64k",
+                           "numjobs",
+                           "2",
+                           "directory",
+                           dir,
+                           "filename_format",
+                           "keep/$jobname.$jobnum",
+                           NULL};
+        const char *d[] = {"second",    "rw", "read",     "size", "4m",
+                           "directory", NULL, "filename", "fill", NULL};
         const char *const *o[] = {a, b, c, d};
         runner_t *r;
         int rc;
@@ -706,8 +716,8 @@ static void test_failed_prepare_removes_its_layout(void **state)
  * keeps its files, as fio does. */
 static void test_unstarted_run_removes_its_layout(void **state)
 {
-        const char *a[] = {"p", "rw", "write", "size", "64k", "directory", dir, "filename",
-                           "sub/p", NULL};
+        const char *a[] = {"p",         "rw", "write",    "size",  "64k",
+                           "directory", dir,  "filename", "sub/p", NULL};
         const char *const *o[] = {a};
         char err[512];
         runner_t *r;
@@ -730,8 +740,8 @@ static void test_unstarted_run_removes_its_layout(void **state)
 /* A layout that fills its (small tmpfs) file system fails, and gives the space back. */
 static void test_full_filesystem_gives_the_space_back(void **state)
 {
-        const char *a[] = {"fill", "rw", "read", "size", "2m", "nrfiles", "2", "directory", NULL,
-                           NULL};
+        const char *a[] = {"fill",    "rw", "read",      "size", "2m",
+                           "nrfiles", "2",  "directory", NULL,   NULL};
         const char *const *o[] = {a};
         char small[400], err[512];
         struct statvfs before, after;
@@ -764,8 +774,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
             cmocka_unit_test_setup_teardown(test_failed_prepare_removes_its_layout, setup,
                                             teardown),
-            cmocka_unit_test_setup_teardown(test_unstarted_run_removes_its_layout, setup,
-                                            teardown),
+            cmocka_unit_test_setup_teardown(test_unstarted_run_removes_its_layout, setup, teardown),
             cmocka_unit_test_setup_teardown(test_full_filesystem_gives_the_space_back, setup,
                                             teardown),
             cmocka_unit_test_setup_teardown(test_shared_file_laid_out_once_to_the_largest, setup,

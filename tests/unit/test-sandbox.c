@@ -74,8 +74,8 @@ static int setup(void **state)
         lnk("../victim", "root/l_out_rel");
         at("victim", abs, sizeof(abs));
         lnk(abs, "root/l_out_abs");
-        lnk("..", "root/a/l_up");      /* stays inside: root */
-        lnk("../..", "root/a/l_up2");  /* leaves */
+        lnk("..", "root/a/l_up");     /* stays inside: root */
+        lnk("../..", "root/a/l_up2"); /* leaves */
         lnk("l_loop2", "root/l_loop1");
         lnk("l_loop1", "root/l_loop2");
         lnk("file", "root/l_file");
@@ -215,9 +215,9 @@ static void test_magic_links(void **state)
                 if (rfd < 0)
                         _exit(2);
                 for (int walk = 0; walk < 2; walk++) {
-                        static const char *const rels[] = {"p/self/root/etc/passwd", "p/self/root",
-                                                           "p/self/cwd", "p/1/root/etc",
-                                                           "p/thread-self/root", "p/self/fd/0"};
+                        static const char *const rels[] = {
+                            "p/self/root/etc/passwd", "p/self/root",        "p/self/cwd",
+                            "p/1/root/etc",           "p/thread-self/root", "p/self/fd/0"};
                         sandbox_force_walk(walk);
                         for (size_t i = 0; i < ELEMENTSOF(rels); i++) {
                                 int fd, r = sandbox_open(rfd, rels[i], 0, &fd);
@@ -227,8 +227,8 @@ static void test_magic_links(void **state)
                                         bad = 1;
                                 } else if (r != -ELOOP && r != -EXDEV && r != -EACCES) {
                                         /* EACCES: /proc/1 is not ours to look into. */
-                                        fprintf(stderr, "%s: %s (walk %d)\n", rels[i],
-                                                strerror(-r), walk);
+                                        fprintf(stderr, "%s: %s (walk %d)\n", rels[i], strerror(-r),
+                                                walk);
                                         bad = 1;
                                 }
                         }
