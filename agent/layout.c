@@ -329,34 +329,45 @@ int layout_file(const agent_config_t *cfg, const char *path, uint64_t length, bo
         int r;
 
         /* Beneath allow_paths, a symbolic link where a job file goes refused, not followed.
-         * Without a length (no size given) the file must exist: nothing says how large. */
-        r = policy_open(cfg, path, PATH_JOB_FILE,
-                        (readonly ? O_RDONLY : O_RDWR) | (readonly || !length ? 0 : O_CREAT), 0644,
-                        undo, &fd, e, sizeof(e));
-        if (r < 0) {
-                if (readonly && r == -ENOENT)
-                        return errorf(err, errlen, r,
-                                      "readonly: %s does not exist and readonly forbids creating "
-                                      "it",
-                                      path);
-                if (!length && r == -ENOENT)
-                        return errorf(err, errlen, r,
-                                      "size: %s does not exist; give size= (or filesize=) to "
-                                      "lay it out",
-                                      path);
+         * Looked at read-only first: a file long enough is used as it is, even on a read-only
+         * file system, and needs no write access. Without a length (no size given) the file
+         * must exist: nothing says how large. */
+        r = policy_open(cfg, path, PATH_JOB_FILE, O_RDONLY, 0, NULL, &fd, e, sizeof(e));
+        if (r == 0) {
+                if ((r = layout_check_regular(fd, path, err, errlen)) < 0)
+                        return r;
+                if (fstat(fd, &st) < 0)
+                        return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+                if ((uint64_t)st.st_size >= length)
+                        return 0;
+                if (readonly)
+                        return errorf(err, errlen, -EROFS,
+                                      "readonly: %s holds %llu bytes, the job needs %llu, and "
+                                      "readonly forbids laying it out",
+                                      path, (unsigned long long)st.st_size,
+                                      (unsigned long long)length);
+                close(fd);
+                fd = -1;
+        } else if (readonly && r == -ENOENT)
+                return errorf(err, errlen, r,
+                              "readonly: %s does not exist and readonly forbids creating it",
+                              path);
+        else if (!length && r == -ENOENT)
+                return errorf(err, errlen, r,
+                              "size: %s does not exist; give size= (or filesize=) to lay it out",
+                              path);
+        else if (r != -ENOENT)
                 return errorf(err, errlen, r, "%s", e);
-        }
+        /* Missing or short: (made and) opened to be written, through the same checks. */
+        r = policy_open(cfg, path, PATH_JOB_FILE, O_RDWR | O_CREAT, 0644, undo, &fd, e, sizeof(e));
+        if (r < 0)
+                return errorf(err, errlen, r, "%s", e);
         if ((r = layout_check_regular(fd, path, err, errlen)) < 0)
                 return r;
         if (fstat(fd, &st) < 0)
                 return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
         if ((uint64_t)st.st_size >= length)
                 return 0;
-        if (readonly)
-                return errorf(err, errlen, -EROFS,
-                              "readonly: %s holds %llu bytes, the job needs %llu, and readonly "
-                              "forbids laying it out",
-                              path, (unsigned long long)st.st_size, (unsigned long long)length);
         if (!fill) {
                 r = posix_fallocate(fd, st.st_size, (off_t)(length - st.st_size));
                 if (r != 0 && r != EOPNOTSUPP && r != EINVAL)

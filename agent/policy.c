@@ -714,6 +714,18 @@ static int open_file(ctx_t *c, const char *folded, int flags, mode_t mode, polic
                 if ((e = check(c, folded, R_NOFOLLOW | R_MISSING_OK, &r)) < 0)
                         return e;
                 if (!r.missing[0]) {
+                        /* Another name of the same file may be anywhere on its file system:
+                         * a job writes only to files with one. */
+                        if ((flags & O_ACCMODE) != O_RDONLY && S_ISREG(r.st.st_mode) &&
+                            r.st.st_nlink > 1) {
+                                close(r.fd);
+                                return errorf(c->err, c->errlen, -EPERM,
+                                              "%s: has %lu hard links, and another name may be "
+                                              "outside allow_paths; a job writes only to files "
+                                              "with one",
+                                              what(c, NULL, w, sizeof(w)),
+                                              (unsigned long)r.st.st_nlink);
+                        }
                         /* It exists: judged (a regular file or an allowed block device), now
                          * opened as that very inode. */
                         e = sandbox_reopen(r.fd, flags & ~(O_CREAT | O_EXCL), &fd);

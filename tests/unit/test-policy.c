@@ -555,6 +555,17 @@ static void create_and_undo(void)
         assert_int_equal(popen_(&c, "allowed/sub/file", PATH_JOB_FILE, O_RDWR | O_CREAT, &u), 0);
         assert_int_equal(popen_(&c, "allowed/n1/n2/g", PATH_JOB_FILE, O_RDWR | O_CREAT, &u), 0);
         assert_int_equal(u.n, 4);
+        /* A file with another name (a hard link, maybe from outside) is read, never written. */
+        {
+                char a[PATH_MAX + 64], b[PATH_MAX + 64];
+                rel_path("outside/secret", a, sizeof(a));
+                rel_path("allowed/hard", b, sizeof(b));
+                assert_int_equal(link(a, b), 0);
+                assert_int_equal(popen_(&c, "allowed/hard", PATH_JOB_FILE, O_RDWR, &u), -EPERM);
+                assert_contains(c.err, "has 2 hard links");
+                assert_int_equal(popen_(&c, "allowed/hard", PATH_JOB_FILE, O_RDONLY, &u), 0);
+                assert_int_equal(unlink(b), 0);
+        }
         /* Without O_CREAT nothing is made. */
         assert_int_equal(popen_(&c, "allowed/n1/n3/h", PATH_JOB_FILE, O_RDWR, &u), -ENOENT);
         assert_false(exists("allowed/n1/n3"));

@@ -712,6 +712,34 @@ static void test_failed_prepare_removes_its_layout(void **state)
         assert_int_equal(umount2(small, MNT_DETACH), 0);
 }
 
+/* A file with a second name (a hard link) is laid out and read as it is, never written. */
+static void test_hard_linked_file_is_read_not_written(void **state)
+{
+        const char *rd[] = {"r", "rw", "read", "size", "64k", "directory", dir, "filename", "h",
+                            NULL};
+        const char *wr[] = {"w", "rw", "write", "size", "64k", "directory", dir, "filename", "h",
+                            NULL};
+        const char *const *ro[] = {rd}, *const *wo[] = {wr};
+        char a[400], b[400], err[512];
+        runner_t *r;
+        int rc;
+
+        put_file("h", 64 << 10, 'h');
+        snprintf(a, sizeof(a), "%s/h", dir);
+        snprintf(b, sizeof(b), "%s/h-other-name", dir);
+        assert_int_equal(link(a, b), 0);
+        r = new_runner(1, ro, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        runner_destroy(&r);
+        r = new_runner(1, wo, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_FAILED);
+        assert_non_null(strstr(runner_error(r), "has 2 hard links"));
+        runner_destroy(&r);
+        assert_true(file_is("h", 64 << 10, 'h'));
+}
+
 /* A run prepared but never started (called off elsewhere) leaves nothing either; a run that ran
  * keeps its files, as fio does. */
 static void test_unstarted_run_removes_its_layout(void **state)
@@ -775,6 +803,8 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_failed_prepare_removes_its_layout, setup,
                                             teardown),
             cmocka_unit_test_setup_teardown(test_unstarted_run_removes_its_layout, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_hard_linked_file_is_read_not_written, setup,
+                                            teardown),
             cmocka_unit_test_setup_teardown(test_full_filesystem_gives_the_space_back, setup,
                                             teardown),
             cmocka_unit_test_setup_teardown(test_shared_file_laid_out_once_to_the_largest, setup,
