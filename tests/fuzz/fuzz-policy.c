@@ -38,8 +38,8 @@ static int rootfd = -1;
 static agent_config_t cfg;
 /* The cage, the victim and everything in it, held open: any entry made, removed or renamed in a
  * directory changes its mtime, any write a file's; cheaper than a scan each run. */
-static const char *const watched[] = {"..",        ".",         "victim",
-                                      "victim/v0", "victim/vd", "victim/vd/vf"};
+static const char *const watched[] = {
+    "..", ".", "victim", "victim/v0", "victim/vd", "victim/vd/vf", "victim/hl"};
 static int watch_fd[ELEMENTSOF(watched)];
 static struct stat watch_st[ELEMENTSOF(watched)];
 
@@ -162,7 +162,7 @@ static void init(void)
         CHECK(mkdir(cage, 0755) == 0 && mkdir(root, 0755) == 0 && mkdir(victim, 0755) == 0);
         snprintf(p, sizeof(p), "%s/vd", victim);
         CHECK(mkdir(p, 0755) == 0);
-        const char *files[] = {"v0", "vd/vf"};
+        const char *files[] = {"v0", "vd/vf", "hl"};
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 snprintf(p, sizeof(p), "%s/%s", victim, files[i]);
                 fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -249,10 +249,10 @@ static void check_victim(void)
                 struct stat st;
                 const struct stat *o = &watch_st[i];
                 CHECK(fstat(watch_fd[i], &st) == 0);
+                /* (Not ctime or the link count: the tree hard-links victim/hl on purpose.) */
                 if (st.st_ino != o->st_ino || st.st_size != o->st_size ||
-                    st.st_nlink != o->st_nlink || st.st_mtim.tv_sec != o->st_mtim.tv_sec ||
-                    st.st_mtim.tv_nsec != o->st_mtim.tv_nsec ||
-                    st.st_ctim.tv_nsec != o->st_ctim.tv_nsec) {
+                    st.st_mtim.tv_sec != o->st_mtim.tv_sec ||
+                    st.st_mtim.tv_nsec != o->st_mtim.tv_nsec) {
                         fprintf(stderr, "%s/%s changed\n", cage, watched[i]);
                         CHECK(!"something outside the root changed");
                 }
@@ -266,7 +266,7 @@ static void build(in_t *in)
         size_t ndirs = 1, nodes = next(in) % (MAX_NODES + 1);
 
         for (size_t i = 0; i < nodes; i++) {
-                unsigned kind = next(in) % 3;
+                unsigned kind = next(in) % 4;
                 const char *parent = dirs[next(in) % ndirs];
                 const char *name = names[next(in) % ELEMENTSOF(names)];
                 char rel[160];
@@ -279,6 +279,11 @@ static void build(in_t *in)
                                         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
                         if (fd >= 0)
                                 close(fd);
+                } else if (kind == 3) {
+                        /* A hard link to a victim file: the same inode under a name inside. */
+                        char v[PATH_MAX + 64];
+                        snprintf(v, sizeof(v), "%s/hl", victim);
+                        (void)linkat(AT_FDCWD, v, rootfd, rel, 0);
                 } else {
                         char t[PATH_MAX + 128];
                         snprintf(t, sizeof(t), targets[next(in) % ELEMENTSOF(targets)], cage);
