@@ -13,8 +13,6 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "layout.h"
 #include "sandbox.h"
 #include "util.h"
 
@@ -583,47 +581,6 @@ static int check(ctx_t *c, const char *folded, unsigned rflags, res_t *r)
         return e;
 }
 
-/* The file handle of fd (AT_EMPTY_PATH) into buf; its length, 0 when there is none. */
-static unsigned handle_of(int dirfd, const char *name, unsigned char *buf, size_t len)
-{
-        union {
-                struct file_handle fh;
-                unsigned char raw[sizeof(struct file_handle) + 64];
-        } h;
-        int mnt;
-        h.fh.handle_bytes = 64;
-        if (name_to_handle_at(dirfd, name, &h.fh, &mnt, name[0] ? 0 : AT_EMPTY_PATH) < 0 ||
-            h.fh.handle_bytes + sizeof(int) > len)
-                return 0;
-        memcpy(buf, &h.fh.handle_type, sizeof(int));
-        memcpy(buf + sizeof(int), h.fh.f_handle, h.fh.handle_bytes);
-        return h.fh.handle_bytes + (unsigned)sizeof(int);
-}
-
-static int undo_add(policy_undo_t *u, const char *path, int fd, bool dir)
-{
-        struct stat st;
-        char *p;
-        if (!u)
-                return 0;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (u->n == u->cap) {
-                size_t cap = u->cap ? 2 * u->cap : 8;
-                policy_made_t *v = realloc(u->v, cap * sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                u->v = v;
-                u->cap = cap;
-        }
-        if (!(p = strdup(path)))
-                return -ENOMEM;
-        u->v[u->n] = (policy_made_t){.path = p, .dev = st.st_dev, .ino = st.st_ino, .dir = dir};
-        u->v[u->n].handle_len = handle_of(fd, "", u->v[u->n].handle, sizeof(u->v[u->n].handle));
-        u->n++;
-        return 0;
-}
-
 /* Makes the missing directories of r below r->fd, one mkdirat at a time, the last one too when
  * last; *fd ends on the deepest. A directory another thread made meanwhile is used, not
  * recorded. */
@@ -658,7 +615,7 @@ static int make_dirs(ctx_t *c, res_t *r, bool last, mode_t mode, policy_undo_t *
                 if (fd < 0)
                         return errorf(c->err, c->errlen, -errno, "%s: cannot open %s: %s",
                                       what(c, NULL, w, sizeof(w)), path, strerror(errno));
-                if (made && (e = undo_add(undo, path, fd, true)) < 0) {
+                if (made && (e = policy_undo_add(undo, path, fd, true)) < 0) {
                         close(fd);
                         return errorf(c->err, c->errlen, e, "%s: %s", what(c, NULL, w, sizeof(w)),
                                       strerror(-e));
@@ -756,7 +713,7 @@ static int open_file(ctx_t *c, const char *folded, int flags, mode_t mode, polic
                         return errorf(c->err, c->errlen, e, "cannot create %s: %s", c->shown,
                                       strerror(-e));
                 }
-                if ((e = undo_add(undo, r.canon, fd, false)) < 0) {
+                if ((e = policy_undo_add(undo, r.canon, fd, false)) < 0) {
                         close(fd);
                         unlinkat(r.fd, last, 0);
                         close(r.fd);
@@ -837,175 +794,4 @@ int policy_verify_named(const agent_config_t *cfg, const char *path, int purpose
                               "%s '%s' was replaced by another directory while it was being set up",
                               purposes[purpose], echo(path, e, sizeof(e)));
         return 0;
-}
-
-/* The directory a job works in: its directory (relative to work_dir), else work_dir. */
-static int job_dir(const job_spec_t *j, const char *work_dir, char *buf, size_t len)
-{
-        int n;
-        if (strempty(j->directory))
-                n = snprintf(buf, len, "%s", work_dir ? work_dir : "");
-        else if (j->directory[0] == '/')
-                n = snprintf(buf, len, "%s", j->directory);
-        else
-                n = snprintf(buf, len, "%s/%s", work_dir ? work_dir : "", j->directory);
-        return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-int policy_check_job(const agent_config_t *cfg, const job_spec_t *j, const char *work_dir,
-                     const char *agent, char *err, size_t errlen)
-{
-        const engine_ops_t *eng = j->ioengine ? engine_find(j->ioengine) : NULL;
-        char dir[PATH_MAX], e[1024], d[PATH_MAX];
-        layout_file_t *files = NULL;
-        size_t n = 0;
-        int r;
-
-        if (eng && (eng->flags & ENGINE_OWN_FILES))
-                return 0;
-        if (j->ioengine && streq(j->ioengine, "metadata")) {
-                int fd;
-                if (job_dir(j, work_dir, dir, sizeof(dir)) < 0)
-                        return errorf(err, errlen, -ENAMETOOLONG, "job %s: directory too long",
-                                      j->name);
-                r = policy_open(cfg, dir, PATH_JOB_DIR, O_PATH | O_DIRECTORY, 0, NULL, &fd, e,
-                                sizeof(e));
-                if (r == -ENOENT)
-                        return errorf(err, errlen, r, "job %s: directory=%s does not exist",
-                                      j->name, echo(dir, d, sizeof(d)));
-                if (r < 0)
-                        return errorf(err, errlen, r, "job %s: directory=%s: %s", j->name,
-                                      echo(j->directory ? j->directory : dir, d, sizeof(d)), e);
-                close(fd);
-                return 0;
-        }
-        /* The names of every clone: filename_format differs by $jobnum, filename does not. */
-        for (unsigned clone = 0; clone < (strempty(j->filename) && j->numjobs ? j->numjobs : 1);
-             clone++) {
-                r = layout_plan(cfg, j, agent, work_dir, clone,
-                                !(eng && (eng->flags & ENGINE_NO_FILES)), &files, &n, err, errlen);
-                if (r < 0)
-                        return r;
-                layout_files_free(&files, n);
-        }
-        return 0;
-}
-
-static int made_cmp(const void *a, const void *b)
-{
-        const policy_made_t *x = *(policy_made_t *const *)a, *y = *(policy_made_t *const *)b;
-        size_t dx = 0, dy = 0;
-        /* Files first, then directories deepest first; later creations first otherwise. */
-        if (x->dir != y->dir)
-                return x->dir ? 1 : -1;
-        for (const char *p = x->path; *p; p++)
-                dx += *p == '/';
-        for (const char *p = y->path; *p; p++)
-                dy += *p == '/';
-        if (dx != dy)
-                return dx > dy ? -1 : 1;
-        return x > y ? -1 : x < y;
-}
-
-/* Removes one entry when its name still holds the inode made. 0 when removed or gone or no
- * longer ours, -errno otherwise. */
-static int unmake(const agent_config_t *cfg, const policy_made_t *m, char *err, size_t errlen)
-{
-        char parent[PATH_MAX], e[1024];
-        const char *name;
-        struct stat st;
-        int pfd, r;
-        char *slash;
-
-        snprintf(parent, sizeof(parent), "%s", m->path);
-        slash = strrchr(parent, '/');
-        if (!slash || !slash[1])
-                return 0;
-        name = m->path + (slash - parent) + 1;
-        if (slash == parent)
-                slash[1] = 0;
-        else
-                *slash = 0;
-        r = policy_open(cfg, parent, PATH_JOB_DIR, O_PATH | O_DIRECTORY, 0, NULL, &pfd, e,
-                        sizeof(e));
-        if (r == -ENOENT)
-                return 0;
-        if (r < 0)
-                return errorf(err, errlen, r, "cannot remove %s: %s", m->path, e);
-        if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != m->dev ||
-            st.st_ino != m->ino) {
-                close(pfd);
-                return 0;
-        }
-        if (m->handle_len) {
-                unsigned char h[sizeof(m->handle)];
-                /* The same inode number, but another generation: not what we made. */
-                if (handle_of(pfd, name, h, sizeof(h)) != m->handle_len ||
-                    memcmp(h, m->handle, m->handle_len) != 0) {
-                        close(pfd);
-                        return 0;
-                }
-        }
-        r = unlinkat(pfd, name, m->dir ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
-        close(pfd);
-        /* A directory something else was put in stays, with what is in it. */
-        if (r == -ENOENT || (m->dir && (r == -ENOTEMPTY || r == -EEXIST)))
-                return 0;
-        if (r < 0)
-                return errorf(err, errlen, r, "cannot remove %s: %s", m->path, strerror(-r));
-        return 0;
-}
-
-int policy_undo_run(const agent_config_t *cfg, policy_undo_t *u, char *err, size_t errlen)
-{
-        policy_made_t **order;
-        int first = 0;
-
-        if (!u || !u->n)
-                return 0;
-        order = calloc(u->n, sizeof(*order));
-        if (!order) {
-                policy_undo_clear(u);
-                return errorf(err, errlen, -ENOMEM, "no memory to remove what was laid out");
-        }
-        for (size_t i = 0; i < u->n; i++)
-                order[i] = &u->v[i];
-        qsort(order, u->n, sizeof(*order), made_cmp);
-        for (size_t i = 0; i < u->n; i++) {
-                int r = unmake(cfg, order[i], first ? NULL : err, first ? 0 : errlen);
-                if (r < 0 && !first)
-                        first = r;
-        }
-        free(order);
-        policy_undo_clear(u);
-        return first;
-}
-
-int policy_undo_take(policy_undo_t *dst, policy_undo_t *src)
-{
-        if (!src->n)
-                return 0;
-        if (dst->n + src->n > dst->cap) {
-                size_t cap = dst->n + src->n;
-                policy_made_t *v = realloc(dst->v, cap * sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                dst->v = v;
-                dst->cap = cap;
-        }
-        memcpy(dst->v + dst->n, src->v, src->n * sizeof(*src->v));
-        dst->n += src->n;
-        free(src->v);
-        *src = (policy_undo_t){0};
-        return 0;
-}
-
-void policy_undo_clear(policy_undo_t *u)
-{
-        if (!u)
-                return;
-        for (size_t i = 0; i < u->n; i++)
-                free(u->v[i].path);
-        free(u->v);
-        *u = (policy_undo_t){0};
 }

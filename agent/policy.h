@@ -81,6 +81,9 @@ int policy_verify_named(const agent_config_t *cfg, const char *path, int purpose
 int policy_check_job(const agent_config_t *cfg, const job_spec_t *j, const char *work_dir,
                      const char *agent, char *err, size_t errlen);
 
+/* Records that path (canonical) was made, with the identity of fd (its device, inode and file
+ * handle); undo NULL records nothing. 0 or -errno. */
+int policy_undo_add(policy_undo_t *undo, const char *path, int fd, bool dir);
 /* Removes what undo recorded, files first, then directories deepest first, each only while the
  * name still holds the inode created (a directory only when empty); empties undo. Nothing that
  * was there before is touched. 0, or the first -errno with err (the rest is still tried). */
