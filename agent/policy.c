@@ -1,5 +1,5 @@
 /* The agent's path policy: roots from allow_paths, resolution beneath them, system directories
- * and kernel file systems, block devices, names handed to other programs, undoing creations. */
+ * and kernel file systems, block devices, names handed to other programs, creating. */
 #include "policy.h"
 
 #include <errno.h>
