@@ -19,21 +19,27 @@
 #define LAYOUT_CHUNK (1u << 20)
 #define LAYOUT_ALIGN 4096u
 
-int layout_check_regular(int fd, const char *path, char *err, size_t errlen)
+/* fstat(fd) into *st, and 0 when it is a regular file; otherwise -EINVAL naming what it is. */
+static int regular_stat(int fd, const char *path, struct stat *st, char *err, size_t errlen)
 {
-        struct stat st;
-        if (fstat(fd, &st) < 0)
+        if (fstat(fd, st) < 0)
                 return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode))
+        if (!S_ISREG(st->st_mode))
                 return errorf(err, errlen, -EINVAL,
                               "%s is a %s, not a regular file: iofleet reads and writes regular "
                               "files only",
                               path,
-                              S_ISBLK(st.st_mode)   ? "block device"
-                              : S_ISCHR(st.st_mode) ? "character device"
-                              : S_ISDIR(st.st_mode) ? "directory"
-                                                    : "special file");
+                              S_ISBLK(st->st_mode)   ? "block device"
+                              : S_ISCHR(st->st_mode) ? "character device"
+                              : S_ISDIR(st->st_mode) ? "directory"
+                                                     : "special file");
         return 0;
+}
+
+int layout_check_regular(int fd, const char *path, char *err, size_t errlen)
+{
+        struct stat st;
+        return regular_stat(fd, path, &st, err, errlen);
 }
 
 int layout_expand_name(const char *format, const char *job, const char *agent, unsigned jobnum,
@@ -334,10 +340,8 @@ int layout_file(const agent_config_t *cfg, const char *path, uint64_t length, bo
          * must exist: nothing says how large. */
         r = policy_open(cfg, path, PATH_JOB_FILE, O_RDONLY, 0, NULL, &fd, e, sizeof(e));
         if (r == 0) {
-                if ((r = layout_check_regular(fd, path, err, errlen)) < 0)
+                if ((r = regular_stat(fd, path, &st, err, errlen)) < 0)
                         return r;
-                if (fstat(fd, &st) < 0)
-                        return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
                 if ((uint64_t)st.st_size >= length)
                         return 0;
                 if (readonly)
@@ -362,10 +366,8 @@ int layout_file(const agent_config_t *cfg, const char *path, uint64_t length, bo
         r = policy_open(cfg, path, PATH_JOB_FILE, O_RDWR | O_CREAT, 0644, undo, &fd, e, sizeof(e));
         if (r < 0)
                 return errorf(err, errlen, r, "%s", e);
-        if ((r = layout_check_regular(fd, path, err, errlen)) < 0)
+        if ((r = regular_stat(fd, path, &st, err, errlen)) < 0)
                 return r;
-        if (fstat(fd, &st) < 0)
-                return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
         if ((uint64_t)st.st_size >= length)
                 return 0;
         if (!fill) {
