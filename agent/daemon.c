@@ -383,44 +383,9 @@ static void on_runner(agent_t *ag)
         }
 }
 
-/* A job does I/O only inside allow_paths: its directory (or the work directory) and an
- * absolute filename; the nfs engine's files are on the server. */
-static int check_job_paths(const agent_config_t *cfg, const job_spec_t *j, const char *work,
-                           char *err, size_t errlen)
-{
-        char e[1024], dir[8192];
-        int r = 0;
-        if (j->ioengine && streq(j->ioengine, "nfs"))
-                return 0;
-        /* fio's directory may list several, colon-separated; a relative one is in work. */
-        if (strempty(j->directory))
-                snprintf(dir, sizeof(dir), "%s", work);
-        else
-                snprintf(dir, sizeof(dir), "%s", j->directory);
-        for (char *save = NULL, *d = strtok_r(dir, ":", &save); d && r >= 0;
-             d = strtok_r(NULL, ":", &save)) {
-                char path[8400];
-                snprintf(path, sizeof(path), "%s%s%s", d[0] == '/' ? "" : work,
-                         d[0] == '/' ? "" : "/", d);
-                if ((r = policy_check_path(cfg, path, PATH_JOB_FILE, e, sizeof(e))) < 0)
-                        return errorf(err, errlen, r, "job %s: directory=%s: %s", j->name, d, e);
-        }
-        if (!strempty(j->filename) && j->filename[0] == '/') {
-                char *names = strdup(j->filename), *save = NULL;
-                if (!names)
-                        return -ENOMEM;
-                for (char *f = strtok_r(names, ":", &save); f && r >= 0;
-                     f = strtok_r(NULL, ":", &save))
-                        if ((r = policy_check_path(cfg, f, PATH_JOB_FILE, e, sizeof(e))) < 0)
-                                errorf(err, errlen, r, "job %s: filename=%s: %s", j->name, f, e);
-                free(names);
-        }
-        return r < 0 ? r : 0;
-}
-
 static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
 {
-        runner_params_t params = {.agent_name = ag->name, .rank = p->rank};
+        runner_params_t params = {.cfg = ag->cfg, .agent_name = ag->name, .rank = p->rank};
         char err[1024] = "", work[4200];
         run_ctx_t *run;
         int r;
@@ -458,7 +423,8 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
                 params.n_jobs++;
                 if ((r = host_job_defaults(p, run->mountpoint, &params.jobs[i], err,
                                            sizeof(err))) < 0 ||
-                    (r = check_job_paths(ag->cfg, &params.jobs[i], work, err, sizeof(err))) < 0)
+                    (r = policy_check_job(ag->cfg, &params.jobs[i], work, ag->name, err,
+                                          sizeof(err))) < 0)
                         break;
         }
         if (params.n_jobs == p->n_jobs) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -347,28 +348,72 @@ int run_follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, cha
         }
 }
 
+/* dir/rel (rel absolute: rel) with ".", ".." and doubled slashes folded as text, into out. */
+static void local_join(const char *dir, const char *rel, char *out, size_t len)
+{
+        char in[8192];
+        size_t o = 0;
+        snprintf(in, sizeof(in), "%s/%s", rel[0] == '/' ? "" : dir, rel);
+        for (char *save = NULL, *c = strtok_r(in, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+                if (streq(c, "."))
+                        continue;
+                if (streq(c, "..")) {
+                        while (o > 0 && out[--o] != '/')
+                                ;
+                        continue;
+                }
+                if (o + 1 + strlen(c) + 1 > len)
+                        break;
+                o += (size_t)snprintf(out + o, len - o, "/%s", c);
+        }
+        if (o == 0)
+                snprintf(out, len, "/");
+        else
+                out[o] = 0;
+}
+
 /* A --local fleet may do I/O where the user's own job options point (and the current
- * directory): the agents' allow_paths. Comma-joined into buf. */
+ * directory): the agents' allow_paths. A relative directory or file is the current
+ * directory's; a file counts by its directory, a filename_format by the part before its last
+ * '/' (when no $token is in it); one the job will make by its nearest existing parent.
+ * Comma-joined into buf. */
 static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, size_t len)
 {
         size_t used = *buf ? strlen(buf) : (size_t)snprintf(buf, len, "%s", cwd);
         for (size_t i = 0; i < ja->n_jobs; i++) {
                 const jobargs_job_t *j = &ja->jobs[i];
+                const char *dir = cwd;
+                for (size_t k = 0; k < j->keys.n; k++)
+                        if (streq(j->keys.v[k], "directory") && !strchr(j->values.v[k], ':'))
+                                dir = j->values.v[k];
                 for (size_t k = 0; k < j->keys.n; k++) {
-                        bool dir = streq(j->keys.v[k], "directory");
-                        char *v, *save = NULL;
-                        if (!dir && !streq(j->keys.v[k], "filename"))
+                        bool is_dir = streq(j->keys.v[k], "directory"),
+                             is_fmt = streq(j->keys.v[k], "filename_format");
+                        char *v, *save = NULL, base[8192];
+                        if (!is_dir && !is_fmt && !streq(j->keys.v[k], "filename"))
                                 continue;
                         if (!(v = strdup(j->values.v[k])))
                                 continue;
+                        local_join(cwd, dir, base, sizeof(base));
                         for (char *p = strtok_r(v, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
-                                char *slash;
-                                if (p[0] != '/' || strchr(p, ','))
+                                char path[8192], *slash;
+                                if (strchr(p, ','))
                                         continue;
-                                if (!dir && (slash = strrchr(p, '/')))
-                                        *(slash == p ? slash + 1 : slash) = 0;
-                                if (used + strlen(p) + 2 < len)
-                                        used += (size_t)snprintf(buf + used, len - used, ",%s", p);
+                                struct stat st;
+                                local_join(is_dir ? cwd : base, p, path, sizeof(path));
+                                if (!is_dir && (slash = strrchr(path, '/')))
+                                        *(slash == path ? slash + 1 : slash) = 0;
+                                if (is_fmt && strchr(path, '$'))
+                                        continue;
+                                /* A directory the job will make: its nearest existing one. */
+                                while (!streq(path, "/") && stat(path, &st) < 0 &&
+                                       errno == ENOENT && (slash = strrchr(path, '/')))
+                                        *(slash == path ? slash + 1 : slash) = 0;
+                                if (streq(path, "/"))
+                                        continue;
+                                if (used + strlen(path) + 2 < len)
+                                        used +=
+                                            (size_t)snprintf(buf + used, len - used, ",%s", path);
                         }
                         free(v);
                 }

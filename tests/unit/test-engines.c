@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "agent-config.h"
 #include "clock.h"
 #include "engine.h"
 #include "layout.h"
@@ -25,11 +26,14 @@
 
 /* Not /tmp: it may be tmpfs, which refuses O_DIRECT. */
 static char dir[256];
+static agent_config_t cfg; /* the path policy: dir */
 
 static int setup(void **state)
 {
         snprintf(dir, sizeof(dir), "/var/tmp/test-engines.XXXXXX");
         assert_non_null(mkdtemp(dir));
+        assert_int_equal(agent_config_defaults(&cfg), 0);
+        assert_int_equal(strv_push(&cfg.allow_paths, dir), 0);
         return 0;
 }
 
@@ -38,6 +42,7 @@ static int teardown(void **state)
         char cmd[300];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
         assert_int_equal(system(cmd), 0);
+        config_free(&agent_config_schema, &cfg);
         return 0;
 }
 
@@ -93,7 +98,7 @@ static runner_state_t wait_state(runner_t *r, runner_state_t want)
 static int run_one(job_spec_t *j, outcome_t *o, void (*before_start)(void *), void *arg)
 {
         runner_params_t p = {
-            .agent_name = "a0", .rank = 0, .work_dir = dir, .jobs = j, .n_jobs = 1};
+            .cfg = &cfg, .agent_name = "a0", .rank = 0, .work_dir = dir, .jobs = j, .n_jobs = 1};
         runner_t *r = NULL;
         char err[512];
         int64_t start;
@@ -369,7 +374,9 @@ static void spy_run(job_spec_t *j, const engine_ops_t *ops, worker_t *w)
                 hist_init(&w->dir[d].lat);
         }
         hist_init(&w->sync_lat);
-        if (layout_plan(j, "a0", dir, 0, false, &w->files, &w->nfiles, err, sizeof(err)) < 0)
+        w->cfg = &cfg;
+        w->md_dirfd = -1;
+        if (layout_plan(&cfg, j, "a0", dir, 0, false, &w->files, &w->nfiles, err, sizeof(err)) < 0)
                 fail_msg("%s", err);
         assert_int_equal(pthread_create(&w->thread, NULL, worker_main, w), 0);
         while (!__atomic_load_n(&w->prepared, __ATOMIC_ACQUIRE))
@@ -705,7 +712,8 @@ static void test_ramp_and_startdelay(void **state)
 static void test_counters_do_not_grow_in_ramp(void **state)
 {
         job_spec_t *j = job_new("ramp2", "null");
-        runner_params_t p = {.agent_name = "a0", .work_dir = dir, .jobs = j, .n_jobs = 1};
+        runner_params_t p = {
+            .cfg = &cfg, .agent_name = "a0", .work_dir = dir, .jobs = j, .n_jobs = 1};
         runner_dir_t d[2];
         runner_t *r = NULL;
         char err[256];
@@ -743,7 +751,8 @@ static void test_stop_mid_run(void **state)
         static const char *const engines[] = {"psync", "null", "libaio", "io_uring"};
         for (size_t e = 0; e < ELEMENTSOF(engines); e++) {
                 job_spec_t *j = job_new("stop", engines[e]);
-                runner_params_t p = {.agent_name = "a0", .work_dir = dir, .jobs = j, .n_jobs = 1};
+                runner_params_t p = {
+                    .cfg = &cfg, .agent_name = "a0", .work_dir = dir, .jobs = j, .n_jobs = 1};
                 runner_job_result_t res;
                 runner_dir_t d[2];
                 runner_t *r = NULL;
