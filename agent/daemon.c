@@ -580,6 +580,14 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                 ag->next_heartbeat = clock_mono_ns();
                 log_info("registered with coordinator %s (version %s)", ag->cfg->coordinator,
                          e->welcome->coordinator_version);
+                /* With CURVE an agent is known by its key's name, whatever it calls itself. */
+                if (!strempty(e->welcome->name) && !streq(e->welcome->name, ag->name)) {
+                        log_notice("the coordinator knows this agent as '%s' (the name of its "
+                                   "key in the coordinator's agent_keys_dir), not '%s'",
+                                   e->welcome->name, ag->name);
+                        snprintf(ag->key_name, sizeof(ag->key_name), "%s", e->welcome->name);
+                        ag->name = ag->key_name;
+                }
                 sd_notify(0, "STATUS=registered; idle");
                 session_start_burst(ag);
                 break;
@@ -606,6 +614,19 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                 case IOFLEET__ERROR_CODE__ERROR_REFUSED:
                         log_error("coordinator refused this agent: %s", e->error->message);
                         break;
+                case IOFLEET__ERROR_CODE__ERROR_KEY_NOT_ALLOWED:
+                        /* A new handshake tells whether the key is still admitted. */
+                        log_error("coordinator dropped this agent: %s; reconnecting",
+                                  e->error->message);
+                        if (ag->run) {
+                                runner_stop(ag->run->runner);
+                                run_free(ag);
+                        }
+                        serve_abort(ag);
+                        session_close(ag);
+                        session_open(ag);
+                        wire_free(&e);
+                        return;
                 default:
                         log_warning("coordinator reports: %s", e->error->message);
                 }

@@ -21,6 +21,12 @@ static const cfg_item_t coord_items[] = {
      "allow-list for a tcp control endpoint: CLI *.pub files (default /etc/iofleet/admins.d)"},
     {"results_dir", CFG_STRING, C(results_dir), 0, 0, NULL,
      "one directory per run goes here (default /var/lib/iofleet-coordinator/runs)"},
+    {"state_dir", CFG_STRING, C(state_dir), 0, 0, NULL,
+     "what must survive a restart, e.g. which agent id each agent key stands for (default "
+     "/var/lib/iofleet-coordinator)"},
+    {"handshake_timeout", CFG_DURATION, C(handshake_timeout_ns), 100 * NSEC_PER_MSEC,
+     300 * NSEC_PER_SEC, NULL,
+     "a connection that has not completed the CURVE handshake by then is closed (default 10s)"},
     {"heartbeat", CFG_DURATION, C(heartbeat_ns), 10 * NSEC_PER_MSEC, 600 * NSEC_PER_SEC, NULL,
      "heartbeat period both ways (default 1s)"},
     {"lost_after", CFG_UINT, C(lost_after), 2, 1000, NULL,
@@ -46,12 +52,14 @@ int coord_config_defaults(coord_config_t *c)
         c->heartbeat_ns = NSEC_PER_SEC;
         c->lost_after = 5;
         c->lead_ns = 2 * NSEC_PER_SEC;
+        c->handshake_timeout_ns = 10 * NSEC_PER_SEC;
         if (strdup_to(&c->agent_endpoint, "tcp://*:7460") < 0 ||
             strdup_to(&c->control_endpoint, "ipc:///run/iofleet/control.sock") < 0 ||
             strdup_to(&c->key, "/etc/iofleet/coordinator.key") < 0 ||
             strdup_to(&c->agent_keys_dir, "/etc/iofleet/agents.d") < 0 ||
             strdup_to(&c->control_keys_dir, "/etc/iofleet/admins.d") < 0 ||
             strdup_to(&c->results_dir, "/var/lib/iofleet-coordinator/runs") < 0 ||
+            strdup_to(&c->state_dir, "/var/lib/iofleet-coordinator") < 0 ||
             strdup_to(&c->log_level, "info") < 0 ||
             strdup_to(&c->metrics_listen, "127.0.0.1:9464") < 0)
                 return -ENOMEM;
