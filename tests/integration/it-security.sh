@@ -43,7 +43,7 @@ cp "$T/state-a0/agent-id" "$T/state-thief/agent-id"
 start_agent thief --key="$T/a3.key" --state-dir="$T/state-thief"
 sleep 1.5
 check "a Hello for a live agent's id under another key is refused" \
-	grep -q "refused agent 'thief' .*agent key 'a3'.*agent id $(cat "$T/state-a0/agent-id") belongs to another agent key" "$T/coordinator.log"
+	grep -q "refused agent '[^']*' .*agent key 'a3'.*agent id $(cat "$T/state-a0/agent-id") belongs to another agent key" "$T/coordinator.log"
 listed=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[] | "\(.name):\(.state)"] | sort | join(",")')
 check "the live agent keeps its session (got '$listed')" [ "$listed" = "a0:idle,a2:idle" ]
 check "the refused agent is told why" grep -q "coordinator refused this agent: agent id .* belongs to another agent key" "$T/thief.log"
