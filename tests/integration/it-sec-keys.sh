@@ -30,7 +30,7 @@ check "keygen writes the public key 0644" [ "$(stat -c %a "$T/a0.pub")" = 644 ]
 
 # A readable secret key: one line, the file, the fix; the daemon does not start.
 chmod 0644 "$T/coordinator.key"
-out=$("$COORD" --key="$T/coordinator.key" --agent-keys-dir="$T/agents.d" --state-dir="$T/cs" \
+out=$(timeout 10 "$COORD" --key="$T/coordinator.key" --agent-keys-dir="$T/agents.d" --state-dir="$T/cs" \
 	--control-endpoint="ipc://$T/x.sock" --agent-endpoint=tcp://127.0.0.1:0 --metrics-listen=off 2>&1)
 rc=$?
 echo "$out"
@@ -39,7 +39,7 @@ check "... naming the file and the chmod that fixes it" grep -q "coordinator.key
 check "... in one line" [ "$(wc -l <<<"$out")" -eq 1 ]
 chmod 0600 "$T/coordinator.key"
 chmod 0640 "$T/a0.key"
-out=$("$AGENT" --coordinator=tcp://127.0.0.1:1 --coordinator-key="$T/coordinator.pub" \
+out=$(timeout 10 "$AGENT" --coordinator=tcp://127.0.0.1:1 --coordinator-key="$T/coordinator.pub" \
 	--key="$T/a0.key" --state-dir="$T/sa" 2>&1)
 rc=$?
 echo "$out"
@@ -53,7 +53,7 @@ mkdir -p "$T/nobody/agents.d" "$T/cred"
 cp "$T/coordinator.key" "$T/nobody/own.key"
 chown -R nobody "$T/nobody"
 chmod 0644 "$T/nobody/own.key"
-out=$(as_nobody "$COORD" --key="$T/nobody/own.key" --agent-keys-dir="$T/nobody/agents.d" \
+out=$(timeout 10 setpriv --reuid=nobody --regid="$NOGROUP" --clear-groups "$COORD" --key="$T/nobody/own.key" --agent-keys-dir="$T/nobody/agents.d" \
 	--state-dir="$T/nobody/state" --control-endpoint="ipc://$T/nobody/c.sock" \
 	--agent-endpoint=tcp://127.0.0.1:0 --metrics-listen=off 2>&1)
 check "as nobody, a 0644 key of its own is refused" grep -q "own.key: .*chmod 600" <<<"$out"
@@ -71,7 +71,8 @@ if acl_read "$T/cred/coordinator.key" "$(id -u nobody)" 2>/dev/null; then
 	kill -TERM $NC 2>/dev/null
 	wait $NC
 	acl_read "$T/cred/coordinator.key" 4242
-	out=$("$COORD" --key="$T/cred/coordinator.key" 2>&1)
+	out=$(timeout 10 "$COORD" --key="$T/cred/coordinator.key" --metrics-listen=off \
+		--control-endpoint="ipc://$T/y.sock" --state-dir="$T/cs2" 2>&1)
 	check "an ACL letting another user read the key is refused" grep -q "its ACL lets user 4242 read or write it.*setfacl -b" <<<"$out"
 else
 	echo "SKIP: no ACLs on $T: the LoadCredential= case is covered by unit/test-keys where they work"
