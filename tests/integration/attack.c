@@ -13,7 +13,7 @@
  *   attack garbage --endpoint=EP --server-key=PUB --key=KEY [--count=N]
  *       N messages that are not protocol buffers (default 200000) over one CURVE connection,
  *       as fast as the connection takes them; prints "sent=N answers=A".
- *   attack connect --endpoint=tcp://HOST:PORT [--count=N] [--hold=SECONDS]
+ *   attack connect --endpoint=tcp://HOST:PORT|ipc://PATH [--count=N] [--hold=SECONDS]
  *       N raw TCP connections (default 300, 8 every 5 ms) that never say a word, held open
  *       (default 10 s, or until SIGTERM); prints "connected=C" (the kernel's handshakes, not
  *       what the coordinator accepted) once they are up, then "closed".
@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -212,14 +213,22 @@ static int cmd_connect(int argc, char **argv)
         unsigned count = (unsigned)atoi(opt(argc, argv, "--count", "300"));
         int hold_s = atoi(opt(argc, argv, "--hold", "10"));
         struct sockaddr_in a = {.sin_family = AF_INET};
+        struct sockaddr_un u = {.sun_family = AF_UNIX};
+        struct sockaddr *sa = (struct sockaddr *)&a;
+        socklen_t salen = sizeof(a);
         char host[64];
-        int port, *fds;
+        int port = 0, *fds, family = AF_INET;
         unsigned connected = 0;
         struct rlimit rl;
         int64_t until;
 
-        if (!ep || sscanf(ep, "tcp://%63[^:]:%d", host, &port) != 2 ||
-            inet_pton(AF_INET, host, &a.sin_addr) != 1)
+        if (ep && strncmp(ep, "ipc://", 6) == 0 && strlen(ep + 6) < sizeof(u.sun_path)) {
+                strcpy(u.sun_path, ep + 6);
+                sa = (struct sockaddr *)&u;
+                salen = sizeof(u);
+                family = AF_UNIX;
+        } else if (!ep || sscanf(ep, "tcp://%63[^:]:%d", host, &port) != 2 ||
+                   inet_pton(AF_INET, host, &a.sin_addr) != 1)
                 return 2;
         a.sin_port = htons((uint16_t)port);
         /* The attacker's own limit is not the point. */
@@ -234,9 +243,9 @@ static int cmd_connect(int argc, char **argv)
                 return 1;
         /* In batches, so that a small listen backlog does not slow the flood down. */
         for (unsigned i = 0; i < count; i++) {
-                fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+                fds[i] = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
                 if (fds[i] >= 0)
-                        connect(fds[i], (struct sockaddr *)&a, sizeof(a));
+                        connect(fds[i], sa, salen);
                 if (i % 8 == 7)
                         usleep(5000);
         }

@@ -11,20 +11,6 @@ scratch
 keys coordinator a0 a1 a2 a3
 for a in a0 a1 a2 a3; do allow $a; done
 
-states() {
-	"$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[] | "\(.name):\(.state)"] | sort | join(",")'
-}
-wait_state() {
-	local got=""
-	for _ in $(seq $((${2:-10} * 10))); do
-		got=$(states 2>/dev/null)
-		[ "$got" = "$1" ] && return 0
-		sleep 0.1
-	done
-	echo "states: '$got', expected '$1'" >&2
-	return 1
-}
-
 # flood NOFILE CONNECTIONS OLD_AGENT NEW_AGENT
 flood() {
 	local nofile=$1 n=$2 old=$3 new=$4 pid out
@@ -40,19 +26,19 @@ flood() {
 	check "$n connections: the coordinator lives" kill -0 "$COORD_PID"
 	out=$("$IOFLEET" agents --coordinator="$CTL" 2>&1)
 	check "$n connections: iofleet agents answers" grep -q "$old .* idle" <<<"$out"
-	"$IOFLEET" run --coordinator="$CTL" --agents=name="$old" --name=f --ioengine=null --rw=read \
+	timeout 120 "$IOFLEET" run --coordinator="$CTL" --agents=name="$old" --name=f --ioengine=null --rw=read \
 		--bs=4k --size=4m --time_based --runtime=2s --output-format=json \
 		--output="$T/run-$n.json" >"$T/run-$n.log" 2>&1
 	check "$n connections: a job runs on the connected agent" [ $? -eq 0 ]
 	jqcheck "$n connections: the job ran on $old" "$T/run-$n.json" \
 		".client_stats[0].agent == \"$old\" and .client_stats[0].read.io_bytes > 0"
-	check "$n connections: $old still heartbeats" wait_state "$old:idle" 1
+	check "$n connections: $old still heartbeats" wait_states "$old:idle" 1
 	wait "$pid"
 	check "$n connections: the coordinator survived the flood" kill -0 "$COORD_PID"
 	start_agent "$new"
 	# The SYN of a connection made while accepting was paused is retried by TCP; the agent
 	# makes a fresh attempt every few seconds.
-	check "$n connections: a new agent gets in after the flood" wait_state "$old:idle,$new:idle" 60
+	check "$n connections: a new agent gets in after the flood" wait_states "$old:idle,$new:idle" 60
 	check "$n connections: $old never lost its coordinator" bash -c "! grep -q 'coordinator lost' '$T/$old.log'"
 	check "$n connections: the coordinator never lost $old" bash -c "! grep -q 'agent $old .* lost' '$T/coordinator.log'"
 	check "$n connections: pressure is reported with counts" \
@@ -67,10 +53,21 @@ flood() {
 flood 256 300 a0 a1
 flood 1024 1100 a2 a3
 
+# The control socket (ipc) cannot pause accepting: at its limit the endpoint is re-bound, which
+# closes every CLI connection; the CLI works again at once.
+start_coordinator --metrics-listen=127.0.0.1:0
+"$ATTACK" connect --endpoint="$CTL" --count=400 --hold=5 >"$T/ctl-flood.out" &
+pid=$!
+PIDS+=($pid)
+for _ in $(seq 100); do grep -q "control endpoint re-bound [1-9]" "$T/coordinator.log" && break; sleep 0.1; done
+check "400 connections to the control socket: it is re-bound" grep -q "control endpoint re-bound [1-9]" "$T/coordinator.log"
+check "... and the CLI is answered" "$IOFLEET" agents --coordinator="$CTL"
+check "... by a coordinator that lives" kill -0 "$COORD_PID"
+wait "$pid"
+
 # /metrics: 70 connections that hold their slot (a request header trickling in, a line a second,
 # so no idle timeout closes them), then a scrape. Before, 64 of them took every slot and the
 # scrape waited as long as they lasted.
-start_coordinator --metrics-listen=127.0.0.1:0
 PORT=$(sed -n 's/.*metrics: GET \/metrics on .*, port \([0-9]*\).*/\1/p' "$T/coordinator.log" | head -n1)
 idle=()
 for _ in $(seq 70); do

@@ -14,26 +14,11 @@ H1=$LAST_PID
 start_agent h2 --name=storage-7 # calls itself something else
 wait_agents 2
 
-# states: "name:state,..." as the coordinator lists them, sorted.
-states() {
-	"$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[] | "\(.name):\(.state)"] | sort | join(",")'
-}
-# wait_state EXPECTED [SECONDS]: until states prints EXPECTED (10 s by default).
-wait_state() {
-	local got=""
-	for _ in $(seq $((${2:-10} * 10))); do
-		got=$(states)
-		[ "$got" = "$1" ] && return 0
-		sleep 0.1
-	done
-	echo "states: '$got', expected '$1'" >&2
-	return 1
-}
 hello() {
 	"$ATTACK" hello --endpoint="$COORD_EP" --server-key="$T/coordinator.pub" "$@"
 }
 
-check "agents are named after their keys" wait_state "h1:idle,h2:idle"
+check "agents are named after their keys" wait_states "h1:idle,h2:idle"
 check "an agent calling itself otherwise is told its key's name" \
 	grep -q "the coordinator knows this agent as 'h2'" "$T/h2.log"
 H1_ID=$(cat "$T/state-h1/agent-id")
@@ -42,13 +27,13 @@ H1_ID=$(cat "$T/state-h1/agent-id")
 kill -KILL "$H1"
 wait "$H1" 2>/dev/null
 forget "$H1"
-check "h1 is lost after kill -9" wait_state "h1:lost,h2:idle"
+check "h1 is lost after kill -9" wait_states "h1:lost,h2:idle"
 out=$(hello --key="$T/evil.key" --id="$H1_ID" --name=h1)
 echo "$out"
 check "a hello with h1's id and name from key evil is refused" grep -q "welcomed=0 refused=1" <<<"$out"
 check "the refusal does not say which key holds the id" bash -c "! grep -q \"'h1'\" <<<'$out'"
-check "h1 stays lost, nobody took its name" wait_state "h1:lost,h2:idle"
-"$IOFLEET" run --coordinator="$CTL" --agents=name=h1 --name=t --ioengine=null --rw=read --bs=4k \
+check "h1 stays lost, nobody took its name" wait_states "h1:lost,h2:idle"
+timeout 120 "$IOFLEET" run --coordinator="$CTL" --agents=name=h1 --name=t --ioengine=null --rw=read --bs=4k \
 	--size=1m >"$T/run-lost.log" 2>&1
 check "work for h1 goes nowhere while h1 is lost" [ $? -ne 0 ]
 check "... and says no agent matches" grep -q "no agent matches" "$T/run-lost.log"
@@ -56,8 +41,8 @@ check "... and says no agent matches" grep -q "no agent matches" "$T/run-lost.lo
 # The real h1 comes back under its key and gets the work.
 start_agent h1
 H1=$LAST_PID
-check "the restarted h1 is admitted" wait_state "h1:idle,h2:idle"
-"$IOFLEET" run --coordinator="$CTL" --agents=name=h1 --name=t --ioengine=null --rw=read --bs=4k \
+check "the restarted h1 is admitted" wait_states "h1:idle,h2:idle"
+timeout 120 "$IOFLEET" run --coordinator="$CTL" --agents=name=h1 --name=t --ioengine=null --rw=read --bs=4k \
 	--size=1m --output-format=json --output="$T/out.json" >"$T/run.log" 2>&1
 check "a run for h1 succeeds" [ $? -eq 0 ]
 jqcheck "the run went to the real h1" "$T/out.json" \
@@ -78,7 +63,7 @@ out=$(hello --key="$T/evil.key" --id="$H1_ID" --name=h1)
 check "after a restart, h1's id is still refused to evil" grep -q "welcomed=0 refused=1" <<<"$out"
 start_agent h1
 H1=$LAST_PID
-check "h1 and h2 are back" wait_state "h1:idle,h2:idle" 30
+check "h1 and h2 are back" wait_states "h1:idle,h2:idle" 30
 
 # One key, one agent: 1000 then 5000 hellos with new ids and names from key evil.
 out=$(hello --key="$T/evil.key" --count=1000 --id=flood --name=flood --wait=20)
@@ -86,22 +71,22 @@ echo "$out"
 check "1000 hellos from one key register one agent" grep -q "welcomed=1 refused=999" <<<"$out"
 check "the refusal does not name the live agent's id" bash -c "! grep -q 'flood-0 ' <<<'$out'"
 # Its agent is lost once that connection is gone: the key may move to a new id, once.
-check "the key's agent is lost once its connection is gone" wait_state "evil:lost,h1:idle,h2:idle"
+check "the key's agent is lost once its connection is gone" wait_states "evil:lost,h1:idle,h2:idle"
 out=$(hello --key="$T/evil.key" --count=5000 --id=flood5k --name=flood5k --wait=30)
 echo "$out"
 check "5000 hellos from that key register one agent" grep -q "welcomed=1 refused=4999" <<<"$out"
 n=$(grep -c "refused agent" "$T/coordinator.log")
 check "6000 refusals log a few lines ($n)" [ "$n" -le 20 ]
-listed=$(states)
+listed=$(agent_states)
 check "the key's one agent goes by the key's name" grep -Eq '^evil:(idle|lost),h1:idle,h2:idle$' <<<"$listed" ||
 	echo "listed: ${listed:0:300}"
 
 # Keys leave the allow-list: h2's live session is dropped, evil's lost agent forgotten, and
 # their bindings go; h2 is refused on reconnecting, and admitted again once its key is back.
-check "evil's agent is lost again" wait_state "evil:lost,h1:idle,h2:idle"
+check "evil's agent is lost again" wait_states "evil:lost,h1:idle,h2:idle"
 rm "$T/agents.d/h2.pub" "$T/agents.d/evil.pub"
 kill -HUP "$COORD_PID"
-check "SIGHUP drops h2 and forgets evil" wait_state "h1:idle"
+check "SIGHUP drops h2 and forgets evil" wait_states "h1:idle"
 check "h2 is told and reconnects" grep -q "coordinator dropped this agent: key 'h2'" "$T/h2.log"
 for _ in $(seq 100); do grep -q "refused this agent's key" "$T/h2.log" && break; sleep 0.1; done
 check "h2's new handshake is refused" grep -q "refused this agent's key" "$T/h2.log"
@@ -109,5 +94,5 @@ check "the removed keys' bindings are gone" bash -c "! grep -Eq '^(h2|evil) ' '$
 check "h1's binding stays" grep -qx "h1 $H1_ID" "$T/coord-state/agent-keys"
 allow h2
 kill -HUP "$COORD_PID"
-check "h2 is admitted again once its key is back" wait_state "h1:idle,h2:idle" 30
+check "h2 is admitted again once its key is back" wait_states "h1:idle,h2:idle" 30
 finish

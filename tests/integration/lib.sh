@@ -88,7 +88,7 @@ allow() {
 start_coordinator() {
 	local prefix=${NS:+ip netns exec $NS}
 	# A coordinator started again must not be taken for ready by its predecessor's messages.
-	rm -f "$T/coord.notify.log"
+	rm -f "$T/coord.notify" "$T/coord.notify.log"
 	"$NOTIFY_LISTEN" "$T/coord.notify" "$T/coord.notify.log" &
 	PIDS+=($!)
 	for _ in $(seq 100); do [ -S "$T/coord.notify" ] && break; sleep 0.05; done
@@ -134,6 +134,25 @@ wait_agents() {
 		sleep 0.05
 	done
 	fail "only $got of $n agents registered"
+	return 1
+}
+
+# agent_states: "name:state,..." of the agents the coordinator lists, sorted.
+agent_states() {
+	"$IOFLEET" agents --coordinator="$CTL" --json 2>/dev/null | jq -r '[.[] | "\(.name):\(.state)"] | sort | join(",")'
+}
+
+# wait_states EXPECTED [SECONDS]: until agent_states prints EXPECTED (10 s by default, by the
+# clock: a coordinator that does not answer makes each try last the CLI's own timeout).
+wait_states() {
+	local got="" deadline=$((SECONDS + ${2:-10}))
+	while :; do
+		got=$(agent_states)
+		[ "$got" = "$1" ] && return 0
+		[ "$SECONDS" -ge "$deadline" ] && break
+		sleep 0.1
+	done
+	echo "agents: '${got:0:300}', expected '$1'" >&2
 	return 1
 }
 
