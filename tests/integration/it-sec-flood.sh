@@ -14,7 +14,9 @@ for a in a0 a1 a2 a3; do allow $a; done
 # flood NOFILE CONNECTIONS OLD_AGENT NEW_AGENT
 flood() {
 	local nofile=$1 n=$2 old=$3 new=$4 pid out
-	COORD_WRAP="prlimit --nofile=$nofile:$nofile" start_coordinator --handshake-timeout=3s
+	# A 5 s lease: a sanitizer build on a loaded host may stall a second; a flood may not.
+	COORD_WRAP="prlimit --nofile=$nofile:$nofile" start_coordinator --handshake-timeout=3s \
+		--heartbeat=500ms --lost-after=10
 	start_agent "$old"
 	wait_agents 1 30
 	"$ATTACK" connect --endpoint="$COORD_EP" --count="$n" --hold=10 >"$T/flood-$n.out" &
