@@ -553,6 +553,20 @@ static void on_start(agent_t *ag, const Iofleet__Start *s)
         sd_notifyf(0, "STATUS=run %s: starting", run->id);
 }
 
+/* A session from scratch: any run stops (without a coordinator nobody collects its results, nor
+ * tells a run's NFS server when the clients are done), then a fresh socket and handshake. */
+static void reconnect(agent_t *ag)
+{
+        if (ag->run) {
+                runner_stop(ag->run->runner);
+                run_free(ag);
+        }
+        serve_abort(ag);
+        session_close(ag);
+        session_open(ag);
+        sd_notify(0, "STATUS=reconnecting");
+}
+
 static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
 {
         envelope_t *e = NULL;
@@ -618,13 +632,7 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                         /* A new handshake tells whether the key is still admitted. */
                         log_error("coordinator dropped this agent: %s; reconnecting",
                                   e->error->message);
-                        if (ag->run) {
-                                runner_stop(ag->run->runner);
-                                run_free(ag);
-                        }
-                        serve_abort(ag);
-                        session_close(ag);
-                        session_open(ag);
+                        reconnect(ag);
                         wire_free(&e);
                         return;
                 default:
@@ -677,16 +685,7 @@ static void tick(agent_t *ag)
                         log_warning(
                             "coordinator lost: nothing heard for %u heartbeats; reconnecting",
                             ag->lost_after);
-                        if (ag->run) {
-                                /* Without a coordinator nobody collects the results. */
-                                runner_stop(ag->run->runner);
-                                run_free(ag);
-                        }
-                        /* Nor tells the server when the clients are done. */
-                        serve_abort(ag);
-                        session_close(ag);
-                        session_open(ag);
-                        sd_notify(0, "STATUS=reconnecting");
+                        reconnect(ag);
                         return;
                 }
                 if (now >= ag->next_heartbeat) {
