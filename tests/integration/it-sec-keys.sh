@@ -62,14 +62,18 @@ chmod 0400 "$T/cred/coordinator.key"
 if acl_read "$T/cred/coordinator.key" "$(id -u nobody)" 2>/dev/null; then
 	check "the credential looks group-readable to stat (the ACL mask)" \
 		[ "$(stat -c %a "$T/cred/coordinator.key")" = 440 ]
-	as_nobody "$COORD" --key="$T/cred/coordinator.key" --agent-keys-dir="$T/nobody/agents.d" \
+	# setpriv execs the coordinator: $! is the coordinator.
+	setpriv --reuid=nobody --regid="$NOGROUP" --clear-groups "$COORD" \
+		--key="$T/cred/coordinator.key" --agent-keys-dir="$T/nobody/agents.d" \
 		--state-dir="$T/nobody/state" --control-endpoint="ipc://$T/nobody/c.sock" \
 		--agent-endpoint=tcp://127.0.0.1:0 --metrics-listen=off >"$T/nobody-coord.log" 2>&1 &
 	NC=$!
+	PIDS+=($NC)
 	for _ in $(seq 100); do grep -q "ready" "$T/nobody-coord.log" && break; kill -0 $NC 2>/dev/null || break; sleep 0.1; done
 	check "a LoadCredential=-style key (0400, ACL for the service's user) is accepted" grep -q "ready" "$T/nobody-coord.log"
 	kill -TERM $NC 2>/dev/null
-	wait $NC
+	wait_exit $NC
+	check "... and that coordinator stops on SIGTERM" [ $? -eq 0 ]
 	acl_read "$T/cred/coordinator.key" 4242
 	out=$(timeout 10 "$COORD" --key="$T/cred/coordinator.key" --metrics-listen=off \
 		--control-endpoint="ipc://$T/y.sock" --state-dir="$T/cs2" 2>&1)
