@@ -519,6 +519,20 @@ static void on_start(agent_t *ag, const Iofleet__Start *s)
         sd_notifyf(0, "STATUS=run %s: starting", run->id);
 }
 
+/* A session from scratch: any run stops (without a coordinator nobody collects its results, nor
+ * tells a run's NFS server when the clients are done), then a fresh socket and handshake. */
+static void reconnect(agent_t *ag)
+{
+        if (ag->run) {
+                runner_stop(ag->run->runner);
+                run_free(ag);
+        }
+        serve_abort(ag);
+        session_close(ag);
+        session_open(ag);
+        sd_notify(0, "STATUS=reconnecting");
+}
+
 static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
 {
         envelope_t *e = NULL;
@@ -546,6 +560,14 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                 ag->next_heartbeat = clock_mono_ns();
                 log_info("registered with coordinator %s (version %s)", ag->cfg->coordinator,
                          e->welcome->coordinator_version);
+                /* With CURVE an agent is known by its key's name, whatever it calls itself. */
+                if (!strempty(e->welcome->name) && !streq(e->welcome->name, ag->name)) {
+                        log_notice("the coordinator knows this agent as '%s' (the name of its "
+                                   "key in the coordinator's agent_keys_dir), not '%s'",
+                                   e->welcome->name, ag->name);
+                        snprintf(ag->key_name, sizeof(ag->key_name), "%s", e->welcome->name);
+                        ag->name = ag->key_name;
+                }
                 sd_notify(0, "STATUS=registered; idle");
                 session_start_burst(ag);
                 break;
@@ -572,6 +594,13 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                 case IOFLEET__ERROR_CODE__ERROR_REFUSED:
                         log_error("coordinator refused this agent: %s", e->error->message);
                         break;
+                case IOFLEET__ERROR_CODE__ERROR_KEY_NOT_ALLOWED:
+                        /* A new handshake tells whether the key is still admitted. */
+                        log_error("coordinator dropped this agent: %s; reconnecting",
+                                  e->error->message);
+                        reconnect(ag);
+                        wire_free(&e);
+                        return;
                 default:
                         log_warning("coordinator reports: %s", e->error->message);
                 }
@@ -622,16 +651,7 @@ static void tick(agent_t *ag)
                         log_warning(
                             "coordinator lost: nothing heard for %u heartbeats; reconnecting",
                             ag->lost_after);
-                        if (ag->run) {
-                                /* Without a coordinator nobody collects the results. */
-                                runner_stop(ag->run->runner);
-                                run_free(ag);
-                        }
-                        /* Nor tells the server when the clients are done. */
-                        serve_abort(ag);
-                        session_close(ag);
-                        session_open(ag);
-                        sd_notify(0, "STATUS=reconnecting");
+                        reconnect(ag);
                         return;
                 }
                 if (now >= ag->next_heartbeat) {

@@ -136,7 +136,7 @@ void session_close(agent_t *ag)
 
 int session_open(agent_t *ag)
 {
-        int one = 1, linger = 0, ivl = 100, ivl_max = 5000;
+        int one = 1, linger = 0, ivl = 100, ivl_max = 5000, connect_ms = 5000;
         int64_t maxmsg = WIRE_MAX_AGENT_MSG;
         char mon[64];
         int r;
@@ -149,6 +149,9 @@ int session_open(agent_t *ag)
         zmq_setsockopt(ag->sock, ZMQ_LINGER, &linger, sizeof(linger));
         zmq_setsockopt(ag->sock, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl));
         zmq_setsockopt(ag->sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof(ivl_max));
+        /* A coordinator pausing new connections leaves the SYN unanswered: a fresh attempt every
+         * few seconds gets in soon after it resumes, not after TCP's minute-long backoff. */
+        zmq_setsockopt(ag->sock, ZMQ_CONNECT_TIMEOUT, &connect_ms, sizeof(connect_ms));
         zmq_setsockopt(ag->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
         if (!ag->cfg->insecure &&
             (r = sock_curve_client(ag->sock, &ag->kp, ag->server.public_z85)) < 0)

@@ -13,11 +13,13 @@ typedef struct coord_config {
         char *agent_keys_dir;
         char *control_keys_dir;
         char *results_dir;
+        char *state_dir; /* what must survive a restart: which agent id each key stands for */
         char *log_level;
         char *metrics_listen; /* HOST:PORT of /metrics; "" or "off": none */
         uint64_t heartbeat_ns;
         uint64_t lost_after;
         uint64_t lead_ns;
+        uint64_t handshake_timeout_ns; /* a connection must complete CURVE within it */
         bool insecure;
 } coord_config_t;
 

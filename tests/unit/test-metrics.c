@@ -565,7 +565,7 @@ static void test_totals_across_runs(void **state)
         int64_t now = 100 * SEC;
         uint64_t run1 = 0;
 
-        assert_int_equal(metrics_new("127.0.0.1:0", &m), 0);
+        assert_int_equal(metrics_new("127.0.0.1:0", 64, &m), 0);
         assert_non_null(m);
         assert_true(metrics_port(m) > 0);
         fx_registry(&fx);
@@ -665,7 +665,7 @@ static void test_http(void **state)
         fx_t fx;
         static char buf[1 << 16];
 
-        assert_int_equal(metrics_new("127.0.0.1:0", &m), 0);
+        assert_int_equal(metrics_new("127.0.0.1:0", 64, &m), 0);
         /* Nothing rendered yet. */
         assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 503);
         fx_registry(&fx);
@@ -685,23 +685,23 @@ static void test_http(void **state)
 static void test_listen_values(void **state)
 {
         metrics_t *m = (metrics_t *)&m;
-        assert_int_equal(metrics_new("off", &m), 0);
+        assert_int_equal(metrics_new("off", 64, &m), 0);
         assert_null(m);
-        assert_int_equal(metrics_new("", &m), 0);
+        assert_int_equal(metrics_new("", 64, &m), 0);
         assert_null(m);
-        assert_int_equal(metrics_new(NULL, &m), 0);
+        assert_int_equal(metrics_new(NULL, 64, &m), 0);
         assert_null(m);
         static const char *const bad[] = {"127.0.0.1",       "127.0.0.1:",   ":9464",
                                           "127.0.0.1:65536", "127.0.0.1:9x", "[::1]9464",
                                           "::1:9464",        "[::1:9464"};
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 m = NULL;
-                if (metrics_new(bad[i], &m) != -EINVAL)
+                if (metrics_new(bad[i], 64, &m) != -EINVAL)
                         fail_msg("metrics_listen=%s was accepted", bad[i]);
                 assert_null(m);
         }
         m = NULL;
-        if (metrics_new("[::1]:0", &m) == 0) /* without IPv6 loopback: -errno, no server */
+        if (metrics_new("[::1]:0", 64, &m) == 0) /* without IPv6 loopback: -errno, no server */
                 assert_true(metrics_port(m) > 0);
         else
                 assert_null(m);
