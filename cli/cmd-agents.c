@@ -5,15 +5,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli-options.h"
 #include "clock.h"
 #include "util.h"
-
-static void usage(FILE *f)
-{
-        fprintf(f, "Usage: iofleet agents [--coordinator=ENDPOINT] [--config=FILE] [--json]\n\n"
-                   "Lists the agents the coordinator knows: id, name, hostname, roles, labels,\n"
-                   "version, clock offset and round trip, state.\n");
-}
 
 static void print_table(const Iofleet__AgentList *l)
 {
@@ -77,33 +71,38 @@ int cmd_agents(int argc, char **argv)
         client_t *c = NULL;
         envelope_t req = IOFLEET__ENVELOPE__INIT, *rep = NULL;
         Iofleet__ListAgents la = IOFLEET__LIST_AGENTS__INIT;
+        const cli_command_t *cmd = cli_command_find("agents");
+        cli_args_t args;
+        cli_arg_t arg;
         char err[1024];
         int r, rc = 1;
 
-        for (int i = 1; i < argc; i++) {
-                if (strncmp(argv[i], "--config=", 9) == 0)
-                        config = argv[i] + 9;
-                else if (strncmp(argv[i], "--coordinator=", 14) == 0)
-                        coordinator = argv[i] + 14;
-                else if (streq(argv[i], "--json"))
-                        json = true;
-                else if (streq(argv[i], "--help")) {
-                        usage(stdout);
+        cli_args_init(&args, argc, argv);
+        while ((r = cli_args_next(&args, cmd, &arg, err, sizeof(err))) > 0) {
+                if (arg.help) {
+                        cli_usage(cmd, stdout);
                         return 0;
-                } else {
-                        fprintf(stderr,
-                                "iofleet agents: unknown option '%s' (allowed: --coordinator, "
-                                "--config, --json)\n",
-                                argv[i]);
-                        return 2;
-                }
+                } else if (!arg.opt) {
+                        r = errorf(err, sizeof(err), -EINVAL, "'%s': takes no arguments",
+                                   arg.value);
+                        break;
+                } else if (streq(arg.opt->name, "config"))
+                        config = arg.value;
+                else if (streq(arg.opt->name, "coordinator"))
+                        coordinator = arg.value;
+                else if (streq(arg.opt->name, "json"))
+                        json = true;
+        }
+        if (r < 0) {
+                fprintf(stderr, "iofleet agents: %s\n", err);
+                return 2;
         }
         if (cli_config_load(config, &cfg, err, sizeof(err)) < 0) {
                 fprintf(stderr, "iofleet: %s\n", err);
                 return 2;
         }
         if (coordinator)
-                strdup_to(&cfg.coordinator, coordinator);
+                cli_config_set_coordinator(&cfg, coordinator, "--coordinator");
         if ((r = cli_connect(&cfg, &c, err, sizeof(err))) < 0) {
                 fprintf(stderr, "iofleet: %s\n", err);
                 goto out;
