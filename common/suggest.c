@@ -5,25 +5,29 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Levenshtein distance; names are short, longer ones are not compared. */
+/* Edit distance counting a swap of two neighbours as one edit, as typing slips do ("jsno" for
+ * "json"): the optimal string alignment distance. Names are short; longer ones are not compared. */
 static size_t edit_distance(const char *a, const char *b)
 {
-        size_t la = strlen(a), lb = strlen(b), prev[33], cur[33];
+        size_t la = strlen(a), lb = strlen(b), d[33][33];
 
         if (la > 32 || lb > 32)
                 return SIZE_MAX;
+        for (size_t i = 0; i <= la; i++)
+                d[i][0] = i;
         for (size_t j = 0; j <= lb; j++)
-                prev[j] = j;
-        for (size_t i = 1; i <= la; i++) {
-                cur[0] = i;
+                d[0][j] = j;
+        for (size_t i = 1; i <= la; i++)
                 for (size_t j = 1; j <= lb; j++) {
-                        size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-                        size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-                        cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+                        size_t sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+                        size_t del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+                        size_t best = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+                        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                            d[i - 2][j - 2] + 1 < best)
+                                best = d[i - 2][j - 2] + 1;
+                        d[i][j] = best;
                 }
-                memcpy(prev, cur, sizeof(size_t) * (lb + 1));
-        }
-        return prev[lb];
+        return d[la][lb];
 }
 
 void suggest_init(suggest_t *s, const char *key)
