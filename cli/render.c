@@ -55,10 +55,11 @@ void render_started(FILE *f, const Iofleet__RunUpdate *u)
         struct tm tm;
         localtime_r(&secs, &tm);
         strftime(when, sizeof(when), "%H:%M:%S", &tm);
-        fprintf(f, "iofleet: run %s started on %u agents at %s.%06lld; start skew %s (%s)\n",
+        fprintf(f, "iofleet: run %s started on %u agents at %s.%06lld; start skew %s (%s)%s\n",
                 u->run_id, u->agents, when, (long long)(u->start_ns % 1000000000LL) / 1000,
                 clock_format_duration((int64_t)u->start_skew_ns, skew, sizeof(skew)),
-                u->message && u->message[0] ? u->message : "timeline");
+                u->message && u->message[0] ? u->message : "timeline",
+                u->ramp_intervals ? "; ramp first, not counted" : "");
         fflush(f);
 }
 
@@ -67,11 +68,15 @@ void render_interval(FILE *f, const Iofleet__RunUpdate *u, uint64_t total, bool 
         double secs = u->interval_ns / 1e9;
         char rbw[32], wbw[32], rio[32], wio[32], p99[32], idx[32];
 
-        if (total)
-                snprintf(idx, sizeof(idx), "%*u/%" PRIu64, total >= 100 ? 3 : 2, u->index + 1,
-                         total);
+        if (u->measured_intervals)
+                total = u->measured_intervals;
+        if (u->index < u->ramp_intervals)
+                snprintf(idx, sizeof(idx), "ramp %u/%u", u->index + 1, u->ramp_intervals);
+        else if (total)
+                snprintf(idx, sizeof(idx), "%*u/%" PRIu64, total >= 100 ? 3 : 2,
+                         u->index - u->ramp_intervals + 1, total);
         else
-                snprintf(idx, sizeof(idx), "%3u", u->index + 1);
+                snprintf(idx, sizeof(idx), "%3u", u->index - u->ramp_intervals + 1);
         fprintf(f, "[%s] read %s %s IOPS | write %s %s IOPS | clat p99 %s | %u/%u agents%s\n", idx,
                 bw_str(u->read_bytes / secs, rbw, sizeof(rbw)),
                 count_str(u->read_ios / secs, rio, sizeof(rio)),

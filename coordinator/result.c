@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "intervals.h"
 #include "log.h"
 #include "sweep.h"
 #include "util.h"
@@ -217,18 +218,6 @@ static uint64_t agent_end_ns(const run_agent_t *a)
         return end;
 }
 
-/* When counting begins: no job counts before its start delay and ramp are over, so intervals
- * before the earliest such instant hold nothing and are no samples. */
-static uint64_t counting_from(const run_t *run)
-{
-        uint64_t from = UINT64_MAX;
-        for (size_t i = 0; i < run->n_specs; i++) {
-                uint64_t t = run->specs[i].startdelay_ns + run->specs[i].ramp_time_ns;
-                from = t < from ? t : from;
-        }
-        return from == UINT64_MAX ? 0 : from;
-}
-
 /* What the interval series give the result, gathered in one pass over them (from the spool of
  * a long run, or from memory): per agent and cluster bw/iops series, the bytes each agent moved
  * up to the first worker's end, and the intervals[] of the JSON (capped). */
@@ -348,7 +337,7 @@ static int ivpass_run(const run_t *run, ivpass_t *p)
         }
         if (!p->end || !p->ivs)
                 goto nomem;
-        p->from = counting_from(run);
+        p->from = intervals_counting_from(run->specs, run->n_specs);
         /* The cluster figure is complete while every agent still runs. */
         p->cluster_end = UINT64_MAX;
         p->first = UINT64_MAX;
