@@ -29,6 +29,10 @@ int cli_endpoint_check(const char *endpoint, const char *from, char *err, size_t
  * endpoint and, for a missing key file, how to make it. */
 int cli_connect(const cli_config_t *c, client_t **ret, char *err, size_t errlen);
 
+/* An agent's clock offset from the coordinator's with its uncertainty, as iofleet agents shows
+ * it: "+12.3µs ±4.1µs", "-" when unknown. */
+void agents_format_offset(const Iofleet__AgentInfo *a, char *buf, size_t len);
+
 int cmd_run(int argc, char **argv);
 int cmd_agents(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
