@@ -270,6 +270,12 @@ static int ivpass_row(void *user, const run_iv_row_t *row)
                         json_object_set_new(j, "write_ios", json_integer((json_int_t)ios[1]));
                         json_object_set_new(j, "errors", json_integer((json_int_t)v->errors));
                         json_object_set_new(j, "reported", json_integer(row->reported));
+                        if (row->clat_p99_ns) {
+                                json_object_set_new(j, "clat_p50_ns",
+                                                    json_integer((json_int_t)row->clat_p50_ns));
+                                json_object_set_new(j, "clat_p99_ns",
+                                                    json_integer((json_int_t)row->clat_p99_ns));
+                        }
                         p->cur = json_array();
                         json_object_set_new(j, "agents", p->cur);
                         json_array_append_new(p->ivs, j);

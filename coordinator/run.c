@@ -343,6 +343,8 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
         u.n_per_agent = n;
         u.start_ns = run->start_ns;
         u.clat_p99_ns = c->clat ? hist_percentile(c->clat, 99.0) : 0;
+        c->clat_p99_ns = u.clat_p99_ns;
+        c->clat_p50_ns = c->clat ? hist_percentile(c->clat, 50.0) : 0;
         push_control(run, out, &u);
         free(pa);
         free(pp);
