@@ -10,16 +10,24 @@
 #include "util.h"
 
 #define COORDINATOR                                                                                \
-        {"coordinator", CLI_ENDPOINT, "ENDPOINT", NULL,                                            \
-         "the coordinator's control endpoint: ipc://PATH or\ntcp://HOST:PORT (default: the CLI "   \
-         "configuration)"}
+        {                                                                                          \
+                "coordinator", CLI_ENDPOINT, "ENDPOINT", NULL,                                     \
+                    "the coordinator's control endpoint: ipc://PATH or\ntcp://HOST:PORT "          \
+                    "(default: the CLI "                                                           \
+                    "configuration)"                                                               \
+        }
 #define CONFIG                                                                                     \
-        {"config", CLI_FILE, "FILE", NULL,                                                         \
-         "CLI configuration file (default $IOFLEET_CONFIG,\n~/.config/iofleet/cli.conf, "          \
-         "/etc/iofleet/cli.conf)"}
+        {                                                                                          \
+                "config", CLI_FILE, "FILE", NULL,                                                  \
+                    "CLI configuration file (default "                                             \
+                    "$IOFLEET_CONFIG,\n~/.config/iofleet/cli.conf, "                               \
+                    "/etc/iofleet/cli.conf)"                                                       \
+        }
 #define OUTPUT_FORMAT                                                                              \
-        {"output-format", CLI_CHOICE, "FORMAT", "normal,json",                                     \
-         "normal (fio-like summary) or json (fio's JSON layout)"}
+        {                                                                                          \
+                "output-format", CLI_CHOICE, "FORMAT", "normal,json",                              \
+                    "normal (fio-like summary) or json (fio's JSON layout)"                        \
+        }
 
 static const cli_option_t run_options[] = {
     {"local", CLI_NUMBER, "N", NULL, "a private coordinator and N agents (1..64) on this host"},
@@ -141,8 +149,8 @@ const cli_command_t cli_commands[] = {
      "scaling with the client count.",
      report_options, CLI_DIR, "RUN_DIR", false},
     {"help", "[COMMAND]", "say what a command does and its options",
-     "Prints the usage of COMMAND, or the list of commands.", no_options, CLI_COMMAND,
-     "COMMAND", false},
+     "Prints the usage of COMMAND, or the list of commands.", no_options, CLI_COMMAND, "COMMAND",
+     false},
     {"version", "", "print the version", "Prints iofleet's version.", no_options, CLI_FLAG, NULL,
      false},
 };
@@ -191,8 +199,8 @@ static int unknown(const cli_command_t *cmd, const char *arg, const char *key, c
                 job_options_offer(&s);
         if (suggest_result(&s)) {
                 snprintf(name, sizeof(name), "--%s", suggest_result(&s));
-                return errorf(err, errlen, -EINVAL, "unknown option '%s' (did you mean '%s'?)",
-                              arg, name);
+                return errorf(err, errlen, -EINVAL, "unknown option '%s' (did you mean '%s'?)", arg,
+                              name);
         }
         return errorf(err, errlen, -EINVAL, "unknown option '%s' (iofleet help %s lists them%s)",
                       arg, cmd->name, cmd->job_options ? "; --help-options the job options" : "");
@@ -206,8 +214,7 @@ void cli_args_init(cli_args_t *a, int argc, char **argv)
         a->i = 1;
 }
 
-int cli_args_next(cli_args_t *a, const cli_command_t *cmd, cli_arg_t *arg, char *err,
-                  size_t errlen)
+int cli_args_next(cli_args_t *a, const cli_command_t *cmd, cli_arg_t *arg, char *err, size_t errlen)
 {
         const char *s, *eq, *name;
         const cli_option_t *o;
@@ -261,8 +268,8 @@ int cli_args_next(cli_args_t *a, const cli_command_t *cmd, cli_arg_t *arg, char 
                         snprintf(list, sizeof(list), "%s", o->choices);
                         for (char *c = list; (c = strchr(c, ','));)
                                 *c = '|';
-                        return errorf(err, errlen, -EINVAL, "--%s: '%s' is not one of %s",
-                                      o->name, arg->value, list);
+                        return errorf(err, errlen, -EINVAL, "--%s: '%s' is not one of %s", o->name,
+                                      arg->value, list);
                 }
                 return 1;
         }

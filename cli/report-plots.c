@@ -151,14 +151,20 @@ static int plot_timeline(const report_t *r, const report_point_t *p, const repor
                                            .color = 1 + (unsigned)a,
                                            .width = 1.2,
                                            .markers = n < 40};
-                /* IOPS: the same lines as the bandwidth, counted in I/Os. */
-                for (size_t i = 0; i < n_series; i++) {
-                        io_series[n_io] = series[i];
-                        io_series[n_io].y = i == 0                                ? iops
-                                            : both && i == 1                      ? riops
-                                            : both && i == 2                      ? wiops
-                                                                                  : iper + (i - 1 - (both ? 2 : 0)) * n;
-                        n_io++;
+                /* IOPS: the same lines as the bandwidth (the sum, read and write when both
+                 * moved, one per agent), counted in I/Os. */
+                {
+                        size_t first_agent = both ? 3 : 1;
+                        for (size_t i = 0; i < n_series; i++) {
+                                io_series[n_io] = series[i];
+                                if (i == 0)
+                                        io_series[n_io].y = iops;
+                                else if (i < first_agent)
+                                        io_series[n_io].y = i == 1 ? riops : wiops;
+                                else
+                                        io_series[n_io].y = iper + (i - first_agent) * n;
+                                n_io++;
+                        }
                 }
                 if (lat_max >= 10e6) {
                         lat_div = 1e6;

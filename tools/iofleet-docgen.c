@@ -133,8 +133,8 @@ static const char *duration(uint64_t ns, char *buf, size_t len)
 static void gen_config(FILE *f, const cfg_schema_t *s, const void *defaults, const char *dash)
 {
         static const char *const types[] = {
-            [CFG_STRING] = "string",    [CFG_BOOL] = "bool",      [CFG_DURATION] = "duration",
-            [CFG_UINT] = "number",      [CFG_LIST] = "list",      [CFG_CHOICE] = "choice",
+            [CFG_STRING] = "string", [CFG_BOOL] = "bool", [CFG_DURATION] = "duration",
+            [CFG_UINT] = "number",   [CFG_LIST] = "list", [CFG_CHOICE] = "choice",
         };
         for (size_t i = 0; i < s->n_items; i++) {
                 const cfg_item_t *it = &s->items[i];
@@ -299,9 +299,10 @@ static void gen_bash(FILE *f)
 {
         job_option_doc_t d;
 
-        fprintf(f, "# bash completion for iofleet(1): commands, options, option values and files.\n"
-                   "# Generated from iofleet's own option tables by iofleet-docgen; do not edit.\n\n"
-                   "_iofleet_commands='");
+        fprintf(f,
+                "# bash completion for iofleet(1): commands, options, option values and files.\n"
+                "# Generated from iofleet's own option tables by iofleet-docgen; do not edit.\n\n"
+                "_iofleet_commands='");
         for (size_t i = 0; i < cli_n_commands; i++)
                 fprintf(f, "%s%s", i ? " " : "", cli_commands[i].name);
         fprintf(f, "'\n\n# The options of a command; those that take a value end with '='.\n"
@@ -359,13 +360,15 @@ static void gen_bash(FILE *f)
                                                              : kind_word(cli_commands[i].operands));
         fprintf(f, "    esac\n}\n\n");
         fputs(
-            "# Fills COMPREPLY with the values of kind $1 that start with $2, each after prefix $3.\n"
+            "# Fills COMPREPLY with the values of kind $1 that start with $2, each after prefix "
+            "$3.\n"
             "_iofleet_values() {\n"
             "    local IFS=$'\\n' kind=$1 cur=$2 pre=$3\n"
             "    case $kind in\n"
             "    file) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\")) ;;\n"
             "    dir) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\")) ;;\n"
-            "    command) COMPREPLY=($(compgen -W \"${_iofleet_commands// /$'\\n'}\" -- \"$cur\")) ;;\n"
+            "    command) COMPREPLY=($(compgen -W \"${_iofleet_commands// /$'\\n'}\" -- \"$cur\")) "
+            ";;\n"
             "    choice\\ *) local w=${kind#choice }\n"
             "        COMPREPLY=($(compgen -W \"${w// /$'\\n'}\" -- \"$cur\")) ;;\n"
             "    *) COMPREPLY=() ;;\n"
@@ -386,11 +389,13 @@ static void gen_bash(FILE *f)
             "        fi\n"
             "    done\n"
             "    if [[ -z $cmd ]]; then\n"
-            "        COMPREPLY=($(compgen -W \"$_iofleet_commands -h --help --version\" -- \"$cur\"))\n"
+            "        COMPREPLY=($(compgen -W \"$_iofleet_commands -h --help --version\" -- "
+            "\"$cur\"))\n"
             "        return 0\n"
             "    fi\n"
             "    if [[ -z $ended ]]; then\n"
-            "        # --opt=VALUE: with '=' in COMP_WORDBREAKS (the default) bash makes three words.\n"
+            "        # --opt=VALUE: with '=' in COMP_WORDBREAKS (the default) bash makes three "
+            "words.\n"
             "        if [[ $cur == = && $COMP_CWORD -ge 2 ]]; then\n"
             "            opt=${COMP_WORDS[COMP_CWORD-1]} cur=''\n"
             "        elif [[ $COMP_CWORD -ge 3 && ${COMP_WORDS[COMP_CWORD-1]} == = ]]; then\n"
@@ -406,7 +411,8 @@ static void gen_bash(FILE *f)
             "        w=${COMP_WORDS[COMP_CWORD-1]}\n"
             "        if [[ $w == -* && $COMP_CWORD -ge 3 ]]; then\n"
             "            kind=$(_iofleet_kind \"$cmd\" \"$w\")\n"
-            "            if [[ -n $kind && $kind != flag && $(_iofleet_options \"$cmd\") == *\"${w#-}=\"* ]]; then\n"
+            "            if [[ -n $kind && $kind != flag && $(_iofleet_options \"$cmd\") == "
+            "*\"${w#-}=\"* ]]; then\n"
             "                _iofleet_values \"$kind\" \"$cur\" ''\n"
             "                return 0\n"
             "            fi\n"
@@ -469,10 +475,11 @@ static void gen_zsh(FILE *f)
 {
         job_option_doc_t d;
 
-        fprintf(f, "#compdef iofleet\n"
-                   "# zsh completion for iofleet(1): commands, options, option values and files.\n"
-                   "# Generated from iofleet's own option tables by iofleet-docgen; do not edit.\n\n"
-                   "_iofleet_commands() {\n    local -a cmds\n    cmds=(\n");
+        fprintf(f,
+                "#compdef iofleet\n"
+                "# zsh completion for iofleet(1): commands, options, option values and files.\n"
+                "# Generated from iofleet's own option tables by iofleet-docgen; do not edit.\n\n"
+                "_iofleet_commands() {\n    local -a cmds\n    cmds=(\n");
         for (size_t i = 0; i < cli_n_commands; i++) {
                 fprintf(f, "        '%s:", cli_commands[i].name);
                 zsh_text(f, cli_commands[i].summary, 200);

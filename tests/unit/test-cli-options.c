@@ -54,8 +54,7 @@ static int parse(const char *command, char *out, size_t len, char *err, size_t e
                         n += (size_t)snprintf(out + n, len - n, "%sj:%s=%s", n ? " " : "",
                                               arg.job_key, arg.value);
                 else
-                        n += (size_t)snprintf(out + n, len - n, "%sa:%s", n ? " " : "",
-                                              arg.value);
+                        n += (size_t)snprintf(out + n, len - n, "%sa:%s", n ? " " : "", arg.value);
         }
         return r;
 }
@@ -64,9 +63,9 @@ static void test_value_forms(void **state)
 {
         char out[512], err[512];
 
-        assert_int_equal(parse("report", out, sizeof(out), err, sizeof(err), "--format", "csv",
-                               "runs/1", NULL),
-                         0);
+        assert_int_equal(
+            parse("report", out, sizeof(out), err, sizeof(err), "--format", "csv", "runs/1", NULL),
+            0);
         assert_string_equal(out, "o:format=csv a:runs/1");
         assert_int_equal(parse("report", out, sizeof(out), err, sizeof(err), "--format=md",
                                "--output", "t.md", "runs/1", NULL),
@@ -78,9 +77,8 @@ static void test_value_forms(void **state)
                          0);
         assert_string_equal(out, "o:local=2 o:output-format=json");
         /* '-' is an operand (standard input), and so is a value that starts with one dash. */
-        assert_int_equal(parse("run", out, sizeof(out), err, sizeof(err), "--output", "-x", "-",
-                               NULL),
-                         0);
+        assert_int_equal(
+            parse("run", out, sizeof(out), err, sizeof(err), "--output", "-x", "-", NULL), 0);
         assert_string_equal(out, "o:output=-x a:-");
 }
 
@@ -88,9 +86,9 @@ static void test_missing_values(void **state)
 {
         char out[512], err[512];
 
-        assert_int_equal(parse("run", out, sizeof(out), err, sizeof(err), "--output",
-                               "--per-host", NULL),
-                         -EINVAL);
+        assert_int_equal(
+            parse("run", out, sizeof(out), err, sizeof(err), "--output", "--per-host", NULL),
+            -EINVAL);
         assert_contains(err, "--output needs a value");
         assert_contains(err, "not the option --per-host");
         assert_int_equal(parse("report", out, sizeof(out), err, sizeof(err), "--plots", NULL),
@@ -99,9 +97,9 @@ static void test_missing_values(void **state)
         assert_int_equal(parse("run", out, sizeof(out), err, sizeof(err), "--per-host=1", NULL),
                          -EINVAL);
         assert_contains(err, "--per-host takes no value");
-        assert_int_equal(parse("run", out, sizeof(out), err, sizeof(err), "--output-format",
-                               "xml", NULL),
-                         -EINVAL);
+        assert_int_equal(
+            parse("run", out, sizeof(out), err, sizeof(err), "--output-format", "xml", NULL),
+            -EINVAL);
         assert_contains(err, "'xml' is not one of normal|json");
 }
 
@@ -110,20 +108,19 @@ static void test_job_options_never_swallow(void **state)
 {
         char out[512], err[512];
 
-        assert_int_equal(parse("run", out, sizeof(out), err, sizeof(err), "--bs=4k",
-                               "--time_based", "seq.fio", "--rw=randread", NULL),
+        assert_int_equal(parse("run", out, sizeof(out), err, sizeof(err), "--bs=4k", "--time_based",
+                               "seq.fio", "--rw=randread", NULL),
                          0);
         assert_string_equal(out, "j:bs=4k j:time_based= a:seq.fio j:rw=randread");
-        assert_int_equal(parse("run", out, sizeof(out), err, sizeof(err), "--bs", "seq.fio",
-                               NULL),
+        assert_int_equal(parse("run", out, sizeof(out), err, sizeof(err), "--bs", "seq.fio", NULL),
                          -EINVAL);
         assert_contains(err, "--bs needs a value: --bs=VALUE");
         assert_contains(err, "next argument stays a job file");
         /* An alias, and fio's options iofleet does not implement reach the job parser, which
          * names them. */
-        assert_int_equal(parse("run", out, sizeof(out), err, sizeof(err), "--blocksize=1m",
-                               "--stonewall", NULL),
-                         0);
+        assert_int_equal(
+            parse("run", out, sizeof(out), err, sizeof(err), "--blocksize=1m", "--stonewall", NULL),
+            0);
         assert_string_equal(out, "j:blocksize=1m j:stonewall=");
         /* Commands without job options do not take them. */
         assert_int_equal(parse("report", out, sizeof(out), err, sizeof(err), "--bs=4k", NULL),
@@ -139,8 +136,7 @@ static void test_double_dash_and_help(void **state)
                                "--odd.fio", "-h", "--", NULL),
                          0);
         assert_string_equal(out, "o:per-host= a:--odd.fio a:-h a:--");
-        assert_int_equal(parse("agents", out, sizeof(out), err, sizeof(err), "-h", "--help",
-                               NULL),
+        assert_int_equal(parse("agents", out, sizeof(out), err, sizeof(err), "-h", "--help", NULL),
                          0);
         assert_string_equal(out, "h h");
 }
@@ -191,24 +187,20 @@ static void test_endpoints(void **state)
 {
         char err[512];
 
-        assert_int_equal(cli_endpoint_check("tcp://coord:7461", "--coordinator", err,
-                                            sizeof(err)),
+        assert_int_equal(cli_endpoint_check("tcp://coord:7461", "--coordinator", err, sizeof(err)),
                          0);
-        assert_int_equal(cli_endpoint_check("ipc:///run/iofleet/control.sock", "x", err,
-                                            sizeof(err)),
-                         0);
+        assert_int_equal(
+            cli_endpoint_check("ipc:///run/iofleet/control.sock", "x", err, sizeof(err)), 0);
         assert_int_equal(cli_endpoint_check("coord:7461", "--coordinator", err, sizeof(err)),
                          -EINVAL);
         assert_string_equal(err, "--coordinator: 'coord:7461' has no scheme; write "
                                  "tcp://coord:7461 (with a key pair) or ipc:///PATH");
-        assert_int_equal(cli_endpoint_check("/run/x.sock", "cli.conf", err, sizeof(err)),
-                         -EINVAL);
+        assert_int_equal(cli_endpoint_check("/run/x.sock", "cli.conf", err, sizeof(err)), -EINVAL);
         assert_contains(err, "ipc:///run/x.sock");
         assert_int_equal(cli_endpoint_check("http://coord", "--coordinator", err, sizeof(err)),
                          -EINVAL);
         assert_contains(err, "not http://");
-        assert_int_equal(cli_endpoint_check("tcp://", "--coordinator", err, sizeof(err)),
-                         -EINVAL);
+        assert_int_equal(cli_endpoint_check("tcp://", "--coordinator", err, sizeof(err)), -EINVAL);
         assert_contains(err, "names no host");
 }
 

@@ -78,10 +78,12 @@ static const char metadata_doc[] =
     "     \"lat_ns\": {\"mean\": 80000.0, \"N\": 1000, \"percentile\": {\"99.000000\": 32000}}}}},"
     " {\"jobname\": \"md\", \"agent\": \"c2\", \"hostname\": \"h2\", \"error\": 0,"
     "  \"metadata\": {\"seq_create\": {\"ops\": 1000, \"ops_per_sec\": 1000.0,"
-    "     \"lat_ns\": {\"mean\": 500000.0, \"N\": 1000, \"percentile\": {\"99.000000\": 9000000}}}}},"
+    "     \"lat_ns\": {\"mean\": 500000.0, \"N\": 1000, \"percentile\": {\"99.000000\": "
+    "9000000}}}}},"
     " {\"jobname\": \"All clients\", \"hostname\": \"All clients\", \"error\": 0,"
     "  \"metadata\": {\"seq_create\": {\"ops\": 2000, \"ops_per_sec\": 3000.0,"
-    "     \"lat_ns\": {\"mean\": 375000.0, \"N\": 2000, \"percentile\": {\"99.000000\": 9000000}}}}}"
+    "     \"lat_ns\": {\"mean\": 375000.0, \"N\": 2000, \"percentile\": {\"99.000000\": "
+    "9000000}}}}}"
     "], \"iofleet\": {\"run_id\": \"r\", \"status\": \"ok\", \"agents\": [{}, {}]}}";
 
 static void test_metadata_table(void **state)
