@@ -30,18 +30,24 @@ static void csv_row(FILE *f, uint64_t interval_ns, const run_iv_row_t *row)
                 (unsigned long long)row->clat_p50_ns, (unsigned long long)row->clat_p99_ns);
 }
 
+/* The cluster's row of interval k (in memory). */
+static run_iv_row_t cluster_row(const run_t *run, size_t k)
+{
+        const cluster_interval_t *c = run_civ(run, k);
+        return (run_iv_row_t){k,
+                              NULL,
+                              {c->read_bytes, c->read_ios, c->write_bytes, c->write_ios,
+                               c->errors, c->meta_ops, true, true},
+                              c->reported,
+                              c->clat_p50_ns,
+                              c->clat_p99_ns};
+}
+
 /* Writes intervals spooled .. upto - 1 to the spool. */
 static void spool_upto(run_t *run, size_t upto)
 {
         for (size_t k = run->spooled; k < upto && k < run->n_civ; k++) {
-                const cluster_interval_t *c = run_civ(run, k);
-                run_iv_row_t row = {k,
-                                    NULL,
-                                    {c->read_bytes, c->read_ios, c->write_bytes, c->write_ios,
-                                     c->errors, c->meta_ops, true, true},
-                                    c->reported,
-                                    c->clat_p50_ns,
-                                    c->clat_p99_ns};
+                run_iv_row_t row = cluster_row(run, k);
                 csv_row(run->spool, run->interval_ns, &row);
                 for (size_t i = 0; i < run->n_agents; i++) {
                         const run_interval_t *v = run_agent_iv(&run->agents[i], k);
@@ -159,14 +165,7 @@ int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_
         if (run->spool_path[0] && !run->spool)
                 return each_from_spool(run, cb, user);
         for (size_t k = run->civ_base; k < run->n_civ; k++) {
-                const cluster_interval_t *c = run_civ(run, k);
-                run_iv_row_t row = {k,
-                                    NULL,
-                                    {c->read_bytes, c->read_ios, c->write_bytes, c->write_ios,
-                                     c->errors, c->meta_ops, true, true},
-                                    c->reported,
-                                    c->clat_p50_ns,
-                                    c->clat_p99_ns};
+                run_iv_row_t row = cluster_row(run, k);
                 int r = cb(user, &row);
                 if (r < 0)
                         return r;
