@@ -83,8 +83,8 @@ static const cli_option_t keygen_options[] = {
 };
 
 static const cli_option_t report_options[] = {
-    {"format", CLI_CHOICE, "FORMAT", "text,csv,md",
-     "text (aligned, default), csv or md (Markdown)"},
+    {"format", CLI_CHOICE, "FORMAT", "text,csv,md,markdown",
+     "text (aligned, default), csv or md (markdown)"},
     {"output", CLI_FILE, "FILE", NULL, "write the table there instead of standard output"},
     {"plots", CLI_DIR, "DIR", NULL, "where the SVG plots go (default RUN_DIR/plots)"},
     {"no-plots", CLI_FLAG, NULL, NULL, "no plots"},

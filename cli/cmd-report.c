@@ -29,7 +29,7 @@ int cmd_report(int argc, char **argv)
                         return 0;
                 } else if (key && streq(key, "format"))
                         format = streq(v, "csv") ? REPORT_CSV
-                                 : streq(v, "md") ? REPORT_MD
+                                 : streq(v, "md") || streq(v, "markdown") ? REPORT_MD
                                                   : REPORT_TEXT;
                 else if (key && streq(key, "output"))
                         output = v;

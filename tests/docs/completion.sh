@@ -43,10 +43,10 @@ expect "bash: a job option never takes the next word" "$(bash_complete iofleet r
 expect "bash: job files" "$(bash_complete iofleet run w)" "wu2.plan"
 expect "bash: directory value" "$(bash_complete iofleet report --plots = r)" "runs"
 expect "bash: report operand is a directory" "$(bash_complete iofleet report r)" "runs"
-expect "bash: report format" "$(bash_complete iofleet report --format c)" "csv"
+expect "bash: report format" "$(bash_complete iofleet report --format m)" "markdown md"
 expect "bash: help COMMAND" "$(bash_complete iofleet help ag)" "agents"
 expect "bash: after -- only files" "$(bash_complete iofleet run -- --)" ""
-expect "bash: --opt=VALUE in one word" "$(bash_complete iofleet report --format=m)" "--format=md"
+expect "bash: --opt=VALUE in one word" "$(bash_complete iofleet report --format=c)" "--format=csv"
 
 # --- zsh: a real interactive zsh through zpty, TAB pressed -----------------------------------
 if ! command -v zsh >/dev/null; then
@@ -65,7 +65,7 @@ else
     expect "zsh: --opt VALUE" "$(zsh_got 'iofleet run --output-format ')" "json normal"
     expect "zsh: --opt=VALUE" "$(zsh_got 'iofleet run --output-format=')" "json normal"
     expect "zsh: job option rw=" "$(zsh_got 'iofleet run --rw=randr')" "randread randrw"
-    expect "zsh: report format" "$(zsh_got 'iofleet report --format ')" "csv md text"
+    expect "zsh: report format" "$(zsh_got 'iofleet report --format ')" "csv markdown md text"
     expect "zsh: job files" "$(zsh_got 'iofleet run w')" "wu2.plan"
     expect "zsh: job option names" "$(zsh_got 'iofleet run --time_b')" "--time_based"
     expect "zsh: help COMMAND" "$(zsh_got 'iofleet help ag')" "agents"
