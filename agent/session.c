@@ -110,6 +110,10 @@ void session_heartbeat(agent_t *ag)
         if (session_best_offset(ag, &s) == 0) {
                 hb.offset_ns = s.offset_ns;
                 hb.rtt_ns = (uint64_t)s.rtt_ns;
+                /* offset_ns maps the monotonic clock, so it holds the coordinator's time since
+                 * the epoch minus the agent's since boot; people compare wall clocks. */
+                hb.wall_offset_ns = s.offset_ns - (clock_real_ns() - clock_mono_ns());
+                hb.wall_offset_known = true;
         }
         hb.run_id = ag->run ? ag->run->id : "";
         e.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;

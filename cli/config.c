@@ -36,6 +36,7 @@ int cli_config_load(const char *path, cli_config_t *c, char *err, size_t errlen)
 {
         char home[4096];
         const char *h = getenv("HOME"), *env = getenv("IOFLEET_CONFIG");
+        int r;
 
         memset(c, 0, sizeof(*c));
         if (config_defaults(&cli_config_schema, c) < 0)
@@ -49,9 +50,38 @@ int cli_config_load(const char *path, cli_config_t *c, char *err, size_t errlen)
         }
         if (!path && access("/etc/iofleet/cli.conf", R_OK) == 0)
                 path = "/etc/iofleet/cli.conf";
+        snprintf(c->from, sizeof(c->from), "the default");
         if (!path)
                 return 0;
-        return config_load_file(&cli_config_schema, c, path, err, errlen);
+        r = config_load_file(&cli_config_schema, c, path, err, errlen);
+        if (r >= 0 && !streq(c->coordinator, "ipc:///run/iofleet/control.sock"))
+                snprintf(c->from, sizeof(c->from), "coordinator in %s", path);
+        return r;
+}
+
+int cli_config_set_coordinator(cli_config_t *c, const char *endpoint, const char *from)
+{
+        snprintf(c->from, sizeof(c->from), "%s", from);
+        return strdup_to(&c->coordinator, endpoint);
+}
+
+int cli_endpoint_check(const char *ep, const char *from, char *err, size_t errlen)
+{
+        const char *colon = strstr(ep, "://");
+        if (strncmp(ep, "tcp://", 6) == 0 || strncmp(ep, "ipc://", 6) == 0) {
+                if (ep[6])
+                        return 0;
+                return errorf(err, errlen, -EINVAL,
+                              "%s: '%s' names no %s; write tcp://HOST:PORT or ipc://PATH", from,
+                              ep, ep[0] == 't' ? "host" : "socket");
+        }
+        if (colon)
+                return errorf(err, errlen, -EINVAL,
+                              "%s: '%s': iofleet speaks tcp:// and ipc://, not %.*s://", from, ep,
+                              (int)(colon - ep), ep);
+        return errorf(err, errlen, -EINVAL,
+                      "%s: '%s' has no scheme; write tcp://%s (with a key pair) or ipc://%s", from,
+                      ep, ep, ep[0] == '/' ? ep : "/PATH");
 }
 
 void cli_config_free(cli_config_t *c)
@@ -62,12 +92,28 @@ void cli_config_free(cli_config_t *c)
 int cli_connect(const cli_config_t *c, client_t **ret, char *err, size_t errlen)
 {
         keypair_t kp, server;
+        char e[1024];
         int r;
 
+        if ((r = cli_endpoint_check(c->coordinator, c->from, err, errlen)) < 0)
+                return r;
         if (strncmp(c->coordinator, "tcp://", 6) != 0)
                 return client_connect(c->coordinator, NULL, NULL, ret, err, errlen);
-        if ((r = keys_load(c->key, true, &kp, err, errlen)) < 0 ||
-            (r = keys_load(c->coordinator_key, false, &server, err, errlen)) < 0)
-                return r;
+        /* CURVE on tcp: a missing key file is the usual first mistake; say what to do. */
+        if (access(c->key, F_OK) < 0)
+                return errorf(err, errlen, -ENOENT,
+                              "%s needs this CLI's key pair, and %s does not exist: make one "
+                              "with 'iofleet keygen NAME', put NAME.pub in the coordinator's "
+                              "admins.d (then SIGHUP it) and set key=PATH/NAME.key in cli.conf",
+                              c->coordinator, c->key);
+        if (access(c->coordinator_key, F_OK) < 0)
+                return errorf(err, errlen, -ENOENT,
+                              "%s needs the coordinator's public key, and %s does not exist: "
+                              "copy the coordinator's coordinator.pub there or set "
+                              "coordinator_key=PATH in cli.conf",
+                              c->coordinator, c->coordinator_key);
+        if ((r = keys_load(c->key, true, &kp, e, sizeof(e))) < 0 ||
+            (r = keys_load(c->coordinator_key, false, &server, e, sizeof(e))) < 0)
+                return errorf(err, errlen, r, "%s: %s", c->coordinator, e);
         return client_connect(c->coordinator, &kp, server.public_z85, ret, err, errlen);
 }

@@ -276,6 +276,7 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
         a->joined_ns = now;
         a->last_seen_ns = now;
         a->have_offset = false;
+        a->have_wall_offset = false;
         a->state = AGENT_IDLE;
         a->seq_in = 0;
         *ret = a;

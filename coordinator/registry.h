@@ -30,9 +30,10 @@ typedef struct agent {
         strv_t roles, labels, engines;
         int64_t joined_ns;    /* CLOCK_MONOTONIC */
         int64_t last_seen_ns; /* CLOCK_MONOTONIC: leases must not move with wall-clock steps */
-        int64_t offset_ns;
+        int64_t offset_ns;      /* coordinator timeline - agent monotonic clock */
+        int64_t wall_offset_ns; /* coordinator wall clock - agent wall clock */
         uint64_t rtt_ns;
-        bool have_offset;
+        bool have_offset, have_wall_offset;
         agent_state_t state;
         uint64_t seq_out; /* last sequence number sent to it */
         uint64_t seq_in;  /* last sequence number received from it */

@@ -284,6 +284,16 @@ static void check_degrade(run_t *run, size_t k, run_out_t *out)
                             fired - (run->degrade.n_alerts - before), DEGRADE_MAX_ALERTS);
 }
 
+/* Which intervals the live display counts: the ramp ones (before every job's startdelay and
+ * ramp_time are over) are shown as such, the counter runs over the measured ones. */
+static void run_progress(const run_t *run, Iofleet__RunUpdate *u)
+{
+        uint64_t ramp = intervals_ramp(intervals_counting_from(run->specs, run->n_specs),
+                                       run->interval_ns);
+        u->ramp_intervals = ramp > UINT32_MAX ? UINT32_MAX : (uint32_t)ramp;
+        u->measured_intervals = run->max_intervals > ramp ? run->max_intervals - ramp : 0;
+}
+
 static void emit_interval(run_t *run, size_t k, run_out_t *out)
 {
         cluster_interval_t *c = run_civ(run, k);
@@ -318,6 +328,7 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
                 n++;
         }
         u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_INTERVAL;
+        run_progress(run, &u);
         u.index = k;
         u.interval_ns = run->interval_ns;
         u.read_bytes = c->read_bytes;
@@ -332,6 +343,8 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
         u.n_per_agent = n;
         u.start_ns = run->start_ns;
         u.clat_p99_ns = c->clat ? hist_percentile(c->clat, 99.0) : 0;
+        c->clat_p99_ns = u.clat_p99_ns;
+        c->clat_p50_ns = c->clat ? hist_percentile(c->clat, 50.0) : 0;
         push_control(run, out, &u);
         free(pa);
         free(pp);
@@ -639,6 +652,7 @@ static void check_all_started(run_t *run, run_out_t *out)
         compute_skew(run);
         run->phase = RUN_RUNNING;
         u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_STARTED;
+        run_progress(run, &u);
         u.start_ns = run->start_ns;
         u.start_skew_ns = run->start_skew_ns;
         u.agents = run->n_agents;

@@ -366,6 +366,8 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                         a->offset_ns = e->heartbeat->offset_ns;
                         a->rtt_ns = e->heartbeat->rtt_ns;
                         a->have_offset = true;
+                        a->wall_offset_ns = e->heartbeat->wall_offset_ns;
+                        a->have_wall_offset = e->heartbeat->wall_offset_known;
                 }
                 hb.run_id = srv->run ? srv->run->id : "";
                 rep.seq = ++a->seq_out;
@@ -426,6 +428,9 @@ static void agent_info(const agent_t *a, Iofleet__AgentInfo *info, Iofleet__Labe
         info->version = (char *)a->version;
         info->offset_ns = a->offset_ns;
         info->rtt_ns = a->have_offset ? a->rtt_ns : 0;
+        info->clock_offset_known = a->have_offset && a->have_wall_offset;
+        info->clock_offset_ns = info->clock_offset_known ? a->wall_offset_ns : 0;
+        info->clock_error_ns = info->clock_offset_known ? a->rtt_ns / 2 + (a->rtt_ns & 1) : 0;
         info->state = (char *)agent_state_to_string(a->state);
         /* The registry keeps monotonic times (a clock step must not mark agents lost);
          * people read wall-clock times. */
