@@ -18,6 +18,10 @@ note "nfs state before: $(echo "$NFS_BEFORE" | tr '\n' ' ')"
 note "install"
 t0=$(date +%s)
 fleet_net c1 c2
+fleet_units "$DEBS"
+# The watchdog test's setting, as an admin's drop-in, in place before the install's reload.
+mkdir -p /etc/systemd/system/iofleet-agent.service.d
+printf '[Service]\nWatchdogSec=15s\n' >/etc/systemd/system/iofleet-agent.service.d/watchdog.conf
 if install_debs "$DEBS" >"$OUT/dpkg-install.log" 2>&1; then
 	ok "dpkg -i iofleet iofleet-coordinator iofleet-agent ($(($(date +%s) - t0))s)"
 else
@@ -323,25 +327,19 @@ check "kill9: host as it was after the run" wait_for 60 restored
 no_leftovers kill9
 
 note "watchdog"
-mkdir -p /etc/systemd/system/iofleet-agent.service.d
-printf '[Service]\nWatchdogSec=8s\n' >/etc/systemd/system/iofleet-agent.service.d/watchdog.conf
-systemctl daemon-reload
-systemctl restart iofleet-agent
-wait_for 60 fleet_idle 3
+check "watchdog: the agent runs with WatchdogSec=15s (the admin's drop-in)" \
+	test "$(systemctl show -P WatchdogUSec iofleet-agent)" = 15s
 long_run watchdog
 pid=$(systemctl show -P MainPID iofleet-agent)
 n=$(systemctl show -P NRestarts iofleet-agent)
 kill -STOP "$pid"
 check "watchdog: systemd killed the hung agent and started a new one" \
-	wait_for 90 bash -c "[ \$(systemctl show -P NRestarts iofleet-agent) -gt $n ] && systemctl is-active -q iofleet-agent"
+	wait_for 120 bash -c "[ \$(systemctl show -P NRestarts iofleet-agent) -gt $n ] && systemctl is-active -q iofleet-agent"
 check "watchdog: the journal names the watchdog" \
 	bash -c "journalctl -u iofleet-agent --no-pager | grep -q 'Watchdog timeout'"
 check "watchdog: the new agent's restore record put the host back" \
 	wait_for 60 bash -c '[ "$(nfs_state)" = "$0" ]' "$NFS_BEFORE"
 long_end watchdog
-rm -rf /etc/systemd/system/iofleet-agent.service.d
-systemctl daemon-reload
-systemctl restart iofleet-agent
 wait_for 60 fleet_idle 3
 check "watchdog: host as it was after the run" wait_for 60 restored
 no_leftovers watchdog

@@ -1,0 +1,116 @@
+# Guest scenario (systemd as PID 1, kernel nfsd, kernel NFS client): write-ups 1, 3 and 5 of
+# WORKLOADS.md as their kernel plans (examples/wu1-nfs-kernel.plan, wu3-nas-nfs.plan,
+# wu5-sync-async-kernel.plan), run for real on a fleet started by systemd from the installed
+# packages: every key of the plans as written, only sizes, runtimes and file counts scaled
+# down (TCG is slow). `iofleet report` over each; the host put back after each.
+# Environment (from the host): DEBS.
+. "$VM_SRC/tests/vm/guest/lib.sh"
+E=$VM_SRC/examples
+P=/tmp/plans
+mkdir -p $P /nfs/export1 /srv/nas /srv/nfs
+
+systemctl stop nfs-server
+NFS_BEFORE=$(nfs_state)
+note "nfs state before: $(echo "$NFS_BEFORE" | tr '\n' ' ')"
+fleet_setup "$DEBS" c1 c2 || vm_done
+systemctl stop nfs-server
+echo 1048576 >/proc/fs/nfsd/max_block_size
+
+# scaled PLAN OUT SED...: a copy of the plan with the given sed expressions applied; checks
+# that nothing else changed (the keys of the write-up stay as written).
+scaled() {
+	local plan=$1 out=$2
+	shift 2
+	local args=() e
+	for e in "$@"; do args+=(-e "$e"); done
+	sed "${args[@]}" "$plan" >"$out"
+	echo "--- $(basename "$plan") as run here:"
+	diff "$plan" "$out" | grep '^[<>]'
+}
+
+# report NAME DIR POINTS: iofleet report over the results, a row per point, every point ok.
+report() {
+	local name=$1 dir=$2 points=$3
+	if iofleet report --format=csv --no-plots --output="$OUT/$name.csv" "$dir" >"$OUT/$name.report.log" 2>&1; then
+		ok "$name: iofleet report exits 0"
+	else
+		fail "$name: iofleet report failed: $(cat "$OUT/$name.report.log")"
+	fi
+	iofleet report --no-plots "$dir" >"$OUT/$name.report.txt" 2>&1
+	cat "$OUT/$name.report.txt"
+	check "$name: the table has a row per point ($points)" test "$(($(wc -l <"$OUT/$name.csv") - 1))" -eq "$points"
+	check "$name: every point ran ok" python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+sys.exit(0 if rows and all(r["runs"] == r["runs_ok"] and r["error"] == "" for r in rows) else 1)' "$OUT/$name.csv"
+	iofleet report --plots="$OUT/$name-plots" "$dir" >/dev/null 2>&1
+	check "$name: SVG plots drawn" bash -c "ls $OUT/$name-plots/*.svg >/dev/null 2>&1"
+}
+
+put_back() {
+	check "$1: nfs.conf, exports.d and nfs-server as they were" wait_for 30 bash -c '[ "$(nfs_state)" = "$0" ]' "$NFS_BEFORE"
+	no_leftovers "$1"
+}
+
+# --- write-up 1: threads=160, /nfs/export1 rw,no_root_squash, nconnect=16, fio's 1 MiB read --
+note "wu1"
+scaled "$E/wu1-nfs-kernel.plan" $P/wu1.plan 's/^size = 10g/size = 32m/' 's/^numjobs = 200/numjobs = 4/' \
+	's/^iodepth = 64/iodepth = 4/' 's/^runtime = 120/runtime = 4/'
+if run_plan wu1 $P/wu1.plan; then ok "wu1: iofleet run exits 0"; else fail "wu1: iofleet run failed"; tail -n 20 "$OUT/wu1.log"; fi
+J=$RESULT_DIR/result.json
+cp "$J" "$OUT/wu1.json" 2>/dev/null
+jqcheck "wu1: the server ran 160 nfsd threads" "$J" '[.iofleet.agents[] | select(.name == "storage") | .effective.threads == "160"] | all and length == 1'
+jqcheck "wu1: exportfs shows /nfs/export1 rw,no_root_squash (and sync,wdelay as the write-up saw)" "$J" \
+	'[.iofleet.agents[] | select(.name == "storage") | .effective.export | test("^/nfs/export1 .*rw,.*sync,.*wdelay.*no_root_squash")] | all and length == 1'
+jqcheck "wu1: the client mounted with nconnect=16 (negotiated vers=4.2, rsize=wsize=1 MiB)" "$J" \
+	'[.iofleet.agents[] | select(.role == "client") | .effective.mount_options | test("nconnect=16") and test("vers=4.2") and test("rsize=1048576")] | all and length == 1'
+jqcheck "wu1: the client read through the mount" "$J" '.client_stats[-1].read.io_bytes > 0'
+report wu1 "$RESULT_DIR" 1
+put_back wu1
+
+# --- write-up 3: NFS v3 vs v4 x rsize/wsize, bonnie++'s block write, block read, files -------
+note "wu3"
+scaled "$E/wu3-nas-nfs.plan" $P/wu3.plan 's/^size = 2g/size = 8m/' 's/^runtime = 60/runtime = 2/' \
+	's/^startdelay = 60/startdelay = 3/' 's/^startdelay = 120/startdelay = 6/' 's/^nrfiles = 16384/nrfiles = 64/'
+if run_plan wu3 $P/wu3.plan; then ok "wu3: iofleet run exits 0"; else fail "wu3: iofleet run failed"; tail -n 20 "$OUT/wu3.log"; fi
+report wu3 "$RESULT_DIR" 4
+check "wu3: block write, block read and the file test at every point" python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+n = lambda s: float(s) if s else 0
+sys.exit(0 if len(rows) == 4 and all(n(r["read_mib_s_median"]) > 0 and n(r["write_mib_s_median"]) > 0 and n(r["create_files_s_median"]) > 0 for r in rows) else 1)' "$OUT/wu3.csv"
+n=0
+for i in 0 1 2 3; do
+	J=$(point_json "$RESULT_DIR" $i)
+	v=$(jq -r ".points[] | select(.index == $i) | .params[\"client.vers\"]" "$RESULT_DIR/sweep.json")
+	o=$(jq -r ".points[] | select(.index == $i) | .params[\"client.options\"]" "$RESULT_DIR/sweep.json")
+	mo=$(jq -r '[.iofleet.agents[] | select(.role == "client")][0].effective.mount_options' "$J")
+	want="vers=$v"
+	[ "$v" = 4 ] && want="vers=4"
+	if [[ $mo == *"$want"* ]] && { [ "$o" = defaults ] || [[ $mo == *rsize=32768* && $mo == *wsize=32768* ]]; }; then
+		n=$((n + 1))
+	else
+		echo "wu3 point $i: vers=$v options=$o: mounted $mo"
+	fi
+done
+check "wu3: each point's mount is the version and rsize/wsize it asked ($n of 4)" test $n -eq 4
+put_back wu3
+
+# --- write-up 5: sync vs async x mount options x client rmem_max ------------------------------
+note "wu5"
+scaled "$E/wu5-sync-async-kernel.plan" $P/wu5.plan 's/^size = 4g/size = 8m/' 's/^runtime = 60/runtime = 1/' \
+	's/^startdelay = 60/startdelay = 2/' 's/^startdelay = 120/startdelay = 4/' 's/^nrfiles = 16384/nrfiles = 32/'
+PLAN_LIMIT=1500 run_plan wu5 $P/wu5.plan
+rc=$?
+check "wu5: iofleet run exits 0 (got $rc)" test $rc -eq 0
+report wu5 "$RESULT_DIR" 16
+n=0
+for i in $(seq 0 15); do
+	J=$(point_json "$RESULT_DIR" $i)
+	s=$(jq -r ".points[] | select(.index == $i) | .params[\"server.sync\"]" "$RESULT_DIR/sweep.json")
+	want=$([ "$s" = true ] && echo ",sync," || echo ",async,")
+	jq -e --arg w "$want" '[.iofleet.agents[] | select(.name == "storage") | .effective.export | contains($w)] | all and length == 1' "$J" >/dev/null && n=$((n + 1))
+done
+check "wu5: each point's export was sync or async as asked ($n of 16)" test $n -eq 16
+put_back wu5
+vm_done
