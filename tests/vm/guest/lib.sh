@@ -155,6 +155,10 @@ nfs_address = $SERVER_ADDR
 allow_paths = /srv,/nfs
 EOC
 	cp /etc/iofleet/agent.pub /etc/iofleet/agents.d/storage.pub
+	# A client mounts and unmounts on its agent's loop today (issue 14 finding 2), and under
+	# TCG a kernel NFS mount can outlast the default lease (5 heartbeats): a longer one here,
+	# unless the scenario tests the lease itself (FLEET_LOST_AFTER=5).
+	printf '[coordinator]\nlost_after = %s\n' "${FLEET_LOST_AFTER:-60}" >/etc/iofleet/coordinator.conf
 	for c in "$@"; do
 		[ -e "/etc/iofleet/$c.key" ] || iofleet keygen --dir=/etc/iofleet "$c" >/dev/null
 		cp "/etc/iofleet/$c.pub" "/etc/iofleet/agents.d/$c.pub"
@@ -169,7 +173,7 @@ roles = client
 EOC
 	done
 	[ -n "$(systemctl show -P FragmentPath iofleet-client@x)" ] || systemctl daemon-reload
-	systemctl reload iofleet-coordinator
+	systemctl restart iofleet-coordinator
 	systemctl restart iofleet-agent
 	for c in "$@"; do
 		systemctl enable --now "iofleet-client@$c" 2>/dev/null

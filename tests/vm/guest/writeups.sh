@@ -61,7 +61,7 @@ J=$RESULT_DIR/result.json
 cp "$J" "$OUT/wu1.json" 2>/dev/null
 jqcheck "wu1: the server ran 160 nfsd threads" "$J" '[.iofleet.agents[] | select(.name == "storage") | .effective.threads == "160"] | all and length == 1'
 jqcheck "wu1: exportfs shows /nfs/export1 rw,no_root_squash (and sync,wdelay as the write-up saw)" "$J" \
-	'[.iofleet.agents[] | select(.name == "storage") | .effective.export | test("^/nfs/export1 .*rw,.*sync,.*wdelay.*no_root_squash")] | all and length == 1'
+	'[.iofleet.agents[] | select(.name == "storage") | .effective.export | test("^/nfs/export1 ") and test("[(,]rw[,)]") and test("[(,]sync[,)]") and test("[(,]wdelay[,)]") and test("[(,]no_root_squash[,)]")] | all and length == 1'
 jqcheck "wu1: the client mounted with nconnect=16 (negotiated vers=4.2, rsize=wsize=1 MiB)" "$J" \
 	'[.iofleet.agents[] | select(.role == "client") | .effective.mount_options | test("nconnect=16") and test("vers=4.2") and test("rsize=1048576")] | all and length == 1'
 jqcheck "wu1: the client read through the mount" "$J" '.client_stats[-1].read.io_bytes > 0'
