@@ -129,6 +129,9 @@ EOF
 	sleep 0.5
 done ) >"$OUT/e2e.samples" 2>/dev/null &
 sampler=$!
+# What exportfs itself says of the file the agent rendered, once, while the first point runs.
+( wait_for 300 test -e /etc/exports.d/iofleet.exports &&
+	{ cat /etc/exports.d/iofleet.exports; echo "--- exportfs -ra:"; exportfs -ra 2>&1; } ) >"$OUT/e2e.exports" 2>&1 &
 if run_plan e2e $P/e2e.plan; then ok "e2e: iofleet run exits 0"; else fail "e2e: iofleet run failed"; tail -n 20 "$OUT/e2e.log"; fi
 kill $sampler 2>/dev/null
 wait $sampler 2>/dev/null
@@ -140,7 +143,7 @@ for i in 0 1; do
 	jqcheck "e2e point $i: effective threads 160 (/proc/fs/nfsd/threads read back)" "$J" \
 		'[.iofleet.agents[] | select(.name == "storage") | .effective.threads == "160"] | all and length == 1'
 	jqcheck "e2e point $i: the export as exportfs -v lists it: rw, $want, no_root_squash" "$J" \
-		"[.iofleet.agents[] | select(.name == \"storage\") | .effective.export | test(\"^/srv/e2e .*[(,]rw,.*[(,]$want,.*no_root_squash\")] | all and length == 1"
+		"[.iofleet.agents[] | select(.name == \"storage\") | .effective.export | test(\"^/srv/e2e \") and test(\"[(,]rw[,)]\") and test(\"[(,]$want[,)]\") and test(\"[(,]no_root_squash[,)]\")] | all and length == 1"
 	jqcheck "e2e point $i: nfs-server restarted over D-Bus for threads=160" "$J" \
 		'[.iofleet.agents[] | select(.name == "storage") | .effective.service == "restarted nfs-server.service"] | all and length == 1'
 	exp=$(jq -r '.iofleet.agents[] | select(.name == "storage") | .effective.export' "$J" | tr -s ' \t' '  ')
@@ -153,7 +156,12 @@ for i in 0 1; do
 			"[.client_stats[] | select(.hostname == \"$c\") | .write.io_bytes > 0] | any"
 	done
 done
-check "e2e: nfs.conf, exports.d and nfs-server as they were" test "$(nfs_state)" = "$NFS_BEFORE"
+wait
+check "e2e: the rendered export names no_subtree_check (issue 14, finding 4)" grep -q '^/srv/e2e .*no_subtree_check' "$OUT/e2e.exports"
+check "e2e: exportfs -ra has no warning about the agent's export (finding 4)" \
+	bash -c "[ -z \"\$(sed -n '/^--- exportfs -ra:/,\$p' $OUT/e2e.exports | sed 1d)\" ]"
+check "e2e: nfs.conf, exports.d and nfs-server as they were (exports.d made for the step is gone: finding 4)" \
+	test "$(nfs_state)" = "$NFS_BEFORE"
 no_leftovers e2e
 journalctl -u iofleet-agent -o json --no-pager >"$OUT/journal-agent.json"
 for i in 0 1; do
@@ -260,12 +268,47 @@ EOF
 run_plan refused $P/refused.plan
 rc=$?
 check "refused: iofleet run reports the failure (exit $rc)" test "$rc" -ne 0
-jqcheck "refused: the result says failed with the client's mount error" "$RESULT_DIR/result.json" \
-	'.iofleet.status == "failed" and ([.. | strings | select(test("mount"))] | length > 0)'
+jqcheck "refused: the result is not ok and carries mount.nfs's own refusal" "$RESULT_DIR/result.json" \
+	'.iofleet.status != "ok" and (.iofleet.error | test("mount.nfs: Protocol not supported"))'
 jqcheck "refused: nfsd served the versions asked (3 only)" "$RESULT_DIR/result.json" \
 	'[.iofleet.agents[] | select(.name == "storage") | .effective.versions | test("\\+3") and test("-4.2")] | all and length == 1'
 no_leftovers refused
 check "refused: nfs.conf, exports.d and nfs-server as they were" test "$(nfs_state)" = "$NFS_BEFORE"
+
+# --- finding 3: no threads or versions, nfs-server stopped: the agent starts it, and stops it after
+note "stopped server"
+systemctl stop nfs-server
+STOPPED=$(nfs_state)
+cat >$P/stopped.plan <<'EOF'
+[plan]
+name = stopped-server
+
+[server]
+backend = kernel
+path = /srv/plain
+root_squash = no_root_squash
+
+[client]
+count = 2
+mount = yes
+vers = 3
+options = soft,timeo=20,retrans=2,retry=0
+
+[w]
+rw = write
+bs = 64k
+size = 2m
+ioengine = psync
+EOF
+if PLAN_LIMIT=240 run_plan stopped $P/stopped.plan; then ok "stopped: iofleet run exits 0"; else fail "stopped: iofleet run failed (issue 14, finding 3)"; tail -n 20 "$OUT/stopped.log"; fi
+jqcheck "stopped: the server says it started nfs-server, which was stopped" "$RESULT_DIR/result.json" \
+	'[.iofleet.agents[] | select(.name == "storage") | .effective.service | test("started nfs-server")] | all and length == 1'
+jqcheck "stopped: both clients wrote through their mounts" "$RESULT_DIR/result.json" \
+	'[.client_stats[:-1][] | .write.io_bytes > 0] | (length == 2 and all)'
+check "stopped: nfs-server stopped again, nfs.conf and exports.d as they were" \
+	wait_for 60 bash -c '[ "$(nfs_state)" = "$0" ]' "$STOPPED"
+no_leftovers stopped
+systemctl start nfs-server
 
 # --- cancel, kill -9, watchdog in the middle of a step -------------------------------------------
 cat >$P/long.plan <<'EOF'
