@@ -314,23 +314,34 @@ static void test_refusals(void **state)
 
 /* In a private mount namespace: tmpfs through the whole path, a refusal of a mount point in
  * use, NFS's own failure, and restore_apply() unmounting. Exit codes name the failed step. */
-static int mount_child(void)
+/* A child's private mount namespace, and an agent config and restore record in scratch: 0, or
+ * the exit code that names the failed step (77: no namespaces here). */
+static int child_env(agent_config_t *cfg, restore_t **r)
 {
+        char buf[256];
         if (unshare(CLONE_NEWNS) < 0)
                 return 77;
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                 return 10;
-        agent_config_t cfg;
-        if (agent_config_defaults(&cfg) < 0)
+        if (agent_config_defaults(cfg) < 0)
                 return 11;
-        char buf[256], err[1024], dir[512], sdir[128];
-        snprintf(sdir, sizeof(sdir), "%s/state", scratch);
-        strdup_to(&cfg.state_dir, sdir);
-        snprintf(buf, sizeof(buf), "%s/mnt", scratch);
-        strdup_to(&cfg.mount_root, buf);
-        restore_t *r = NULL;
-        if (restore_open(sdir, &r) < 0)
+        snprintf(buf, sizeof(buf), "%s/state", scratch);
+        strdup_to(&cfg->state_dir, buf);
+        if (restore_open(buf, r) < 0)
                 return 12;
+        snprintf(buf, sizeof(buf), "%s/mnt", scratch);
+        strdup_to(&cfg->mount_root, buf);
+        return 0;
+}
+
+static int mount_child(void)
+{
+        agent_config_t cfg;
+        restore_t *r = NULL;
+        int rc = child_env(&cfg, &r);
+        if (rc)
+                return rc;
+        char buf[256], err[1024], dir[512];
         kvlist_t opts = {0}, eff = {0};
         kv_push(&opts, "noatime", "", 1);
         kv_push(&opts, "options", "size=1m,mode=0711", 2);
@@ -388,8 +399,8 @@ static int mount_child(void)
         kv_push(&opts, "vers", "3", 1);
         kv_push(&opts, "soft", "", 2);
         kv_push(&opts, "options", "retry=0,timeo=10,retrans=1,port=1,mountport=1", 3);
-        int rc = nfs_mount(&cfg, r, "run-nfs", "127.0.0.1", "/export", &opts, dir, sizeof(dir),
-                           NULL, err, sizeof(err));
+        rc = nfs_mount(&cfg, r, "run-nfs", "127.0.0.1", "/export", &opts, dir, sizeof(dir), NULL,
+                       err, sizeof(err));
         if (rc >= 0)
                 return 24;
         fprintf(stderr, "expected NFS failure: %s\n", err);
@@ -437,21 +448,12 @@ static void test_mount_for_real(void **state)
  * them, a file written through it, then restore_apply() unmounts and removes the directory. */
 static int nfs_child(const char *server, const char *export)
 {
-        if (unshare(CLONE_NEWNS) < 0)
-                return 77;
-        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-                return 10;
         agent_config_t cfg;
-        if (agent_config_defaults(&cfg) < 0)
-                return 11;
-        char buf[256], err[1024], dir[512], sdir[128];
-        snprintf(sdir, sizeof(sdir), "%s/state", scratch);
-        strdup_to(&cfg.state_dir, sdir);
-        snprintf(buf, sizeof(buf), "%s/mnt", scratch);
-        strdup_to(&cfg.mount_root, buf);
         restore_t *r = NULL;
-        if (restore_open(sdir, &r) < 0)
-                return 12;
+        int rc = child_env(&cfg, &r);
+        if (rc)
+                return rc;
+        char err[1024], dir[512];
         kvlist_t opts = {0}, eff = {0};
         kv_push(&opts, "vers", "4.2", 1);
         kv_push(&opts, "nconnect", "4", 2);

@@ -6,16 +6,10 @@
 # Exit: 0 pass, 1 fail, 77 skip (qemu cannot run here).
 set -uo pipefail
 . "$(dirname "$0")/vm.sh"
-vm_require
-: "${IOFLEET_BIN:?IOFLEET_BIN must name the build directory}"
-debs=${IOFLEET_DEBS:-$IOFLEET_BIN/vm/debs}
-ls "$debs"/iofleet-agent_*.deb >/dev/null 2>&1 || { echo "FAIL: no packages in $debs (tests/vm/build-debs.sh $debs)" >&2; exit 1; }
-vm_prepare "$IOFLEET_BIN/vm/cache" || exit 1
-out=$IOFLEET_BIN/vm/kernel-fleet
-rm -rf "$out"
-mkdir -p "$out"
-export VM_SYSTEMD=1 VM_DISK=$out/disk.img VM_TIMEOUT=${VM_TIMEOUT:-1200}
-vm_disk "$VM_DISK" 3G || exit 1
+vm_test kernel-fleet
+out=$VM_OUT
+debs=$VM_DEBS
+export VM_TIMEOUT=${VM_TIMEOUT:-1200}
 
 show() {
 	cat "$1/log"

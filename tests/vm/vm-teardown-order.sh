@@ -9,19 +9,9 @@ set -uo pipefail
 # before the server is put back; IOFLEET_VM_TEARDOWN_ORDER=1 runs the test before that.
 [ "${IOFLEET_VM_TEARDOWN_ORDER:-0}" = 1 ] ||
 	vm_skip "waits for issue 14 findings 1-2 (client teardown before server restore)"
-vm_require
-: "${IOFLEET_BIN:?IOFLEET_BIN must name the build directory}"
-debs=${IOFLEET_DEBS:-$IOFLEET_BIN/vm/debs}
-ls "$debs"/iofleet-agent_*.deb >/dev/null 2>&1 || { echo "FAIL: no packages in $debs" >&2; exit 1; }
-vm_prepare "$IOFLEET_BIN/vm/cache" || exit 1
-out=$IOFLEET_BIN/vm/teardown-order
-rm -rf "$out"
-mkdir -p "$out"
-# knfsd exports real file systems: /srv and /nfs live on this disk.
-export VM_DISK=$out/disk.img
-vm_disk "$VM_DISK" 2G || exit 1
-VM_SYSTEMD=1 VM_TIMEOUT=${VM_TIMEOUT:-900} vm_boot "$out" "$VM_SRC/tests/vm/guest/teardown-order.sh" DEBS="$debs"
+vm_test teardown-order
+VM_TIMEOUT=${VM_TIMEOUT:-900} vm_boot "$VM_OUT" "$VM_SRC/tests/vm/guest/teardown-order.sh" DEBS="$VM_DEBS"
 rc=$?
 rm -f "$VM_DISK"
-cat "$out/log"
+cat "$VM_OUT/log"
 exit $((rc == 0 ? 0 : 1))

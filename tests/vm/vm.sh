@@ -191,3 +191,20 @@ vm_boot() {
 	[ "$(cat "$out/status")" = reboot ] && return 0
 	return "$(cat "$out/status")"
 }
+
+# vm_test NAME: what a ctest guest test (tests/vm/vm-*.sh) starts with: qemu usable (else exit
+# 77), the packages from the vm/debs test (VM_DEBS), the kernel and initramfs, a fresh
+# directory VM_OUT=IOFLEET_BIN/vm/NAME and a fresh disk VM_DISK in it (/srv, /nfs on ext4).
+vm_test() {
+	vm_require
+	: "${IOFLEET_BIN:?IOFLEET_BIN must name the build directory}"
+	VM_DEBS=${IOFLEET_DEBS:-$IOFLEET_BIN/vm/debs}
+	ls "$VM_DEBS"/iofleet-agent_*.deb >/dev/null 2>&1 ||
+		{ echo "FAIL: no packages in $VM_DEBS (tests/vm/build-debs.sh $VM_DEBS)" >&2; exit 1; }
+	vm_prepare "$IOFLEET_BIN/vm/cache" || exit 1
+	VM_OUT=$IOFLEET_BIN/vm/$1
+	rm -rf "$VM_OUT"
+	mkdir -p "$VM_OUT"
+	export VM_SYSTEMD=1 VM_DISK=$VM_OUT/disk.img
+	vm_disk "$VM_DISK" 3G || exit 1
+}

@@ -4,19 +4,8 @@
 set -uo pipefail
 export SYSTEMD_COLORS=0 SYSTEMD_PAGER=cat LC_ALL=C.UTF-8
 OUT=/vm/out
-failures=0
-passes=0
 skips=0
-
-ok() {
-	passes=$((passes + 1))
-	echo "ok: $*"
-}
-
-fail() {
-	failures=$((failures + 1))
-	echo "FAIL: $*"
-}
+. "$VM_SRC/tests/integration/checks.sh"
 
 skipped() {
 	skips=$((skips + 1))
@@ -25,20 +14,6 @@ skipped() {
 
 note() {
 	echo "-- $* ($(cut -d' ' -f1 /proc/uptime)s)"
-}
-
-# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else fail "$what"; fi
-}
-
-# jqcheck DESCRIPTION FILE FILTER: passes when the jq filter yields true.
-jqcheck() {
-	local what=$1 file=$2 filter=$3 got
-	got=$(jq -r "$filter" "$file" 2>&1) || true
-	if [ "$got" = "true" ]; then ok "$what"; else fail "$what (jq '$filter' gave '$got')"; fi
 }
 
 # wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds; 1 after SECONDS.
