@@ -84,6 +84,7 @@ nfs_state() {
 nfs_mounts() {
 	findmnt -rn -t nfs,nfs4 -o TARGET,FSTYPE,OPTIONS 2>/dev/null
 }
+export -f nfs_state nfs_mounts
 
 # install_debs DIR: the three packages, as an admin installs them.
 install_debs() {
