@@ -9,7 +9,7 @@ P=/tmp/plans
 mkdir -p $P /srv/order
 
 # The default lease: a client whose loop blocks in its unmount is marked lost (finding 2).
-FLEET_LOST_AFTER=5 fleet_setup "$DEBS" c1 c2 || vm_done
+FLEET_LOST_AFTER=5 FLEET_CLIENT_WATCHDOG=30s fleet_setup "$DEBS" c1 c2 || vm_done
 systemctl stop nfs-server
 BEFORE=$(nfs_state)
 cat >$P/order.plan <<'EOP'
