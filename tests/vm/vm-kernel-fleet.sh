@@ -24,6 +24,9 @@ if [ "$rc" -ne 0 ] || [ "$(cat "$out/boot1/status" 2>/dev/null)" != reboot ]; th
 	rm -f "$VM_DISK"
 	exit 1
 fi
+# The state before the packages, as the first boot recorded it, for the second to compare.
+mkdir -p "$out/boot2"
+cp "$out/boot1/nfs-state.before" "$out/boot2/"
 VM_TIMEOUT=600 vm_boot "$out/boot2" "$VM_SRC/tests/vm/guest/kernel-fleet-after-reset.sh" DEBS="$debs"
 rc=$?
 show "$out/boot2"
