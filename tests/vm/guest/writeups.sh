@@ -18,7 +18,14 @@ echo 1048576 >/proc/fs/nfsd/max_block_size
 systemctl start nfs-server
 NFS_BEFORE=$(nfs_state)
 note "nfs state before: $(echo "$NFS_BEFORE" | tr '\n' ' ')"
-fleet_setup "$DEBS" c1 c2 || vm_done
+# The clients: a0 on this host's own network namespace (net.core.rmem_max, which write-up 5
+# sweeps, is not per network namespace in this kernel: only a client in the first namespace
+# has it), c1 and c2 in namespaces of their own. Plans that take one client get a0 (name
+# order).
+mkdir -p /run/netns
+touch /run/netns/a0
+mount --bind /proc/1/ns/net /run/netns/a0
+fleet_setup "$DEBS" a0 c1 c2 || vm_done
 
 # An agent without the coordinator's public key (a fresh agent host before it was copied):
 # one clear error, exit 78, and systemd does not restart it in a loop.
@@ -34,7 +41,7 @@ check "no coordinator key: the journal says which key" \
 	bash -c "journalctl -u iofleet-agent -n 20 --no-pager | grep -q 'coordinator key: .*coordinator.pub'"
 mv /etc/iofleet/coordinator.pub.away /etc/iofleet/coordinator.pub
 systemctl restart iofleet-agent
-check "the agent is back with its key" wait_for 60 fleet_idle 3
+check "the agent is back with its key" wait_for 60 fleet_idle 4
 
 # scaled PLAN OUT SED...: a copy of the plan with the given sed expressions applied; checks
 # that nothing else changed (the keys of the write-up stay as written).
@@ -44,8 +51,10 @@ scaled() {
 	local args=() e
 	for e in "$@"; do args+=(-e "$e"); done
 	sed "${args[@]}" "$plan" >"$out"
-	echo "--- $(basename "$plan") as run here:"
-	diff "$plan" "$out" | grep '^[<>]'
+	echo "--- $(basename "$plan") as run here: $(grep -E '^(size|numjobs|iodepth|runtime|startdelay|nrfiles|count) ' "$out" | tr '\n' ' ')"
+	local other
+	other=$(diff "$plan" "$out" | grep '^[<>]' | grep -vE '^[<>] (size|numjobs|iodepth|runtime|startdelay|nrfiles) = ')
+	check "$(basename "$plan"): the scaled copy differs only in sizes, times and counts" test -z "$other"
 }
 
 # report NAME DIR POINTS: iofleet report over the results, a row per point, every point ok.
@@ -71,6 +80,12 @@ put_back() {
 	check "$1: nfs.conf, exports.d and nfs-server as they were" wait_for 30 bash -c '[ "$(nfs_state)" = "$0" ]' "$NFS_BEFORE"
 	no_leftovers "$1"
 }
+
+# What the write-ups' hosts had before the session: the files write-up 1 reads (readonly: fio
+# and iofleet refuse to create them) and the directory bonnie++ ran in on write-ups 3 and 5's
+# exports (directory=bonnie: iofleet does not create a job's directory).
+for j in 0 1 2 3; do head -c 32M /dev/zero >/nfs/export1/read_throughput.a0.$j.0; done
+mkdir -p /srv/nas/bonnie /srv/nfs/bonnie
 
 # --- write-up 1: threads=160, /nfs/export1 rw,no_root_squash, nconnect=16, fio's 1 MiB read --
 note "wu1"
