@@ -143,8 +143,8 @@ n=0
 for i in $(seq 0 15); do
 	J=$(point_json "$RESULT_DIR" $i)
 	s=$(jq -r ".points[] | select(.index == $i) | .params[\"server.sync\"]" "$RESULT_DIR/sweep.json")
-	want=$([ "$s" = true ] && echo ",sync," || echo ",async,")
-	jq -e --arg w "$want" '[.iofleet.agents[] | select(.name == "storage") | .effective.export | contains($w)] | all and length == 1' "$J" >/dev/null && n=$((n + 1))
+	want=$([ "$s" = true ] && echo sync || echo async)
+	jq -e --arg w "[(,]$want[,)]" '[.iofleet.agents[] | select(.name == "storage") | .effective.export | test($w)] | all and length == 1' "$J" >/dev/null && n=$((n + 1))
 done
 check "wu5: each point's export was sync or async as asked ($n of 16)" test $n -eq 16
 put_back wu5
