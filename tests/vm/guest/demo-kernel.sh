@@ -5,6 +5,8 @@
 # Environment (from the host): DEBS.
 . "$VM_SRC/tests/vm/guest/lib.sh"
 mkdir -p /nfs/export1
+# The files the write-up read (its job is readonly, as fio's was): there before the session.
+for c in c1 c2; do for j in 0 1 2 3; do fallocate -l 64M /nfs/export1/read_throughput.$c.$j.0; done; done
 echo "== installing iofleet-coordinator, iofleet-agent and iofleet (dpkg -i) and starting them (systemd)"
 fleet_setup "$DEBS" c1 c2 || vm_done
 echo 1048576 >/proc/fs/nfsd/max_block_size 2>/dev/null
