@@ -395,6 +395,7 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
                 session_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, p->run_id, err);
                 return;
         }
+        log_set_field("RUN_ID", p->run_id);
         if (streq(p->role, "server")) {
                 serve_start(ag, p);
                 return;
@@ -701,11 +702,12 @@ static int setup(agent_t *ag)
                 log_warning("insecure=true: CURVE is off; anyone on this host can impersonate the "
                             "coordinator to this agent");
         else {
+                /* -ENOKEY: a configuration to finish, not a failure a restart cures (exit 78). */
                 if ((r = keys_load(cfg->key, true, &ag->kp, err, sizeof(err))) < 0)
-                        return log_error_errno(r, "agent key: %s (make one with 'iofleet keygen')",
+                        return log_error_errno(-ENOKEY, "agent key: %s (make one with 'iofleet keygen')",
                                                err);
                 if ((r = keys_load(cfg->coordinator_key, false, &ag->server, err, sizeof(err))) < 0)
-                        return log_error_errno(r, "coordinator key: %s", err);
+                        return log_error_errno(-ENOKEY, "coordinator key: %s", err);
         }
         /* Before anything else: put back what a crashed predecessor left changed. */
         if ((r = host_open(cfg, &ag->restore)) < 0)
@@ -753,6 +755,7 @@ int daemon_run(const agent_config_t *cfg)
                 };
                 int n = 6;
                 int64_t timeout = next_wakeup(&ag) - clock_mono_ns();
+                log_set_field("RUN_ID", ag.run ? ag.run->id : ag.serve ? serve_run_id(&ag) : NULL);
                 if (!ag.monitor)
                         items[2] = (zmq_pollitem_t){NULL, -1, 0, 0};
                 if (zmq_poll(items, n, timeout > 0 ? timeout / (int64_t)NSEC_PER_MSEC + 1 : 0) <

@@ -1,4 +1,5 @@
 /* iofleet-agent: arguments and configuration, then the daemon loop. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,5 +53,6 @@ int main(int argc, char **argv)
         log_setup("iofleet-agent", log_level_from_string(cfg.log_level));
         r = daemon_run(&cfg);
         config_free(&agent_config_schema, &cfg);
-        return r < 0 ? 1 : 0;
+        /* 78 (EX_CONFIG): a key is missing; the unit does not restart for that. */
+        return r == -ENOKEY ? 78 : r < 0 ? 1 : 0;
 }

@@ -81,9 +81,16 @@ static int dir_empty(int fd)
         return empty;
 }
 
-static void first_line(char *s)
+/* The helper's own message: its last non-empty line. mount.nfs prints its error last; what
+ * the helpers it starts print comes before (start-statd: "Created symlink ... rpc-statd"). */
+static void last_line(char *s)
 {
-        s[strcspn(s, "\n")] = 0;
+        size_t n = strlen(s);
+        while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+                s[--n] = 0;
+        char *nl = strrchr(s, '\n');
+        if (nl)
+                memmove(s, nl + 1, strlen(nl + 1) + 1);
 }
 
 int nfs_mount(const agent_config_t *cfg, restore_t *r, const char *run_id, const char *server,
@@ -185,7 +192,7 @@ int nfs_mount_fs(const agent_config_t *cfg, restore_t *r, const char *fstype, co
                                      strerror(-ret));
                         goto out;
                 }
-                first_line(out);
+                last_line(out);
                 ret = errorf(err, errlen, -EIO, "mount %s on %s failed (exit %d): %s", source, path,
                              status, out[0] ? out : "no message");
                 goto out;
@@ -249,7 +256,7 @@ int nfs_umount(const agent_config_t *cfg, const char *dir, char *err, size_t err
                         return errorf(err, errlen, ret, "umount: running %s: %s", cfg->umount_bin,
                                       strerror(-ret));
                 if (status != 0) {
-                        first_line(out);
+                        last_line(out);
                         return errorf(err, errlen, -EBUSY, "umount %s failed (exit %d): %s", dir,
                                       status, out[0] ? out : "no message");
                 }

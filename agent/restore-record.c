@@ -25,7 +25,7 @@
 #include "util.h"
 
 
-static const char *const kind_names[] = {"file", "sysctl", "service", "mount", "bad"};
+static const char *const kind_names[] = {"file", "sysctl", "service", "mount", "dir", "bad"};
 
 void restore_entry_free(entry_t *e)
 {
@@ -170,6 +170,9 @@ int restore_entry_commit(restore_t *r, entry_t *e, const char *data, size_t data
                 put_escaped(f, "umount_bin", e->a, strlen(e->a));
                 put_escaped(f, "mountpoint", e->b, strlen(e->b));
                 fprintf(f, "created_dir=%d\n", e->flag);
+                break;
+        case ENTRY_DIR:
+                put_escaped(f, "path", e->a, strlen(e->a));
                 break;
         case ENTRY_BAD:
                 break;
@@ -316,6 +319,13 @@ static int entry_from_kv(const kvlist_t *kv, entry_t *e, char *why, size_t whyle
                         return errorf(why, whylen, -EINVAL, "mount: bad or missing mountpoint");
                 if (!parse_bool01(kv_get(kv, "created_dir"), &e->flag))
                         return errorf(why, whylen, -EINVAL, "mount: bad created_dir");
+                return 0;
+        }
+        if (streq(kind, "dir")) {
+                e->kind = ENTRY_DIR;
+                if (dup_field(kv, "path", &e->a) < 0 || !restore_path_ok(e->a) ||
+                    streq(e->a, "/"))
+                        return errorf(why, whylen, -EINVAL, "dir: bad or missing path");
                 return 0;
         }
         return errorf(why, whylen, -EINVAL, "unknown kind");

@@ -23,13 +23,14 @@ typedef enum entry_kind {
         ENTRY_SYSCTL,
         ENTRY_SERVICE,
         ENTRY_MOUNT,
+        ENTRY_DIR,
         ENTRY_BAD, /* committed but unreadable: kept and reported, never guessed at */
 } entry_kind_t;
 
 typedef struct entry {
         unsigned num;
         entry_kind_t kind;
-        char *a;     /* file: path; sysctl: name; service: kind; mount: umount_bin */
+        char *a;     /* file, dir: path; sysctl: name; service: kind; mount: umount_bin */
         char *b;     /* sysctl: root; service: name; mount: mountpoint */
         char *value; /* sysctl: the old value, exactly as read; bad: why */
         bool flag;   /* file: existed; service: was_running; mount: created_dir */

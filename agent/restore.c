@@ -227,6 +227,38 @@ int restore_save_mount(restore_t *r, const char *umount_bin, const char *mountpo
         return ret;
 }
 
+int restore_mkdir(restore_t *r, const char *path, mode_t mode)
+{
+        char buf[PATH_MAX];
+        struct stat st;
+        if (!restore_path_ok(path) || streq(path, "/"))
+                return -EINVAL;
+        if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+                return -ENAMETOOLONG;
+        for (char *p = buf + 1;; p++) {
+                if (*p != '/' && *p != 0)
+                        continue;
+                char c = *p;
+                *p = 0;
+                if (lstat(buf, &st) < 0) {
+                        if (errno != ENOENT)
+                                return -errno;
+                        entry_t e = {.kind = ENTRY_DIR};
+                        e.a = strdup(buf);
+                        int ret = e.a ? restore_entry_commit(r, &e, NULL, 0) : -ENOMEM;
+                        restore_entry_free(&e);
+                        if (ret < 0)
+                                return ret;
+                        if (mkdir(buf, c ? 0755 : mode) < 0 && errno != EEXIST)
+                                return -errno;
+                } else if (!S_ISDIR(st.st_mode))
+                        return -ENOTDIR;
+                if (!c)
+                        return 0;
+                *p = c;
+        }
+}
+
 /* ---- putting back ---- */
 
 static int fsync_parent(const char *path)
@@ -368,6 +400,19 @@ static int apply_mount(const entry_t *e, char *err, size_t errlen)
         return 0;
 }
 
+/* A directory the agent made: removed when empty; one that holds files now is not ours alone. */
+static int apply_dir(const entry_t *e, char *err, size_t errlen)
+{
+        if (rmdir(e->a) == 0 || errno == ENOENT)
+                return 0;
+        if (errno == ENOTEMPTY || errno == EEXIST) {
+                log_warning("restore: %s was made by the agent but holds files now: left in place",
+                            e->a);
+                return 0;
+        }
+        return errorf(err, errlen, -errno, "directory %s: removing it: %m", e->a);
+}
+
 /* Removes what is left in the record directory once nothing is pending (incomplete writes,
  * stray temporaries). */
 static void sweep(restore_t *r)
@@ -413,6 +458,9 @@ int restore_apply(restore_t *r, char *err, size_t errlen)
                         break;
                 case ENTRY_MOUNT:
                         ret = apply_mount(e, msg, sizeof(msg));
+                        break;
+                case ENTRY_DIR:
+                        ret = apply_dir(e, msg, sizeof(msg));
                         break;
                 default:
                         ret = errorf(msg, sizeof(msg), -EBADMSG,

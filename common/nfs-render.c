@@ -99,8 +99,8 @@ int nfs_render_kernel_export(const nfs_export_t *e, char **ret)
                 sb_printf(&b, ",all_squash");
         if (e->wdelay >= 0)
                 sb_printf(&b, ",%s", e->wdelay ? "wdelay" : "no_wdelay");
-        if (e->subtree_check >= 0)
-                sb_printf(&b, ",%s", e->subtree_check ? "subtree_check" : "no_subtree_check");
+        /* Always one of the two: exportfs warns about every export that names neither. */
+        sb_printf(&b, ",%s", e->subtree_check > 0 ? "subtree_check" : "no_subtree_check");
         if (e->fsid[0])
                 sb_printf(&b, ",fsid=%s", e->fsid);
         if (e->sec) {

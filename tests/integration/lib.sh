@@ -10,38 +10,10 @@ COORD=$IOFLEET_BIN/iofleet-coordinator
 NOTIFY_LISTEN=${NOTIFY_LISTEN:-$IOFLEET_BIN/tests/notify-listen}
 ATTACK=${ATTACK:-$IOFLEET_BIN/tests/attack}
 
-failures=0
 PIDS=()    # helpers (notify listeners): stopped at exit
 DAEMONS=() # "pid:name" of coordinators and agents: must exit 0 on SIGTERM (ASan leaks count)
 NETNS=()
-
-skip() {
-	echo "SKIP: $*" >&2
-	exit 77
-}
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-ok() {
-	echo "ok: $*"
-}
-
-# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else fail "$what"; fi
-}
-
-# jqcheck DESCRIPTION FILE FILTER: passes when the jq filter yields true.
-jqcheck() {
-	local what=$1 file=$2 filter=$3 got
-	got=$(jq -r "$filter" "$file" 2>&1) || true
-	if [ "$got" = "true" ]; then ok "$what"; else fail "$what (jq '$filter' gave '$got')"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 
 cleanup() {
 	local p

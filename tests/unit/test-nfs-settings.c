@@ -81,7 +81,7 @@ static void test_minimal(void **state)
         assert_int_equal(e.sync, -1);
         char *line;
         assert_int_equal(nfs_render_kernel_export(&e, &line), 0);
-        assert_string_equal(line, "/nfs/export1 *(rw)");
+        assert_string_equal(line, "/nfs/export1 *(rw,no_subtree_check)");
         free(line);
         /* the backend from the settings themselves */
         e = parse_ok(NULL, L("backend=ganesha", "path=/x"));
@@ -105,11 +105,12 @@ static void test_backend_errors(void **state)
 
 static void test_workload1(void **state)
 {
-        /* write-up 1: /nfs/export1 *(rw,no_root_squash), threads=160 */
+        /* write-up 1: /nfs/export1 *(rw,no_root_squash), threads=160; no_subtree_check unless the
+         * plan says otherwise, so exportfs does not warn */
         nfs_export_t e = parse_ok("kernel", L("path=/nfs/export1", "rw", "no_root_squash", "threads=160"));
         char *line;
         assert_int_equal(nfs_render_kernel_export(&e, &line), 0);
-        assert_string_equal(line, "/nfs/export1 *(rw,no_root_squash)");
+        assert_string_equal(line, "/nfs/export1 *(rw,no_root_squash,no_subtree_check)");
         free(line);
         kvlist_t keys = {0};
         assert_int_equal(nfs_render_nfsd_conf(&e, &keys), 0);
@@ -154,7 +155,12 @@ static void test_kernel_all_keys(void **state)
         e = parse_ok("kernel", L("path=/a", "sync=sync", "ro", "root_squash=false",
                                  "fsid=6ba7b810-9dad-11d1-80b4-00c04fd430c8"));
         assert_int_equal(nfs_render_kernel_export(&e, &line), 0);
-        assert_string_equal(line, "/a *(ro,sync,no_root_squash,fsid=6ba7b810-9dad-11d1-80b4-00c04fd430c8)");
+        assert_string_equal(line, "/a *(ro,sync,no_root_squash,no_subtree_check,fsid=6ba7b810-9dad-11d1-80b4-00c04fd430c8)");
+        free(line);
+        /* subtree_check=false says what the default renders */
+        e = parse_ok("kernel", L("path=/a", "subtree_check=false"));
+        assert_int_equal(nfs_render_kernel_export(&e, &line), 0);
+        assert_string_equal(line, "/a *(rw,no_subtree_check)");
         free(line);
         e = parse_ok("kernel", L("path=/a", "sync=async", "rw=false", "all_squash=true"));
         assert_true(e.ro);
