@@ -1,4 +1,5 @@
-/* The agent's configuration: its keys, defaults, test hooks and whole-config checks. */
+/* The agent's configuration: its key table (defaults and test hooks included) and whole-config
+ * checks. */
 #include "agent-config.h"
 
 #include <errno.h>
@@ -12,58 +13,154 @@
 #include "util.h"
 #include "wire.h"
 
-#define A(f) offsetof(agent_config_t, f)
+#define A(f) .offset = offsetof(agent_config_t, f)
 static const cfg_item_t agent_items[] = {
-    {"name", CFG_STRING, A(name), 0, 0, NULL,
-     "unique agent name, part of its file names (default: the hostname)"},
-    {"coordinator", CFG_STRING, A(coordinator), 0, 0, NULL,
-     "coordinator endpoint, e.g. tcp://coord.example:7460"},
-    {"coordinator_key", CFG_STRING, A(coordinator_key), 0, 0, NULL,
-     "the coordinator's public key file, pinned (default /etc/iofleet/coordinator.pub)"},
-    {"key", CFG_STRING, A(key), 0, 0, NULL,
-     "this agent's CURVE key pair file (default /etc/iofleet/agent.key)"},
-    {"state_dir", CFG_STRING, A(state_dir), 0, 0, NULL,
-     "identity and restore records (default /var/lib/iofleet-agent)"},
-    {"work_dir", CFG_STRING, A(work_dir), 0, 0, NULL,
-     "directory for job files when a job names none (default STATE_DIR/work)"},
-    {"allow_paths", CFG_LIST, A(allow_paths), 0, 0, NULL,
-     "directories the agent may export, mount on or write job files in (default: work_dir and "
-     "mount_root)"},
-    {"allow_block_devices", CFG_BOOL, A(allow_block_devices), 0, 0, NULL,
-     "let jobs write to block devices inside allow_paths (default false)"},
-    {"mount_root", CFG_STRING, A(mount_root), 0, 0, NULL,
-     "client NFS mounts go to MOUNT_ROOT/<run-id> (default /run/iofleet-agent/mnt)"},
-    {"mount_bin", CFG_STRING, A(mount_bin), 0, 0, NULL,
-     "mount program, absolute (default /bin/mount)"},
-    {"umount_bin", CFG_STRING, A(umount_bin), 0, 0, NULL,
-     "umount program, absolute (default /bin/umount)"},
-    {"sysctl_root", CFG_STRING, A(sysctl_root), 0, 0, NULL,
-     "where sysctls are read and written (default /proc/sys; a scratch tree in tests)"},
-    {"roles", CFG_LIST, A(roles), 0, 0, "storage,client", "storage and/or client"},
-    {"insecure", CFG_BOOL, A(insecure), 0, 0, NULL,
-     "no CURVE: only to a loopback coordinator, warns at every start (default false)"},
-    {"log_level", CFG_CHOICE, A(log_level), 0, 0, "debug,info,notice,warning,error",
-     "debug, info, notice, warning or error (default info)"},
-    {"nfs_backend", CFG_CHOICE, A(nfs_backend), 0, 0, "kernel,ganesha,none",
-     "NFS server this agent configures: kernel, ganesha or none (default none: cannot serve)"},
-    {"nfs_address", CFG_STRING, A(nfs_address), 0, 0, NULL,
-     "address clients use to reach this NFS server (default 127.0.0.1)"},
-    {"nfs_conf", CFG_STRING, A(nfs_conf), 0, 0, NULL,
-     "kernel backend: nfs.conf whose [nfsd] threads/vers* it sets (default /etc/nfs.conf)"},
-    {"exports_dir", CFG_STRING, A(exports_dir), 0, 0, NULL,
-     "kernel backend: directory of iofleet.exports (default /etc/exports.d)"},
-    {"exportfs", CFG_STRING, A(exportfs), 0, 0, NULL,
-     "kernel backend: exportfs program, absolute (default /usr/sbin/exportfs)"},
-    {"ganesha_conf", CFG_STRING, A(ganesha_conf), 0, 0, NULL,
-     "ganesha backend: main config that gets a %include line (default /etc/ganesha/ganesha.conf)"},
-    {"ganesha_export_file", CFG_STRING, A(ganesha_export_file), 0, 0, NULL,
-     "ganesha backend: the EXPORT block file (default /etc/ganesha/iofleet-export.conf)"},
-    {"ganesha_start", CFG_STRING, A(ganesha_start), 0, 0, NULL,
-     "ganesha backend without systemd: command line that starts ganesha (absolute program)"},
-    {"ganesha_pidfile", CFG_STRING, A(ganesha_pidfile), 0, 0, NULL,
-     "ganesha backend without systemd: ganesha's pid file (default /run/ganesha.pid)"},
-    {"ganesha_port", CFG_UINT, A(ganesha_port), 1, 65535, NULL,
-     "ganesha backend: NFS port checked after a start (default 2049)"},
+    {.name = "name",
+     .type = CFG_STRING,
+     A(name),
+     .help = "unique agent name, part of its file names",
+     .def_doc = "the host name"},
+    {.name = "coordinator",
+     .type = CFG_STRING,
+     A(coordinator),
+     .help = "coordinator endpoint, e.g. tcp://coord.example:7460",
+     .def = "tcp://127.0.0.1:7460"},
+    {.name = "coordinator_key",
+     .type = CFG_STRING,
+     A(coordinator_key),
+     .help = "the coordinator's public key file, pinned",
+     .def = "/etc/iofleet/coordinator.pub"},
+    {.name = "key",
+     .type = CFG_STRING,
+     A(key),
+     .help = "this agent's CURVE key pair file",
+     .def = "/etc/iofleet/agent.key"},
+    {.name = "state_dir",
+     .type = CFG_STRING,
+     A(state_dir),
+     .help = "identity and restore records",
+     .def = "/var/lib/iofleet-agent"},
+    {.name = "work_dir",
+     .type = CFG_STRING,
+     A(work_dir),
+     .help = "directory for job files when a job names none",
+     .def_doc = "STATE_DIR/work"},
+    {.name = "allow_paths",
+     .type = CFG_LIST,
+     A(allow_paths),
+     .help = "directories the agent may export, mount on or write job files in",
+     .def_doc = "work_dir and mount_root"},
+    {.name = "allow_block_devices",
+     .type = CFG_BOOL,
+     A(allow_block_devices),
+     .help = "let jobs write to block devices inside allow_paths",
+     .def = "false"},
+    {.name = "mount_root",
+     .type = CFG_STRING,
+     A(mount_root),
+     .help = "client NFS mounts go to MOUNT_ROOT/<run-id>",
+     .def = "/run/iofleet-agent/mnt"},
+    {.name = "mount_bin",
+     .type = CFG_STRING,
+     A(mount_bin),
+     .help = "mount program, absolute",
+     .def = "/bin/mount"},
+    {.name = "umount_bin",
+     .type = CFG_STRING,
+     A(umount_bin),
+     .help = "umount program, absolute",
+     .def = "/bin/umount"},
+    {.name = "sysctl_root",
+     .type = CFG_STRING,
+     A(sysctl_root),
+     .help = "where sysctls are read and written; a scratch tree in tests",
+     .def = "/proc/sys"},
+    {.name = "roles",
+     .type = CFG_LIST,
+     A(roles),
+     .choices = "storage,client",
+     .help = "what this host does in runs",
+     .def_doc = "none, so only name and label selectors pick it"},
+    {.name = "insecure",
+     .type = CFG_BOOL,
+     A(insecure),
+     .help = "no CURVE: only to a loopback coordinator, warns at every start",
+     .def = "false"},
+    {.name = "log_level",
+     .type = CFG_CHOICE,
+     A(log_level),
+     .choices = "debug,info,notice,warning,error",
+     .help = "least severe messages logged",
+     .def = "info"},
+    {.name = "nfs_backend",
+     .type = CFG_CHOICE,
+     A(nfs_backend),
+     .choices = "kernel,ganesha,none",
+     .help = "NFS server this agent configures; with none it cannot serve",
+     .def = "none"},
+    {.name = "nfs_address",
+     .type = CFG_STRING,
+     A(nfs_address),
+     .help = "address clients use to reach this NFS server",
+     .def = "127.0.0.1"},
+    {.name = "nfs_conf",
+     .type = CFG_STRING,
+     A(nfs_conf),
+     .help = "kernel backend: nfs.conf whose [nfsd] threads/vers* it sets",
+     .def = "/etc/nfs.conf"},
+    {.name = "exports_dir",
+     .type = CFG_STRING,
+     A(exports_dir),
+     .help = "kernel backend: directory of iofleet.exports",
+     .def = "/etc/exports.d"},
+    {.name = "exportfs",
+     .type = CFG_STRING,
+     A(exportfs),
+     .help = "kernel backend: exportfs program, absolute",
+     .def = "/usr/sbin/exportfs"},
+    {.name = "ganesha_conf",
+     .type = CFG_STRING,
+     A(ganesha_conf),
+     .help = "ganesha backend: main config that gets a %include line",
+     .def = "/etc/ganesha/ganesha.conf"},
+    {.name = "ganesha_export_file",
+     .type = CFG_STRING,
+     A(ganesha_export_file),
+     .help = "ganesha backend: the EXPORT block file",
+     .def = "/etc/ganesha/iofleet-export.conf"},
+    {.name = "ganesha_start",
+     .type = CFG_STRING,
+     A(ganesha_start),
+     .help = "ganesha backend without systemd: command line that starts ganesha, its program "
+             "absolute",
+     .def_doc = "none"},
+    {.name = "ganesha_pidfile",
+     .type = CFG_STRING,
+     A(ganesha_pidfile),
+     .help = "ganesha backend without systemd: ganesha's pid file",
+     .def = "/run/ganesha.pid"},
+    {.name = "ganesha_port",
+     .type = CFG_UINT,
+     A(ganesha_port),
+     .min = 1,
+     .max = 65535,
+     .help = "ganesha backend: NFS port checked after a start",
+     .def = "2049"},
+    {.name = "test_clock_offset",
+     .type = CFG_SDURATION,
+     A(test_clock_offset_ns),
+     .max = 365 * NSEC_PER_DAY,
+     .help = "make this agent's clock read off by this much",
+     .def = "0",
+     .flags = CFG_TEST_HOOK},
+    {.name = "test_protocol_version",
+     .type = CFG_UINT,
+     A(test_protocol_version),
+     .min = 1,
+     .max = 1000,
+     .help = "claim this protocol version, to test refusals",
+     .def_doc = "the real one",
+     .flags = CFG_TEST_HOOK},
 };
 #undef A
 
@@ -73,58 +170,7 @@ const cfg_schema_t agent_config_schema = {"agent", agent_items, ELEMENTSOF(agent
 int agent_config_defaults(agent_config_t *c)
 {
         memset(c, 0, sizeof(*c));
-        if (strdup_to(&c->coordinator, "tcp://127.0.0.1:7460") < 0 ||
-            strdup_to(&c->coordinator_key, "/etc/iofleet/coordinator.pub") < 0 ||
-            strdup_to(&c->key, "/etc/iofleet/agent.key") < 0 ||
-            strdup_to(&c->state_dir, "/var/lib/iofleet-agent") < 0 ||
-            strdup_to(&c->log_level, "info") < 0)
-                return -ENOMEM;
-        if (strdup_to(&c->mount_root, "/run/iofleet-agent/mnt") < 0 ||
-            strdup_to(&c->mount_bin, "/bin/mount") < 0 ||
-            strdup_to(&c->umount_bin, "/bin/umount") < 0 ||
-            strdup_to(&c->sysctl_root, "/proc/sys") < 0)
-                return -ENOMEM;
-        if (strdup_to(&c->nfs_backend, "none") < 0 ||
-            strdup_to(&c->nfs_address, "127.0.0.1") < 0 ||
-            strdup_to(&c->nfs_conf, "/etc/nfs.conf") < 0 ||
-            strdup_to(&c->exports_dir, "/etc/exports.d") < 0 ||
-            strdup_to(&c->exportfs, "/usr/sbin/exportfs") < 0 ||
-            strdup_to(&c->ganesha_conf, "/etc/ganesha/ganesha.conf") < 0 ||
-            strdup_to(&c->ganesha_export_file, "/etc/ganesha/iofleet-export.conf") < 0 ||
-            strdup_to(&c->ganesha_pidfile, "/run/ganesha.pid") < 0)
-                return -ENOMEM;
-        c->ganesha_port = 2049;
-        return 0;
-}
-
-int agent_config_extra_arg(void *target, const char *arg, char *err, size_t errlen)
-{
-        agent_config_t *c = target;
-        if (strncmp(arg, "--test-clock-offset=", 20) == 0) {
-                const char *v = arg + 20;
-                bool neg = v[0] == '-';
-                uint64_t ns;
-                if (parse_duration(v + neg, NSEC_PER_SEC, &ns) < 0 ||
-                    ns > 365ULL * 86400 * NSEC_PER_SEC) {
-                        snprintf(err, errlen,
-                                 "--test-clock-offset: '%s' is not a duration (e.g. 2s, -150ms)",
-                                 v);
-                        return -EINVAL;
-                }
-                c->test_clock_offset_ns = neg ? -(int64_t)ns : (int64_t)ns;
-                return 1;
-        }
-        if (strncmp(arg, "--test-protocol-version=", 24) == 0) {
-                char *end;
-                unsigned long v = strtoul(arg + 24, &end, 10);
-                if (*end || v == 0 || v > 1000) {
-                        snprintf(err, errlen, "--test-protocol-version: 1..1000");
-                        return -EINVAL;
-                }
-                c->test_protocol_version = (uint32_t)v;
-                return 1;
-        }
-        return 0;
+        return config_defaults(&agent_config_schema, c);
 }
 
 int agent_config_check(const agent_config_t *c, char *err, size_t errlen)

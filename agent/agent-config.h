@@ -1,4 +1,5 @@
-/* The agent's configuration: its keys, defaults, test hooks and whole-config checks. */
+/* The agent's configuration: its key table (defaults and test hooks included) and whole-config
+ * checks. */
 #pragma once
 
 #include <stdbool.h>
@@ -38,13 +39,12 @@ typedef struct agent_config {
         uint64_t ganesha_port;
         /* Test hooks, command line only. */
         int64_t test_clock_offset_ns;
-        uint32_t test_protocol_version;
+        uint64_t test_protocol_version; /* 0: the real one */
 } agent_config_t;
 
 extern const cfg_schema_t agent_config_schema;
 
+/* Zeroes c and sets the table's defaults; 0 or -ENOMEM. */
 int agent_config_defaults(agent_config_t *c);
-/* Handles the agent's command-line-only arguments (test hooks); for config_parse_args. */
-int agent_config_extra_arg(void *target, const char *arg, char *err, size_t errlen);
 /* Checks the whole configuration (name syntax, endpoint, insecure only on loopback). */
 int agent_config_check(const agent_config_t *c, char *err, size_t errlen);

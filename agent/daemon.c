@@ -94,47 +94,12 @@ static void arm_timer(run_ctx_t *run)
         timerfd_settime(run->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-/* A job does I/O only inside allow_paths: its directory (or the work directory) and an
- * absolute filename; the nfs engine's files are on the server. */
-static int check_job_paths(const agent_config_t *cfg, const job_spec_t *j, const char *work,
-                           char *err, size_t errlen)
-{
-        char e[1024], dir[8192];
-        int r = 0;
-        if (j->ioengine && streq(j->ioengine, "nfs"))
-                return 0;
-        /* fio's directory may list several, colon-separated; a relative one is in work. */
-        if (strempty(j->directory))
-                snprintf(dir, sizeof(dir), "%s", work);
-        else
-                snprintf(dir, sizeof(dir), "%s", j->directory);
-        for (char *save = NULL, *d = strtok_r(dir, ":", &save); d && r >= 0;
-             d = strtok_r(NULL, ":", &save)) {
-                char path[8400];
-                snprintf(path, sizeof(path), "%s%s%s", d[0] == '/' ? "" : work,
-                         d[0] == '/' ? "" : "/", d);
-                if ((r = policy_check_path(cfg, path, PATH_JOB_FILE, e, sizeof(e))) < 0)
-                        return errorf(err, errlen, r, "job %s: directory=%s: %s", j->name, d, e);
-        }
-        if (!strempty(j->filename) && j->filename[0] == '/') {
-                char *names = strdup(j->filename), *save = NULL;
-                if (!names)
-                        return -ENOMEM;
-                for (char *f = strtok_r(names, ":", &save); f && r >= 0;
-                     f = strtok_r(NULL, ":", &save))
-                        if ((r = policy_check_path(cfg, f, PATH_JOB_FILE, e, sizeof(e))) < 0)
-                                errorf(err, errlen, r, "job %s: filename=%s: %s", j->name, f, e);
-                free(names);
-        }
-        return r < 0 ? r : 0;
-}
-
 /* The client's runner, once its host is ready (the jobs' files live in its mount). */
 static int make_runner(agent_t *ag, char *err, size_t errlen)
 {
         run_ctx_t *run = ag->run;
         const Iofleet__Prepare *p = run->prepare->prepare;
-        runner_params_t params = {.agent_name = ag->name, .rank = p->rank};
+        runner_params_t params = {.cfg = ag->cfg, .agent_name = ag->name, .rank = p->rank};
         char work[4200];
         int r = 0;
 
@@ -150,7 +115,8 @@ static int make_runner(agent_t *ag, char *err, size_t errlen)
                         break;
                 params.n_jobs++;
                 if ((r = host_job_defaults(p, run->mountpoint, &params.jobs[i], err, errlen)) < 0 ||
-                    (r = check_job_paths(ag->cfg, &params.jobs[i], work, err, errlen)) < 0)
+                    (r = policy_check_job(ag->cfg, &params.jobs[i], work, ag->name, err,
+                                          errlen)) < 0)
                         break;
         }
         params.work_dir = work;
@@ -298,6 +264,7 @@ static void on_prepare(agent_t *ag, envelope_t **msg)
                 session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, p->run_id, "out of memory");
                 return;
         }
+        log_set_field("RUN_ID", p->run_id);
         run_dir_of(ag, p->run_id, dir, sizeof(dir));
         cfg.dir = dir;
         if ((r = arun_new(p, &cfg, clock_mono_ns(), &out, &ag->run->ar)) < 0) {
@@ -345,6 +312,21 @@ static void on_start(agent_t *ag, const Iofleet__Start *s)
         apply(ag, &out);
 }
 
+/* A session from scratch: a fresh socket and handshake. A run carries on for its orphan grace
+ * (its messages wait in its queue for the next session). */
+static void reconnect(agent_t *ag)
+{
+        if (ag->run && ag->state == SESSION_REGISTERED) {
+                arun_out_t out = {0};
+                arun_session(ag->run->ar, false, clock_mono_ns(), &out);
+                apply(ag, &out);
+                outbox_done(&out.coord);
+        }
+        session_close(ag);
+        session_open(ag);
+        sd_notify(0, "STATUS=reconnecting");
+}
+
 static void on_welcome(agent_t *ag, const Iofleet__Welcome *w)
 {
         ag->state = SESSION_REGISTERED;
@@ -355,6 +337,14 @@ static void on_welcome(agent_t *ag, const Iofleet__Welcome *w)
         log_info("registered with coordinator %s (version %s)%s%s", ag->cfg->coordinator,
                  w->coordinator_version, ag->run ? "; holding run " : "",
                  ag->run ? ag->run->id : "");
+        /* With CURVE an agent is known by its key's name, whatever it calls itself. */
+        if (!strempty(w->name) && !streq(w->name, ag->name)) {
+                log_notice("the coordinator knows this agent as '%s' (the name of its key in the "
+                           "coordinator's agent_keys_dir), not '%s'",
+                           w->name, ag->name);
+                snprintf(ag->key_name, sizeof(ag->key_name), "%s", w->name);
+                ag->name = ag->key_name;
+        }
         sd_notify(0, ag->run ? "STATUS=registered; in a run" : "STATUS=registered; idle");
         session_start_burst(ag);
         if (ag->run) {
@@ -386,6 +376,12 @@ static void on_error(agent_t *ag, const Iofleet__Error *e)
                         apply(ag, &out);
                 } else
                         log_warning("coordinator reports: %s", e->message);
+                break;
+        case IOFLEET__ERROR_CODE__ERROR_KEY_NOT_ALLOWED:
+                /* A new handshake tells whether the key is still admitted. */
+                log_error("coordinator dropped this agent: %s; reconnecting to %s", e->message,
+                          ag->cfg->coordinator);
+                reconnect(ag);
                 break;
         case IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION:
         case IOFLEET__ERROR_CODE__ERROR_REFUSED: {
@@ -568,16 +564,7 @@ static void tick(agent_t *ag)
                         log_warning(
                             "coordinator lost: nothing heard for %u heartbeats; reconnecting",
                             ag->lost_after);
-                        if (ag->run) {
-                                /* The run carries on for its orphan grace. */
-                                arun_out_t out = {0};
-                                arun_session(ag->run->ar, false, now, &out);
-                                apply(ag, &out);
-                                outbox_done(&out.coord);
-                        }
-                        session_close(ag);
-                        session_open(ag);
-                        sd_notify(0, "STATUS=reconnecting");
+                        reconnect(ag);
                         return;
                 }
                 if (now >= ag->next_heartbeat) {
@@ -673,11 +660,12 @@ static int setup(agent_t *ag)
                 log_warning("insecure=true: CURVE is off; anyone on this host can impersonate the "
                             "coordinator to this agent");
         else {
+                /* -ENOKEY: a configuration to finish, not a failure a restart cures (exit 78). */
                 if ((r = keys_load(cfg->key, true, &ag->kp, err, sizeof(err))) < 0)
-                        return log_error_errno(r, "agent key: %s (make one with 'iofleet keygen')",
-                                               err);
+                        return log_error_errno(-ENOKEY,
+                                               "agent key: %s (make one with 'iofleet keygen')", err);
                 if ((r = keys_load(cfg->coordinator_key, false, &ag->server, err, sizeof(err))) < 0)
-                        return log_error_errno(r, "coordinator key: %s", err);
+                        return log_error_errno(-ENOKEY, "coordinator key: %s", err);
         }
         /* Before anything else: put back what a crashed predecessor left changed. */
         if ((r = host_open(cfg, &ag->restore)) < 0)
@@ -763,6 +751,7 @@ int daemon_run(const agent_config_t *cfg)
                     {NULL, run ? hostwork_fd(run->work) : -1, ZMQ_POLLIN, 0},
                 };
                 int64_t timeout = next_wakeup(&ag) - clock_mono_ns();
+                log_set_field("RUN_ID", ag.run ? ag.run->id : NULL);
                 if (!ag.monitor)
                         items[2] = (zmq_pollitem_t){NULL, -1, 0, 0};
                 if (zmq_poll(items, 6, timeout > 0 ? timeout / (int64_t)NSEC_PER_MSEC + 1 : 0) <

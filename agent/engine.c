@@ -4,15 +4,21 @@
 #include <stddef.h>
 #include <string.h>
 
-extern const engine_ops_t engine_psync;
-extern const engine_ops_t engine_null;
-extern const engine_ops_t engine_libaio;
-extern const engine_ops_t engine_io_uring;
-extern const engine_ops_t engine_nfs;
+#include "engine-list.h"
 
-static const engine_ops_t *const engines[] = {&engine_psync, &engine_null, &engine_libaio,
-                                              &engine_io_uring, &engine_nfs};
-static const char *const names[] = {"psync", "null", "libaio", "io_uring", "nfs", NULL};
+/* The ops tables and names of ENGINE_LIST's I/O engines; its workloads have none. */
+#define DECLARE_IO(name) extern const engine_ops_t engine_##name;
+#define DECLARE_WORKLOAD(name)
+#define DECLARE(name, kind) DECLARE_##kind(name)
+ENGINE_LIST(DECLARE)
+#define OPS_IO(name) &engine_##name,
+#define OPS_WORKLOAD(name)
+#define OPS(name, kind) OPS_##kind(name)
+static const engine_ops_t *const engines[] = {ENGINE_LIST(OPS)};
+#define NAME_IO(name) #name,
+#define NAME_WORKLOAD(name)
+#define NAME(name, kind) NAME_##kind(name)
+static const char *const names[] = {ENGINE_LIST(NAME) NULL};
 
 const engine_ops_t *engine_find(const char *name)
 {

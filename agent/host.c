@@ -2,9 +2,11 @@
 #include "host.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "mount.h"
@@ -65,7 +67,7 @@ int host_prepare_server(const agent_config_t *cfg, restore_t *r, const kvlist_t 
         nfs_export_t exp;
         const char *backend = strempty(cfg->nfs_backend) ? "none" : cfg->nfs_backend;
         char e[1024];
-        int rc;
+        int rc, efd = -1;
 
         if (streq(backend, "none")) {
                 rc = errorf(err, errlen, -EPERM,
@@ -83,7 +85,9 @@ int host_prepare_server(const agent_config_t *cfg, restore_t *r, const kvlist_t 
         if ((rc = nfs_settings_parse(backend, &settings, &exp, err, errlen)) < 0 ||
             (rc = sysctl_check(&sysctls, err, errlen)) < 0)
                 goto out;
-        if ((rc = policy_check_path(cfg, exp.path, PATH_EXPORT, e, sizeof(e))) < 0) {
+        /* Held open while the NFS server is set up: it looks the path up by name. */
+        if ((rc = policy_open(cfg, exp.path, PATH_EXPORT, O_PATH | O_DIRECTORY, 0, NULL, &efd, e,
+                              sizeof(e))) < 0) {
                 rc = errorf(err, errlen, rc, "[server] path=%s: %s", exp.path, e);
                 goto out;
         }
@@ -96,11 +100,18 @@ int host_prepare_server(const agent_config_t *cfg, restore_t *r, const kvlist_t 
                 rc = undo(r, rc);
                 goto out;
         }
+        /* The server read the path by name: it must still lead to the directory checked. */
+        if ((rc = policy_verify_named(cfg, exp.path, PATH_EXPORT, efd, e, sizeof(e))) < 0) {
+                rc = undo(r, errorf(err, errlen, rc, "[server] path=%s: %s", exp.path, e));
+                goto out;
+        }
         kv_set(effective, "backend", backend);
         kv_set(effective, "address", cfg->nfs_address ? cfg->nfs_address : "");
         kv_set(effective, "export_path", exp.path);
         rc = 0;
 out:
+        if (efd >= 0)
+                close(efd);
         return rc;
 }
 

@@ -9,19 +9,17 @@
 #include <unistd.h>
 #include <uuid/uuid.h>
 
+#include "fileio.h"
 #include "util.h"
 
+/* The first line of a small file (at most 4 KiB), without its newline, cut to fit in buf. */
 static int read_line(const char *path, char *buf, size_t len)
 {
-        _cleanup_(closep) int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n;
-        if (fd < 0)
-                return -errno;
-        n = read(fd, buf, len - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = 0;
-        buf[strcspn(buf, "\n")] = 0;
+        _cleanup_(freep) char *data = NULL;
+        int r = read_full_file(path, 0, 4096, &data, NULL);
+        if (r < 0)
+                return r;
+        snprintf(buf, len, "%.*s", (int)strcspn(data, "\n"), data);
         return 0;
 }
 

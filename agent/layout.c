@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,26 +13,33 @@
 
 #include "engine.h"
 #include "log.h"
+#include "sandbox.h"
 #include "util.h"
 
 #define LAYOUT_CHUNK (1u << 20)
 #define LAYOUT_ALIGN 4096u
 
-int layout_check_regular(int fd, const char *path, char *err, size_t errlen)
+/* fstat(fd) into *st, and 0 when it is a regular file; otherwise -EINVAL naming what it is. */
+static int regular_stat(int fd, const char *path, struct stat *st, char *err, size_t errlen)
 {
-        struct stat st;
-        if (fstat(fd, &st) < 0)
+        if (fstat(fd, st) < 0)
                 return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
-        if (!S_ISREG(st.st_mode))
+        if (!S_ISREG(st->st_mode))
                 return errorf(err, errlen, -EINVAL,
                               "%s is a %s, not a regular file: iofleet reads and writes regular "
                               "files only",
                               path,
-                              S_ISBLK(st.st_mode)   ? "block device"
-                              : S_ISCHR(st.st_mode) ? "character device"
-                              : S_ISDIR(st.st_mode) ? "directory"
-                                                    : "special file");
+                              S_ISBLK(st->st_mode)   ? "block device"
+                              : S_ISCHR(st->st_mode) ? "character device"
+                              : S_ISDIR(st->st_mode) ? "directory"
+                                                     : "special file");
         return 0;
+}
+
+int layout_check_regular(int fd, const char *path, char *err, size_t errlen)
+{
+        struct stat st;
+        return regular_stat(fd, path, &st, err, errlen);
 }
 
 int layout_expand_name(const char *format, const char *job, const char *agent, unsigned jobnum,
@@ -102,18 +110,96 @@ static int join_path(const char *dir, const char *name, char **ret, const job_sp
         return 0;
 }
 
-int layout_plan(const job_spec_t *j, const char *agent, const char *work_dir, unsigned clone,
-                bool with_files, layout_file_t **ret, size_t *n, char *err, size_t errlen)
+/* A job's directory= must exist (the agent's work_dir is made by the agent when missing), beneath
+ * allow_paths. */
+static int check_dir(const agent_config_t *cfg, const job_spec_t *j, const char *dir, char *err,
+                     size_t errlen)
+{
+        char e[1024];
+        int fd, r;
+
+        if (strempty(j->directory)) {
+                r = policy_resolve_path(cfg, dir, PATH_JOB_DIR, NULL, 0, e, sizeof(e));
+                if (r < 0 && r != -ENOENT)
+                        return errorf(err, errlen, r, "job %s: the agent's work_dir %s: %s",
+                                      j->name, dir, e);
+                return 0;
+        }
+        r = policy_open(cfg, dir, PATH_JOB_DIR, O_PATH | O_DIRECTORY, 0, NULL, &fd, e, sizeof(e));
+        if (r == -ENOENT)
+                return errorf(err, errlen, r, "job %s: directory=%s does not exist", j->name,
+                              j->directory);
+        if (r < 0)
+                return errorf(err, errlen, r, "job %s: directory=%s: %s", j->name, j->directory, e);
+        close(fd);
+        return 0;
+}
+
+/* Each file's path beneath allow_paths, before anything is made: the full check for the first
+ * file of each directory, a name check for the rest (layout_file() checks each one again as it
+ * opens it). */
+static int check_files(const agent_config_t *cfg, const job_spec_t *j, const layout_file_t *files,
+                       size_t nf, char *err, size_t errlen)
+{
+        const char *key = !strempty(j->filename) ? "filename" : "filename_format";
+        const char *val = !strempty(j->filename)          ? j->filename
+                          : !strempty(j->filename_format) ? j->filename_format
+                                                          : LAYOUT_DEFAULT_FORMAT;
+        char e[1024], parent[PATH_MAX] = "";
+
+        for (size_t i = 0; i < nf; i++) {
+                const char *path = files[i].path, *slash = strrchr(path, '/');
+                size_t plen = slash ? (size_t)(slash - path) : 0;
+                int r;
+                if (slash && plen < sizeof(parent) && strncmp(parent, path, plen) == 0 &&
+                    parent[plen] == 0 && !streq(slash + 1, "..") && !streq(slash + 1, ".") &&
+                    slash[1])
+                        continue;
+                r = policy_resolve_path(cfg, path, PATH_JOB_FILE, NULL, 0, e, sizeof(e));
+                /* -ENOENT: below the agent's work_dir, which the agent makes when missing. */
+                if (r < 0 && r != -ENOENT)
+                        return errorf(err, errlen, r, "job %s: %s=%s: %s", j->name, key, val, e);
+                if (plen < sizeof(parent)) {
+                        memcpy(parent, path, plen);
+                        parent[plen] = 0;
+                }
+        }
+        return 0;
+}
+
+int layout_plan(const agent_config_t *cfg, const job_spec_t *j, const char *agent,
+                const char *work_dir, unsigned clone, bool with_files, layout_file_t **ret,
+                size_t *n, char *err, size_t errlen)
 {
         /* An engine that owns its files (nfs) names them relative to where they live (the
          * export): no work_dir, nothing to look at in the agent's filesystem. */
         const engine_ops_t *eng = j->ioengine ? engine_find(j->ioengine) : NULL;
         bool remote = eng && (eng->flags & ENGINE_OWN_FILES);
-        const char *dir = j->directory ? j->directory : remote ? "" : work_dir;
+        char dirbuf[PATH_MAX];
+        const char *dir;
         layout_file_t *files = NULL;
         size_t nf = 0;
         bool need_dir = false;
         int r;
+
+        if (remote)
+                dir = j->directory ? j->directory : "";
+        else if (strempty(j->directory))
+                dir = work_dir ? work_dir : "";
+        else if (j->directory[0] == '/')
+                dir = j->directory;
+        else {
+                /* A relative directory is the agent's work_dir's, never its process's cwd. */
+                if (snprintf(dirbuf, sizeof(dirbuf), "%s/%s", work_dir ? work_dir : "",
+                             j->directory) >= (int)sizeof(dirbuf))
+                        return errorf(err, errlen, -ENAMETOOLONG,
+                                      "job %s: directory=%.60s...: too long", j->name,
+                                      j->directory);
+                dir = dirbuf;
+        }
+        if (with_files && !remote && !cfg)
+                return errorf(err, errlen, -EINVAL,
+                              "job %s: no path policy to check its files against", j->name);
 
         /* How many files: a filename list names them, nrfiles counts them otherwise. */
         if (with_files && !strempty(j->filename)) {
@@ -170,15 +256,9 @@ int layout_plan(const job_spec_t *j, const char *agent, const char *work_dir, un
                                         goto fail;
                         }
                 }
-                if (need_dir && !remote) {
-                        struct stat st;
-                        if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-                                r = errorf(
-                                    err, errlen, -ENOENT, "job %s: directory=%s %s", j->name, dir,
-                                    errno == ENOENT || !errno ? "does not exist" : strerror(errno));
-                                goto fail;
-                        }
-                }
+                if (!remote && ((need_dir && (r = check_dir(cfg, j, dir, err, errlen)) < 0) ||
+                                (r = check_files(cfg, j, files, nf, err, errlen)) < 0))
+                        goto fail;
         }
 
         /* Sizes as fio's setup_files(): each file's region starts at offset and holds filesize
@@ -242,48 +322,54 @@ static int fill_range(int fd, uint64_t off, uint64_t end, uint64_t *buf, uint64_
         return 0;
 }
 
-int layout_file(const char *path, uint64_t length, bool fill, bool direct, bool readonly,
-                uint64_t seed, const int *stop, char *err, size_t errlen)
+int layout_file(const agent_config_t *cfg, const char *path, uint64_t length, bool fill,
+                bool direct, bool readonly, uint64_t seed, const int *stop, policy_undo_t *undo,
+                char *err, size_t errlen)
 {
         _cleanup_(closep) int fd = -1, dfd = -1;
         _cleanup_(freep) uint64_t *buf = NULL;
         struct stat st;
         /* Each file its own data (xorshift must not start at 0), so files do not deduplicate. */
         uint64_t x = (seed ^ 0x2545f4914f6cdd1dULL) | 1, off;
+        char e[1024];
         int r;
 
-        /* O_NOFOLLOW: a symbolic link planted where a job file goes is refused, not followed.
-         * Without a length (no size given) the file must exist: nothing says how large. */
-        fd = open(path,
-                  (readonly ? O_RDONLY : O_RDWR) | (readonly || !length ? 0 : O_CREAT) | O_CLOEXEC |
-                      O_NOFOLLOW,
-                  0644);
-        if (fd < 0) {
-                r = -errno;
-                if (readonly && r == -ENOENT)
-                        return errorf(err, errlen, r,
-                                      "readonly: %s does not exist and readonly forbids creating "
-                                      "it",
-                                      path);
-                if (!length && r == -ENOENT)
-                        return errorf(err, errlen, r,
-                                      "size: %s does not exist; give size= (or filesize=) to "
-                                      "lay it out",
-                                      path);
-                return errorf(err, errlen, r, "cannot %s %s: %s", readonly ? "open" : "create",
-                              path, strerror(-r));
-        }
-        if ((r = layout_check_regular(fd, path, err, errlen)) < 0)
+        /* Beneath allow_paths, a symbolic link where a job file goes refused, not followed.
+         * Looked at read-only first: a file long enough is used as it is, even on a read-only
+         * file system, and needs no write access. Without a length (no size given) the file
+         * must exist: nothing says how large. */
+        r = policy_open(cfg, path, PATH_JOB_FILE, O_RDONLY, 0, NULL, &fd, e, sizeof(e));
+        if (r == 0) {
+                if ((r = regular_stat(fd, path, &st, err, errlen)) < 0)
+                        return r;
+                if ((uint64_t)st.st_size >= length)
+                        return 0;
+                if (readonly)
+                        return errorf(err, errlen, -EROFS,
+                                      "readonly: %s holds %llu bytes, the job needs %llu, and "
+                                      "readonly forbids laying it out",
+                                      path, (unsigned long long)st.st_size,
+                                      (unsigned long long)length);
+                close(fd);
+                fd = -1;
+        } else if (readonly && r == -ENOENT)
+                return errorf(err, errlen, r,
+                              "readonly: %s does not exist and readonly forbids creating it",
+                              path);
+        else if (!length && r == -ENOENT)
+                return errorf(err, errlen, r,
+                              "size: %s does not exist; give size= (or filesize=) to lay it out",
+                              path);
+        else if (r != -ENOENT)
+                return errorf(err, errlen, r, "%s", e);
+        /* Missing or short: (made and) opened to be written, through the same checks. */
+        r = policy_open(cfg, path, PATH_JOB_FILE, O_RDWR | O_CREAT, 0644, undo, &fd, e, sizeof(e));
+        if (r < 0)
+                return errorf(err, errlen, r, "%s", e);
+        if ((r = regular_stat(fd, path, &st, err, errlen)) < 0)
                 return r;
-        if (fstat(fd, &st) < 0)
-                return errorf(err, errlen, -errno, "%s: %s", path, strerror(errno));
         if ((uint64_t)st.st_size >= length)
                 return 0;
-        if (readonly)
-                return errorf(err, errlen, -EROFS,
-                              "readonly: %s holds %llu bytes, the job needs %llu, and readonly "
-                              "forbids laying it out",
-                              path, (unsigned long long)st.st_size, (unsigned long long)length);
         if (!fill) {
                 r = posix_fallocate(fd, st.st_size, (off_t)(length - st.st_size));
                 if (r != 0 && r != EOPNOTSUPP && r != EINVAL)
@@ -300,10 +386,10 @@ int layout_file(const char *path, uint64_t length, bool fill, bool direct, bool 
                         return errorf(err, errlen, -ENOMEM, "no memory to lay out %s", path);
                 }
                 off = (uint64_t)st.st_size;
-                if (direct)
+                if (direct && sandbox_reopen(fd, O_WRONLY | O_DIRECT, &dfd) < 0)
                         /* A filesystem that refuses O_DIRECT (tmpfs) is laid out buffered; the
                          * job's own open says so if it needs O_DIRECT. */
-                        dfd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC | O_NOFOLLOW);
+                        dfd = -1;
                 if (dfd >= 0) {
                         /* Buffered up to the first aligned offset, direct for the aligned
                          * middle, buffered for the tail. */

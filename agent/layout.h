@@ -6,7 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent-config.h"
 #include "options.h"
+#include "policy.h"
 
 /* The default of filename_format: fio's $jobname.$jobnum.$filenum with the agent's name, so that
  * agents sharing a directory (an NFS export) never trample each other's files. */
@@ -26,12 +28,15 @@ typedef struct layout_file {
 
 /* The files of clone `clone` of job j, as fio names and sizes them: filename (a ':' separated
  * list, shared by every clone; relative names under directory) or else nrfiles files named by
- * filename_format ($jobname, $jobnum, $filenum, $agent) in directory (work_dir when unset). Each
- * file's region starts at offset and holds filesize - offset bytes, or size / nrfiles when no
- * filesize is given. with_files false (null engine): notional files without paths. On success
- * *ret holds *n files for layout_files_free(); on failure err names the option at fault. */
-int layout_plan(const job_spec_t *j, const char *agent, const char *work_dir, unsigned clone,
-                bool with_files, layout_file_t **ret, size_t *n, char *err, size_t errlen);
+ * filename_format ($jobname, $jobnum, $filenum, $agent) in directory (relative to work_dir;
+ * work_dir when unset). Each file's region starts at offset and holds filesize - offset bytes, or
+ * size / nrfiles when no filesize is given. with_files false (null engine): notional files without
+ * paths. Files on this host are checked against cfg's policy (policy_resolve_path): a directory=
+ * that must exist, each name (a missing tail is fine: layout makes it). On success *ret holds *n
+ * files for layout_files_free(); on failure err names the job, the option and the path. */
+int layout_plan(const agent_config_t *cfg, const job_spec_t *j, const char *agent,
+                const char *work_dir, unsigned clone, bool with_files, layout_file_t **ret,
+                size_t *n, char *err, size_t errlen);
 void layout_files_free(layout_file_t **files, size_t n);
 
 /* Expands filename_format for one file into buf; -ENAMETOOLONG when it does not fit. */
@@ -42,10 +47,12 @@ int layout_expand_name(const char *format, const char *job, const char *agent, u
  * written with data from seed that neither compresses nor deduplicates (through O_DIRECT with
  * aligned buffers when direct, so layout does not fill the page cache); otherwise space is only
  * reserved. A file already long enough is reused untouched; what was laid out is fsync'ed, as
- * fio's create_fsync. readonly: a missing or short file is an error, never created. Only regular
- * files are touched, never through a symbolic link. -ECANCELED soon after *stop becomes non-zero;
- * err gets one line. */
-int layout_file(const char *path, uint64_t length, bool fill, bool direct, bool readonly,
-                uint64_t seed, const int *stop, char *err, size_t errlen);
+ * fio's create_fsync. readonly: a missing or short file is an error, never created. The file is
+ * opened through cfg's policy (policy_open: beneath allow_paths, never through a symbolic link,
+ * missing directories made as fio makes them); what this call created goes to undo. Only regular
+ * files are touched. -ECANCELED soon after *stop becomes non-zero; err gets one line. */
+int layout_file(const agent_config_t *cfg, const char *path, uint64_t length, bool fill,
+                bool direct, bool readonly, uint64_t seed, const int *stop, policy_undo_t *undo,
+                char *err, size_t errlen);
 /* 0 when fd is a regular file; otherwise -EINVAL with err naming path and what it is. */
 int layout_check_regular(int fd, const char *path, char *err, size_t errlen);

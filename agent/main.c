@@ -1,4 +1,5 @@
 /* iofleet-agent: arguments and configuration, then the daemon loop. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,6 @@ static void usage(FILE *f)
                 "Runs storage workloads on command of an iofleet coordinator.\n"
                 "Runs in the foreground; stop it with SIGTERM.\n\n");
         config_help(&agent_config_schema, f);
-        fprintf(f,
-                "\nTest hooks:\n"
-                "  --test-clock-offset=DURATION   make this agent's clock read off by DURATION "
-                "(e.g. 2s, -150ms)\n"
-                "  --test-protocol-version=N      claim protocol version N (to test refusals)\n");
 }
 
 static int extra_arg(void *target, const char *arg, char *err, size_t errlen)
@@ -31,7 +27,10 @@ static int extra_arg(void *target, const char *arg, char *err, size_t errlen)
                 printf("iofleet-agent %s\n", IOFLEET_VERSION);
                 exit(0);
         }
-        return agent_config_extra_arg(target, arg, err, errlen);
+        /* Hidden: the key table as JSON, for man pages and shell completion. */
+        if (streq(arg, "--dump-config-table"))
+                exit(config_dump_json(&agent_config_schema, "iofleet-agent", stdout) < 0 ? 1 : 0);
+        return 0;
 }
 
 int main(int argc, char **argv)
@@ -54,5 +53,6 @@ int main(int argc, char **argv)
         log_setup("iofleet-agent", log_level_from_string(cfg.log_level));
         r = daemon_run(&cfg);
         config_free(&agent_config_schema, &cfg);
-        return r < 0 ? 1 : 0;
+        /* 78 (EX_CONFIG): a key is missing; the unit does not restart for that. */
+        return r == -ENOKEY ? 78 : r < 0 ? 1 : 0;
 }

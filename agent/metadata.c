@@ -23,6 +23,8 @@
 #define MD_CHUNK (1u << 20)
 /* Data is stamped every this many bytes so no two blocks of any file are alike. */
 #define MD_STAMP 4096u
+/* Open md.NAME.D directories kept at most (a direct-mapped cache by D). */
+#define MD_DIR_CACHE 64u
 
 static const char *const slot_names[MD_SLOTS] = {
     "seq_create",  "seq_stat",  "seq_read",  "seq_delete",
@@ -36,8 +38,15 @@ typedef struct md {
         char *err;
         size_t errlen;
         int error; /* first failure, -errno */
-        char path[PATH_MAX];
-        size_t base_len; /* path holds "DIRECTORY/md.NAME." up to here */
+        char path[PATH_MAX];      /* a file's or directory's full path, for messages */
+        size_t base_len;          /* path holds "DIRECTORY/md.NAME." up to here */
+        char dname[NAME_MAX + 1]; /* "md.NAME.D", relative to p->dirfd */
+        size_t dname_len;         /* dname holds "md.NAME." up to here */
+        char fname[16];           /* "NNNNNNN", relative to its directory */
+        struct {
+                uint32_t d;
+                int fd; /* O_PATH of md.NAME.D, opened without following a link; -1 */
+        } cache[MD_DIR_CACHE];
         unsigned digits; /* width of file numbers */
         uint32_t *order; /* visit order of a random slot; NULL when only sequential runs */
         uint64_t *live;  /* bitmap of files this run created and has not removed */
@@ -120,6 +129,39 @@ static const char *file_path(md_t *m, uint32_t i)
         return m->path;
 }
 
+static const char *dir_name(md_t *m, uint32_t d)
+{
+        size_t n = m->dname_len + put_u32(m->dname + m->dname_len, d, 1);
+        m->dname[n] = 0;
+        return m->dname;
+}
+
+static const char *file_name(md_t *m, uint32_t i)
+{
+        m->fname[put_u32(m->fname, i, m->digits)] = 0;
+        return m->fname;
+}
+
+/* The directory file i lives in, opened beneath p->dirfd: a name there swapped for a link is
+ * refused (O_NOFOLLOW), so no operation follows one. fd, or -errno. */
+static int subdir(md_t *m, uint32_t i)
+{
+        uint32_t d = dir_of(m, i);
+        unsigned slot = d % MD_DIR_CACHE;
+        int fd;
+
+        if (m->cache[slot].fd >= 0 && m->cache[slot].d == d)
+                return m->cache[slot].fd;
+        fd = openat(m->p->dirfd, dir_name(m, d), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (m->cache[slot].fd >= 0)
+                close(m->cache[slot].fd);
+        m->cache[slot].d = d;
+        m->cache[slot].fd = fd;
+        return fd;
+}
+
 static void live_set(md_t *m, uint32_t i)
 {
         m->live[i / 64] |= UINT64_C(1) << (i % 64);
@@ -146,23 +188,25 @@ static void stamp(md_t *m, uint32_t i, uint64_t off, size_t len)
         }
 }
 
-static int op_create(md_t *m, int slot, uint32_t i, const char *path, uint64_t *bytes)
+static int op_create(md_t *m, int slot, uint32_t i, uint64_t *bytes)
 {
         const uint64_t size = m->p->filesize;
-        int fd, r;
+        int dfd = subdir(m, i), fd, r;
 
         /* O_EXCL: a file of an earlier run is an error, never silently reused or truncated; it
          * also refuses a symbolic link planted at the name. */
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        fd = dfd < 0 ? dfd
+                     : openat(dfd, file_name(m, i),
+                              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) {
-                r = -errno;
+                r = dfd < 0 ? dfd : -errno;
                 if (r == -EEXIST)
                         md_fail(m, r,
                                 "%s: cannot create %s: it already exists (left over from an "
                                 "earlier run? remove it; iofleet never reuses one)",
-                                slot_names[slot], path);
+                                slot_names[slot], file_path(m, i));
                 else
-                        md_fail(m, r, "%s: cannot create %s: %s", slot_names[slot], path,
+                        md_fail(m, r, "%s: cannot create %s: %s", slot_names[slot], file_path(m, i),
                                 strerror(-r));
                 return r;
         }
@@ -177,8 +221,8 @@ static int op_create(md_t *m, int slot, uint32_t i, const char *path, uint64_t *
                 if (w <= 0) {
                         /* write() returning 0 for a non-empty buffer means no space. */
                         r = w < 0 ? -errno : -ENOSPC;
-                        md_fail(m, r, "%s: write to %s at offset %llu: %s", slot_names[slot], path,
-                                (unsigned long long)off, strerror(-r));
+                        md_fail(m, r, "%s: write to %s at offset %llu: %s", slot_names[slot],
+                                file_path(m, i), (unsigned long long)off, strerror(-r));
                         close(fd);
                         return r;
                 }
@@ -187,45 +231,50 @@ static int op_create(md_t *m, int slot, uint32_t i, const char *path, uint64_t *
         /* NFS reports write-back failures at close: they belong to this create. */
         if (close(fd) < 0) {
                 r = -errno;
-                md_fail(m, r, "%s: close of %s: %s", slot_names[slot], path, strerror(-r));
+                md_fail(m, r, "%s: close of %s: %s", slot_names[slot], file_path(m, i),
+                        strerror(-r));
                 return r;
         }
         *bytes = size;
         return 0;
 }
 
-static int op_stat(md_t *m, int slot, const char *path)
+static int op_stat(md_t *m, int slot, uint32_t i)
 {
         struct stat sb;
-        int r;
+        int dfd = subdir(m, i), r;
 
-        if (lstat(path, &sb) < 0) {
-                r = -errno;
-                md_fail(m, r, "%s: cannot stat %s: %s", slot_names[slot], path, strerror(-r));
+        if (dfd < 0 || fstatat(dfd, file_name(m, i), &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+                r = dfd < 0 ? dfd : -errno;
+                md_fail(m, r, "%s: cannot stat %s: %s", slot_names[slot], file_path(m, i),
+                        strerror(-r));
                 return r;
         }
         /* Cheap here, and it catches a file changed behind the workload's back. */
         if (!S_ISREG(sb.st_mode)) {
-                md_fail(m, -EINVAL, "%s: %s is no longer a regular file", slot_names[slot], path);
+                md_fail(m, -EINVAL, "%s: %s is no longer a regular file", slot_names[slot],
+                        file_path(m, i));
                 return -EINVAL;
         }
         if ((uint64_t)sb.st_size != m->p->filesize) {
-                md_fail(m, -EIO, "%s: %s has %lld bytes, %llu were written", slot_names[slot], path,
-                        (long long)sb.st_size, (unsigned long long)m->p->filesize);
+                md_fail(m, -EIO, "%s: %s has %lld bytes, %llu were written", slot_names[slot],
+                        file_path(m, i), (long long)sb.st_size, (unsigned long long)m->p->filesize);
                 return -EIO;
         }
         return 0;
 }
 
-static int op_read(md_t *m, int slot, const char *path, uint64_t *bytes)
+static int op_read(md_t *m, int slot, uint32_t i, uint64_t *bytes)
 {
         const uint64_t size = m->p->filesize;
+        const char *path;
         uint64_t got = 0;
-        int fd, r;
+        int dfd = subdir(m, i), fd, r;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        fd = dfd < 0 ? dfd : openat(dfd, file_name(m, i), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        path = fd < 0 ? file_path(m, i) : NULL;
         if (fd < 0) {
-                r = -errno;
+                r = dfd < 0 ? dfd : -errno;
                 md_fail(m, r, "%s: cannot open %s: %s", slot_names[slot], path, strerror(-r));
                 return r;
         }
@@ -236,6 +285,7 @@ static int op_read(md_t *m, int slot, const char *path, uint64_t *bytes)
                         continue;
                 if (n <= 0) {
                         r = n < 0 ? -errno : -EIO;
+                        path = file_path(m, i);
                         if (n < 0)
                                 md_fail(m, r, "%s: read of %s at offset %llu: %s", slot_names[slot],
                                         path, (unsigned long long)got, strerror(-r));
@@ -250,22 +300,24 @@ static int op_read(md_t *m, int slot, const char *path, uint64_t *bytes)
         }
         if (close(fd) < 0) {
                 r = -errno;
-                md_fail(m, r, "%s: close of %s: %s", slot_names[slot], path, strerror(-r));
+                md_fail(m, r, "%s: close of %s: %s", slot_names[slot], file_path(m, i),
+                        strerror(-r));
                 return r;
         }
         *bytes = got;
         return 0;
 }
 
-static int op_delete(md_t *m, int slot, uint32_t i, const char *path)
+static int op_delete(md_t *m, int slot, uint32_t i)
 {
-        int r;
-        if (unlink(path) < 0) {
-                r = -errno;
+        int dfd = subdir(m, i), r;
+        if (dfd < 0 || unlinkat(dfd, file_name(m, i), 0) < 0) {
+                r = dfd < 0 ? dfd : -errno;
                 /* Gone is gone: the cleanup need not try it again. */
-                if (r == -ENOENT)
+                if (r == -ENOENT && dfd >= 0)
                         live_clear(m, i);
-                md_fail(m, r, "%s: cannot delete %s: %s", slot_names[slot], path, strerror(-r));
+                md_fail(m, r, "%s: cannot delete %s: %s", slot_names[slot], file_path(m, i),
+                        strerror(-r));
                 return r;
         }
         live_clear(m, i);
@@ -292,7 +344,6 @@ static int run_phase(md_t *m, int slot)
         start = t1 = now_ns();
         for (uint32_t k = 0; k < m->p->nrfiles; k++) {
                 const uint32_t i = random ? m->order[k] : k;
-                const char *path = file_path(m, i);
                 uint64_t bytes = 0;
                 int r = 0;
 
@@ -301,16 +352,16 @@ static int run_phase(md_t *m, int slot)
                 t0 = now_ns();
                 switch (phase) {
                 case MD_CREATE:
-                        r = op_create(m, slot, i, path, &bytes);
+                        r = op_create(m, slot, i, &bytes);
                         break;
                 case MD_STAT:
-                        r = op_stat(m, slot, path);
+                        r = op_stat(m, slot, i);
                         break;
                 case MD_READ:
-                        r = op_read(m, slot, path, &bytes);
+                        r = op_read(m, slot, i, &bytes);
                         break;
                 case MD_DELETE:
-                        r = op_delete(m, slot, i, path);
+                        r = op_delete(m, slot, i);
                         break;
                 default:
                         r = -EINVAL;
@@ -352,20 +403,21 @@ static void cleanup(md_t *m)
         for (uint32_t w = 0; m->live && m->nlive && w <= (m->p->nrfiles - 1) / 64; w++) {
                 while (m->live[w]) {
                         uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(m->live[w]);
-                        const char *path = file_path(m, i);
+                        int dfd = subdir(m, i);
                         live_clear(m, i);
-                        if (unlink(path) == 0)
+                        if (dfd >= 0 && unlinkat(dfd, file_name(m, i), 0) == 0)
                                 MD_ADD(m->st->cleaned, 1);
-                        else if (errno != ENOENT && !first)
-                                cleanup_fail(m, first = -errno, "file", path);
+                        else if ((dfd < 0 || errno != ENOENT) && !first)
+                                cleanup_fail(m, first = dfd < 0 ? dfd : -errno, "file",
+                                             file_path(m, i));
                 }
         }
         for (uint32_t d = 0; m->dir_made && d < m->p->dirs; d++) {
                 if (!m->dir_made[d])
                         continue;
-                const char *path = dir_path(m, d);
-                if (rmdir(path) < 0 && errno != ENOENT && !first)
-                        cleanup_fail(m, first = -errno, "directory", path);
+                if (unlinkat(m->p->dirfd, dir_name(m, d), AT_REMOVEDIR) < 0 && errno != ENOENT &&
+                    !first)
+                        cleanup_fail(m, first = -errno, "directory", dir_path(m, d));
                 m->dir_made[d] = 0;
         }
 }
@@ -373,21 +425,23 @@ static void cleanup(md_t *m)
 static int make_dirs(md_t *m)
 {
         for (uint32_t d = 0; d < m->p->dirs; d++) {
-                const char *path = dir_path(m, d);
+                const char *name = dir_name(m, d);
                 struct stat sb;
-                if (mkdir(path, 0755) == 0) {
+                if (mkdirat(m->p->dirfd, name, 0755) == 0) {
                         m->dir_made[d] = 1;
                         continue;
                 }
                 if (errno != EEXIST) {
-                        md_fail(m, -errno, "cannot create directory %s: %s", path, strerror(errno));
+                        md_fail(m, -errno, "cannot create directory %s: %s", dir_path(m, d),
+                                strerror(errno));
                         return m->error;
                 }
                 /* A directory of an earlier run is reused (its files still clash, by name); a
                  * file or a link in its place is not. */
-                if (lstat(path, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+                if (fstatat(m->p->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    !S_ISDIR(sb.st_mode)) {
                         md_fail(m, -ENOTDIR, "cannot create directory %s: something else is there",
-                                path);
+                                dir_path(m, d));
                         return m->error;
                 }
         }
@@ -418,9 +472,13 @@ static int check_params(const metadata_params_t *p, char *err, size_t errlen)
                 return errorf(err, errlen, -ENAMETOOLONG,
                               "directory: %.64s... is too long for the metadata workload's paths",
                               p->directory);
-        if (stat(p->directory, &sb) < 0)
-                return errorf(err, errlen, -errno, "directory=%s %s", p->directory,
-                              errno == ENOENT ? "does not exist" : strerror(errno));
+        if (p->dirfd < 0)
+                return errorf(err, errlen, -EBADF,
+                              "directory=%s: not opened through the agent's path policy",
+                              p->directory);
+        if (fstat(p->dirfd, &sb) < 0)
+                return errorf(err, errlen, -errno, "directory=%s: %s", p->directory,
+                              strerror(errno));
         if (!S_ISDIR(sb.st_mode))
                 return errorf(err, errlen, -ENOTDIR, "directory=%s is not a directory",
                               p->directory);
@@ -446,6 +504,9 @@ static int md_init(md_t *m, const metadata_params_t *p, metadata_stats_t *st, ch
                 dlen--;
         m->base_len = (size_t)snprintf(m->path, sizeof(m->path), "%.*s/md.%s.", (int)dlen,
                                        p->directory, p->name);
+        m->dname_len = (size_t)snprintf(m->dname, sizeof(m->dname), "md.%s.", p->name);
+        for (unsigned k = 0; k < MD_DIR_CACHE; k++)
+                m->cache[k].fd = -1;
 
         m->live = calloc(words, sizeof(uint64_t));
         m->dir_made = calloc(p->dirs, 1);
@@ -472,6 +533,11 @@ static int md_init(md_t *m, const metadata_params_t *p, metadata_stats_t *st, ch
 
 static void md_done(md_t *m)
 {
+        for (unsigned k = 0; k < MD_DIR_CACHE; k++)
+                if (m->cache[k].fd >= 0) {
+                        close(m->cache[k].fd);
+                        m->cache[k].fd = -1;
+                }
         free(m->live);
         free(m->dir_made);
         free(m->order);

@@ -51,7 +51,9 @@ typedef struct metadata_stats {
 } metadata_stats_t;
 
 typedef struct metadata_params {
-        const char *directory; /* existing directory the job works in */
+        const char *directory; /* the directory the job works in, as named in messages */
+        int dirfd;             /* that directory, opened (O_PATH will do) by the caller through the
+                                * path policy: every name below it is looked up from this fd */
         const char *name;      /* unique per job, agent and clone ("JOB.AGENT.CLONE"); no '/' */
         uint32_t nrfiles;      /* files per pass, >= 1 */
         uint64_t filesize;     /* bytes written to and read from each file; 0: empty files */
@@ -71,7 +73,9 @@ void metadata_stats_free(metadata_stats_t **sp); /* NULL-safe, sets *sp = NULL *
 
 /* Runs the passes that p->order names over p->nrfiles files in DIRECTORY/md.NAME.D/NNNNNNN
  * (D = 0..dirs-1, made first and removed last, except those that already existed; file i lives in
- * directory i * dirs / nrfiles). A file already there is an error (EEXIST), never reused. The
+ * directory i * dirs / nrfiles). Every operation is relative to p->dirfd and to the md.NAME.D
+ * directories opened beneath it without following links, so a name swapped for a symbolic link
+ * is refused, never followed. A file already there is an error (EEXIST), never reused. The
  * first failing operation is counted and ends the workload. Whatever ends it, every file it
  * created is removed before it returns. Returns 0 when every phase ran to the end, 1 when the stop
  * flag or the end time cut it short, -errno on failure with one line in err naming the file.

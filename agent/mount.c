@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -58,12 +59,17 @@ static bool export_ok(const char *s)
         return !strstr(s, "/../") && !(n >= 3 && streq(s + n - 3, "/.."));
 }
 
-/* 1 when dir has no entries, 0 when it has, -errno. */
-static int dir_empty(const char *dir)
+/* 1 when the directory fd (O_PATH will do) stands for has no entries, 0 when it has, -errno. */
+static int dir_empty(int fd)
 {
-        DIR *d = opendir(dir);
-        if (!d)
-                return -errno;
+        int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+        if (!d) {
+                int e = -errno;
+                if (dfd >= 0)
+                        close(dfd);
+                return e;
+        }
         struct dirent *de;
         int empty = 1;
         while ((de = readdir(d)))
@@ -75,9 +81,16 @@ static int dir_empty(const char *dir)
         return empty;
 }
 
-static void first_line(char *s)
+/* The helper's own message: its last non-empty line. mount.nfs prints its error last; what
+ * the helpers it starts print comes before (start-statd: "Created symlink ... rpc-statd"). */
+static void last_line(char *s)
 {
-        s[strcspn(s, "\n")] = 0;
+        size_t n = strlen(s);
+        while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '))
+                s[--n] = 0;
+        char *nl = strrchr(s, '\n');
+        if (nl)
+                memmove(s, nl + 1, strlen(nl + 1) + 1);
 }
 
 int nfs_mount(const agent_config_t *cfg, restore_t *r, const char *run_id, const char *server,
@@ -126,44 +139,36 @@ int nfs_mount_fs(const agent_config_t *cfg, restore_t *r, const char *fstype, co
                 return errorf(err, errlen, -errno, "mount_root %s: %m", cfg->mount_root);
         if (snprintf(path, sizeof(path), "%s/%s", root, run_id) >= (int)sizeof(path))
                 return errorf(err, errlen, -ENAMETOOLONG, "mount: mount point too long");
+        /* Made (mkdirat) and held beneath mount_root through the path policy: canonical, and
+         * no directory on the way writable by anyone but root, since mount(8) takes it by name. */
         char why[1024];
-        if ((ret = policy_check_path(cfg, path, PATH_MOUNT, why, sizeof(why))) < 0)
+        policy_undo_t made = {0};
+        int mfd = -1;
+        if ((ret = policy_open(cfg, path, PATH_MOUNT, O_PATH | O_DIRECTORY | O_CREAT, 0755, &made,
+                               &mfd, why, sizeof(why))) < 0)
                 return errorf(err, errlen, ret, "mount: %s", why);
-
-        bool created = false;
-        if (mkdir(path, 0755) == 0)
-                created = true;
-        else if (errno != EEXIST)
-                return errorf(err, errlen, -errno, "mount: cannot create %s: %m", path);
+        bool created = made.n > 0;
         if (!created) {
-                struct stat st;
-                if (lstat(path, &st) < 0)
-                        return errorf(err, errlen, -errno, "mount: %s: %m", path);
-                if (!S_ISDIR(st.st_mode))
-                        return errorf(err, errlen, -ENOTDIR,
-                                      "mount: %s exists and is not a directory; refusing it",
-                                      path);
                 int m = mountinfo_find(NULL, path, NULL);
                 if (m < 0)
-                        return errorf(err, errlen, m, "mount: reading mountinfo: %s",
-                                      strerror(-m));
-                if (m > 0)
-                        return errorf(err, errlen, -EBUSY,
-                                      "mount: %s is already a mount point; refusing to mount "
-                                      "over it",
-                                      path);
-                int e = dir_empty(path);
-                if (e < 0)
-                        return errorf(err, errlen, e, "mount: %s: %s", path, strerror(-e));
-                if (e == 0)
-                        return errorf(err, errlen, -ENOTEMPTY,
-                                      "mount: %s is not empty; refusing to mount over it", path);
+                        ret = errorf(err, errlen, m, "mount: reading mountinfo: %s", strerror(-m));
+                else if (m > 0)
+                        ret = errorf(err, errlen, -EBUSY,
+                                     "mount: %s is already a mount point; refusing to mount over "
+                                     "it",
+                                     path);
+                else if ((m = dir_empty(mfd)) < 0)
+                        ret = errorf(err, errlen, m, "mount: %s: %s", path, strerror(-m));
+                else if (m == 0)
+                        ret = errorf(err, errlen, -ENOTEMPTY,
+                                     "mount: %s is not empty; refusing to mount over it", path);
+                if (ret < 0)
+                        goto out;
         }
         if ((ret = restore_save_mount(r, cfg->umount_bin, path, created)) < 0) {
-                if (created)
-                        rmdir(path);
-                return errorf(err, errlen, ret, "mount: saving the restore record failed: %s",
-                              strerror(-ret));
+                ret = errorf(err, errlen, ret, "mount: saving the restore record failed: %s",
+                             strerror(-ret));
+                goto out;
         }
 
         const char *argv[8];
@@ -182,22 +187,28 @@ int nfs_mount_fs(const agent_config_t *cfg, restore_t *r, const char *fstype, co
         int status = 0;
         ret = helper_run(argv, MOUNT_TIMEOUT_MS, out, sizeof(out), &status);
         if (ret < 0 || status != 0) {
-                if (created)
-                        rmdir(path);
-                if (ret < 0)
-                        return errorf(err, errlen, ret, "mount: running %s: %s", cfg->mount_bin,
-                                      strerror(-ret));
-                first_line(out);
-                return errorf(err, errlen, -EIO, "mount %s on %s failed (exit %d): %s", source,
-                              path, status, out[0] ? out : "no message");
+                if (ret < 0) {
+                        ret = errorf(err, errlen, ret, "mount: running %s: %s", cfg->mount_bin,
+                                     strerror(-ret));
+                        goto out;
+                }
+                last_line(out);
+                ret = errorf(err, errlen, -EIO, "mount %s on %s failed (exit %d): %s", source, path,
+                             status, out[0] ? out : "no message");
+                goto out;
         }
+        /* Mounted: the directory is the restore record's to remove now. */
+        policy_undo_clear(&made);
 
         mountinfo_entry_t e;
+        /* mountinfo names where the kernel put it: exactly the path checked, or it is an error. */
         int m = mountinfo_find(NULL, path, &e);
-        if (m <= 0)
-                return errorf(err, errlen, m < 0 ? m : -EIO,
-                              "mount: %s exited 0 but %s is not in /proc/self/mountinfo",
-                              cfg->mount_bin, path);
+        if (m <= 0) {
+                ret = errorf(err, errlen, m < 0 ? m : -EIO,
+                             "mount: %s exited 0 but %s is not in /proc/self/mountinfo",
+                             cfg->mount_bin, path);
+                goto out;
+        }
         if (effective &&
             (kv_set(effective, "mount_options", e.super_options) < 0 ||
              kv_set(effective, "mount_flags", e.mount_options) < 0 ||
@@ -207,6 +218,11 @@ int nfs_mount_fs(const agent_config_t *cfg, restore_t *r, const char *fstype, co
         mountinfo_entry_clear(&e);
         if (ret == 0 && dir && snprintf(dir, dirlen, "%s", path) >= (int)dirlen)
                 ret = errorf(err, errlen, -ENAMETOOLONG, "mount: mount point too long");
+out:
+        /* A mount point made for a mount that did not happen goes again. */
+        policy_undo_run(cfg, &made, NULL, 0);
+        if (mfd >= 0)
+                close(mfd);
         return ret;
 }
 
@@ -224,6 +240,14 @@ int nfs_umount(const agent_config_t *cfg, const char *dir, char *err, size_t err
         if (m < 0)
                 return errorf(err, errlen, m, "umount: reading mountinfo: %s", strerror(-m));
         if (m > 0) {
+                /* umount(8) takes the name: it must still be canonical, in a directory only root
+                 * can change. */
+                char why[1024];
+                int fd, r2 = policy_open(cfg, dir, PATH_MOUNT, O_PATH | O_DIRECTORY, 0, NULL, &fd,
+                                         why, sizeof(why));
+                if (r2 < 0)
+                        return errorf(err, errlen, r2, "umount: %s", why);
+                close(fd);
                 const char *argv[] = {cfg->umount_bin, dir, NULL};
                 char out[1024];
                 int status = 0;
@@ -232,7 +256,7 @@ int nfs_umount(const agent_config_t *cfg, const char *dir, char *err, size_t err
                         return errorf(err, errlen, ret, "umount: running %s: %s", cfg->umount_bin,
                                       strerror(-ret));
                 if (status != 0) {
-                        first_line(out);
+                        last_line(out);
                         return errorf(err, errlen, -EBUSY, "umount %s failed (exit %d): %s", dir,
                                       status, out[0] ? out : "no message");
                 }

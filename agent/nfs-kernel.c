@@ -72,6 +72,24 @@ static void read_proc(const char *path, const char *key, kvlist_t *effective)
         free(data);
 }
 
+/* An export serves nobody without nfsd: where the kernel says how many threads it runs
+ * (/proc/fs/nfsd mounted), none is an error that names the way out. */
+static int check_serving(bool bus, char *err, size_t errlen)
+{
+        char *data = NULL;
+        if (nfs_read_file("/proc/fs/nfsd/threads", &data, NULL) < 0)
+                return 0;
+        long threads = strtol(data, NULL, 10);
+        free(data);
+        if (threads > 0)
+                return 0;
+        return errorf(err, errlen, -EHOSTDOWN,
+                      "kernel nfsd runs no threads (/proc/fs/nfsd/threads is 0)%s",
+                      bus ? " although " KERNEL_UNIT " is active"
+                          : " and there is no systemd to start " KERNEL_UNIT
+                            ": start nfsd (rpc.nfsd) on this host first");
+}
+
 static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t *settings,
                         kvlist_t *effective, char *err, size_t errlen)
 {
@@ -109,15 +127,17 @@ static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t 
                 }
         }
         char why[256] = "";
-        bool bus = conf_changed && nfs_systemd_available(why, sizeof(why));
+        bool bus = nfs_systemd_available(why, sizeof(why)), running = false;
 
         /* Services first in the record: it is replayed last change first, so they come back
-         * after the files they read. */
+         * after the files they read. nfs-server is recorded when it will be restarted (new
+         * threads or versions) or started (it was stopped: an export alone serves nobody). */
         if (bus) {
-                bool running = false;
                 ret = nfs_systemd_unit_active(KERNEL_UNIT, &running, err, errlen);
                 if (ret < 0)
                         goto out;
+        }
+        if (bus && (conf_changed || !running)) {
                 ret = restore_save_service(r, "kernel", KERNEL_UNIT, running);
                 if (ret < 0) {
                         errorf(err, errlen, ret, "restore record: %s: %s", KERNEL_UNIT,
@@ -146,16 +166,11 @@ static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t 
         }
         char expfile[4096];
         exports_path(cfg, expfile, sizeof(expfile));
-        struct stat st;
-        if (stat(cfg->exports_dir, &st) < 0) {
-                log_warning("exports_dir %s does not exist; creating it (it stays after restore)",
-                            cfg->exports_dir);
-                ret = mkdir_p(cfg->exports_dir, 0755);
-                if (ret < 0) {
-                        errorf(err, errlen, ret, "exports_dir %s: %s", cfg->exports_dir,
-                               strerror(-ret));
-                        goto out;
-                }
+        /* Debian's nfs-kernel-server ships no /etc/exports.d: made for the step, removed after. */
+        ret = restore_mkdir(r, cfg->exports_dir, 0755);
+        if (ret < 0) {
+                errorf(err, errlen, ret, "exports_dir %s: %s", cfg->exports_dir, strerror(-ret));
+                goto out;
         }
         ret = restore_save_file(r, expfile);
         if (ret < 0) {
@@ -194,11 +209,13 @@ static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t 
                 }
                 kv_set(effective, "export", exp);
         }
-        if (conf_changed && bus) {
+        if (bus && (conf_changed || !running)) {
+                /* RestartUnit starts a stopped unit. */
                 ret = nfs_systemd_unit_do(KERNEL_UNIT, "restart", err, errlen);
                 if (ret < 0)
                         goto out;
-                kv_set(effective, "service", "restarted " KERNEL_UNIT);
+                kv_set(effective, "service",
+                       running ? "restarted " KERNEL_UNIT : "started " KERNEL_UNIT " (it was stopped)");
         } else if (conf_changed) {
                 char msg[320];
                 snprintf(msg, sizeof(msg), "not restarted: %s", why);
@@ -206,7 +223,12 @@ static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t 
                             cfg->nfs_conf, KERNEL_UNIT, msg);
                 kv_set(effective, "service", msg);
         } else
-                kv_set(effective, "service", "not restarted: threads and versions unchanged");
+                kv_set(effective, "service", bus ? "not restarted: threads and versions unchanged"
+                                                 : "not restarted: threads and versions unchanged; "
+                                                   "no systemd to check nfs-server.service");
+        ret = check_serving(bus, err, errlen);
+        if (ret < 0)
+                goto out;
         for (size_t i = 0; i < keys.n; i++) {
                 char k[64];
                 snprintf(k, sizeof(k), "nfs.conf nfsd.%s", keys.v[i].key);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "log.h"
 #include "util.h"
 
@@ -40,45 +41,7 @@ int nfs_backends_register(const agent_config_t *cfg, restore_t *r)
 
 int nfs_read_file(const char *path, char **data, size_t *len)
 {
-        _cleanup_(closep) int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
-        size_t cap = (size_t)st.st_size + 1, n = 0;
-        char *buf = malloc(cap);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                if (n + 1 >= cap) {
-                        char *b = realloc(buf, cap * 2);
-                        if (!b) {
-                                free(buf);
-                                return -ENOMEM;
-                        }
-                        buf = b;
-                        cap *= 2;
-                }
-                ssize_t got = read(fd, buf + n, cap - 1 - n);
-                if (got < 0 && errno == EINTR)
-                        continue;
-                if (got < 0) {
-                        int r = -errno;
-                        free(buf);
-                        return r;
-                }
-                if (got == 0)
-                        break;
-                n += (size_t)got;
-        }
-        buf[n] = 0;
-        *data = buf;
-        if (len)
-                *len = n;
-        return 0;
+        return read_full_file(path, READ_FULL_REGULAR, NFS_FILE_MAX, data, len);
 }
 
 static void bus_unrefp(sd_bus **b)

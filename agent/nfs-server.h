@@ -26,7 +26,10 @@ const nfs_backend_t *nfs_backend_find(const char *name);
 int nfs_backends_register(const agent_config_t *cfg, restore_t *r);
 
 /* Helpers the backends share (agent/nfs-server.c). */
-/* Reads a whole regular file into *data (NUL terminated, malloc'd); 0, -ENOENT or -errno. */
+/* The most the backends read of one file (a config, a pid file, ganesha's log). */
+#define NFS_FILE_MAX (16u << 20)
+/* Reads a whole regular file (read_full_file(), at most NFS_FILE_MAX) into *data (NUL
+ * terminated, malloc'd); 0, -ENOENT, -EFBIG or -errno. */
 int nfs_read_file(const char *path, char **data, size_t *len);
 /* Whether a system bus with systemd on it answers; why says what is missing when not. */
 bool nfs_systemd_available(char *why, size_t whylen);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "fileio.h"
 #include "kv.h"
 #include "log.h"
 #include "mountinfo.h"
@@ -24,7 +25,7 @@
 #include "util.h"
 
 
-static const char *const kind_names[] = {"file", "sysctl", "service", "mount", "bad"};
+static const char *const kind_names[] = {"file", "sysctl", "service", "mount", "dir", "bad"};
 
 void restore_entry_free(entry_t *e)
 {
@@ -103,49 +104,6 @@ int restore_write_all(int fd, const void *buf, size_t n)
         return 0;
 }
 
-/* Reads a whole file (at most max bytes, -EFBIG beyond) into a malloc'd NUL-terminated buffer. */
-int restore_read_fd_all(int fd, size_t max, char **ret, size_t *retlen)
-{
-        size_t cap = 4096, n = 0;
-        char *buf = malloc(cap + 1);
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                if (n == cap) {
-                        if (cap > max) {
-                                free(buf);
-                                return -EFBIG;
-                        }
-                        cap *= 2;
-                        char *nb = realloc(buf, cap + 1);
-                        if (!nb) {
-                                free(buf);
-                                return -ENOMEM;
-                        }
-                        buf = nb;
-                }
-                ssize_t r = read(fd, buf + n, cap - n);
-                if (r < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        int e = -errno;
-                        free(buf);
-                        return e;
-                }
-                if (r == 0)
-                        break;
-                n += (size_t)r;
-        }
-        if (n > max) {
-                free(buf);
-                return -EFBIG;
-        }
-        buf[n] = 0;
-        *ret = buf;
-        *retlen = n;
-        return 0;
-}
-
 static int write_record_file(restore_t *r, const char *name, const void *buf, size_t n)
 {
         char tmp[64];
@@ -212,6 +170,9 @@ int restore_entry_commit(restore_t *r, entry_t *e, const char *data, size_t data
                 put_escaped(f, "umount_bin", e->a, strlen(e->a));
                 put_escaped(f, "mountpoint", e->b, strlen(e->b));
                 fprintf(f, "created_dir=%d\n", e->flag);
+                break;
+        case ENTRY_DIR:
+                put_escaped(f, "path", e->a, strlen(e->a));
                 break;
         case ENTRY_BAD:
                 break;
@@ -360,6 +321,13 @@ static int entry_from_kv(const kvlist_t *kv, entry_t *e, char *why, size_t whyle
                         return errorf(why, whylen, -EINVAL, "mount: bad created_dir");
                 return 0;
         }
+        if (streq(kind, "dir")) {
+                e->kind = ENTRY_DIR;
+                if (dup_field(kv, "path", &e->a) < 0 || !restore_path_ok(e->a) ||
+                    streq(e->a, "/"))
+                        return errorf(why, whylen, -EINVAL, "dir: bad or missing path");
+                return 0;
+        }
         return errorf(why, whylen, -EINVAL, "unknown kind");
 }
 
@@ -370,12 +338,10 @@ static int entry_load(restore_t *r, unsigned num, entry_t *e)
         char name[64], why[128] = "";
         restore_entry_name(num, "entry", name, sizeof(name));
         *e = (entry_t){.num = num};
-        int fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         char *buf = NULL;
         size_t len = 0;
-        int ret = fd < 0 ? -errno : restore_read_fd_all(fd, RESTORE_MAX_ENTRY, &buf, &len);
-        if (fd >= 0)
-                close(fd);
+        int ret = read_full_file_at(r->dirfd, name, READ_FULL_NOFOLLOW | READ_FULL_NONBLOCK,
+                                    RESTORE_MAX_ENTRY, &buf, &len);
         if (ret < 0) {
                 snprintf(why, sizeof(why), "unreadable: %s", strerror(-ret));
                 goto bad;

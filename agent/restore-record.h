@@ -23,13 +23,14 @@ typedef enum entry_kind {
         ENTRY_SYSCTL,
         ENTRY_SERVICE,
         ENTRY_MOUNT,
+        ENTRY_DIR,
         ENTRY_BAD, /* committed but unreadable: kept and reported, never guessed at */
 } entry_kind_t;
 
 typedef struct entry {
         unsigned num;
         entry_kind_t kind;
-        char *a;     /* file: path; sysctl: name; service: kind; mount: umount_bin */
+        char *a;     /* file, dir: path; sysctl: name; service: kind; mount: umount_bin */
         char *b;     /* sysctl: root; service: name; mount: mountpoint */
         char *value; /* sysctl: the old value, exactly as read; bad: why */
         bool flag;   /* file: existed; service: was_running; mount: created_dir */
@@ -54,8 +55,6 @@ void restore_entry_free(entry_t *e);
 /* NNNNNNNN.SUFFIX, the name of entry num's files. */
 void restore_entry_name(unsigned num, const char *suffix, char *buf, size_t len);
 int restore_write_all(int fd, const void *buf, size_t n);
-/* Reads all of fd, at most max bytes, into a malloc'd buffer; 0 or -errno (-EFBIG). */
-int restore_read_fd_all(int fd, size_t max, char **ret, size_t *retlen);
 /* Writes e (and a saved file's bytes) durably and adds it to r; 0 or -errno. */
 int restore_entry_commit(restore_t *r, entry_t *e, const char *data, size_t datalen);
 /* Paths and words a record may hold: absolute, bounded, no control characters. */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "fileio.h"
 #include "kv.h"
 #include "log.h"
 #include "mountinfo.h"
@@ -139,7 +140,7 @@ int restore_save_file(restore_t *r, const char *path)
                         close(fd);
                         return -EINVAL;
                 }
-                ret = restore_read_fd_all(fd, RESTORE_MAX_FILE, &data, &len);
+                ret = read_full_fd(fd, RESTORE_MAX_FILE, &data, &len);
                 close(fd);
                 if (ret < 0)
                         return ret;
@@ -180,13 +181,9 @@ int restore_save_sysctl(restore_t *r, const char *sysctl_root, const char *name)
                 return ret;
         if (have(r, ENTRY_SYSCTL, name, sysctl_root))
                 return 0;
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return -errno;
         char *value = NULL;
         size_t len = 0;
-        ret = restore_read_fd_all(fd, RESTORE_MAX_SYSCTL, &value, &len);
-        close(fd);
+        ret = read_full_file(path, READ_FULL_NOFOLLOW, RESTORE_MAX_SYSCTL, &value, &len);
         if (ret < 0)
                 return ret;
         if (memchr(value, 0, len)) {
@@ -230,6 +227,38 @@ int restore_save_mount(restore_t *r, const char *umount_bin, const char *mountpo
         return ret;
 }
 
+int restore_mkdir(restore_t *r, const char *path, mode_t mode)
+{
+        char buf[PATH_MAX];
+        struct stat st;
+        if (!restore_path_ok(path) || streq(path, "/"))
+                return -EINVAL;
+        if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+                return -ENAMETOOLONG;
+        for (char *p = buf + 1;; p++) {
+                if (*p != '/' && *p != 0)
+                        continue;
+                char c = *p;
+                *p = 0;
+                if (lstat(buf, &st) < 0) {
+                        if (errno != ENOENT)
+                                return -errno;
+                        entry_t e = {.kind = ENTRY_DIR};
+                        e.a = strdup(buf);
+                        int ret = e.a ? restore_entry_commit(r, &e, NULL, 0) : -ENOMEM;
+                        restore_entry_free(&e);
+                        if (ret < 0)
+                                return ret;
+                        if (mkdir(buf, c ? 0755 : mode) < 0 && errno != EEXIST)
+                                return -errno;
+                } else if (!S_ISDIR(st.st_mode))
+                        return -ENOTDIR;
+                if (!c)
+                        return 0;
+                *p = c;
+        }
+}
+
 /* ---- putting back ---- */
 
 static int fsync_parent(const char *path)
@@ -259,14 +288,10 @@ static int apply_file(restore_t *r, const entry_t *e, char *err, size_t errlen)
         }
         char name[64];
         restore_entry_name(e->num, "data", name, sizeof(name));
-        int fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-        if (fd < 0)
-                return errorf(err, errlen, -errno, "file %s: saved copy %s/%s: %m", e->a, r->dir,
-                              name);
         char *data = NULL;
         size_t len = 0;
-        int ret = restore_read_fd_all(fd, RESTORE_MAX_FILE, &data, &len);
-        close(fd);
+        int ret = read_full_file_at(r->dirfd, name, READ_FULL_NOFOLLOW | READ_FULL_NONBLOCK,
+                                    RESTORE_MAX_FILE, &data, &len);
         if (ret < 0)
                 return errorf(err, errlen, ret, "file %s: saved copy %s/%s: %s", e->a, r->dir,
                               name, strerror(-ret));
@@ -284,7 +309,7 @@ static int apply_file(restore_t *r, const entry_t *e, char *err, size_t errlen)
                 free(data);
                 return errorf(err, errlen, -ENAMETOOLONG, "file %s: name too long", e->a);
         }
-        fd = mkostemp(tmp, O_CLOEXEC);
+        int fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0) {
                 free(data);
                 return errorf(err, errlen, -errno, "file %s: cannot create %s: %m", e->a, tmp);
@@ -375,6 +400,19 @@ static int apply_mount(const entry_t *e, char *err, size_t errlen)
         return 0;
 }
 
+/* A directory the agent made: removed when empty; one that holds files now is not ours alone. */
+static int apply_dir(const entry_t *e, char *err, size_t errlen)
+{
+        if (rmdir(e->a) == 0 || errno == ENOENT)
+                return 0;
+        if (errno == ENOTEMPTY || errno == EEXIST) {
+                log_warning("restore: %s was made by the agent but holds files now: left in place",
+                            e->a);
+                return 0;
+        }
+        return errorf(err, errlen, -errno, "directory %s: removing it: %m", e->a);
+}
+
 /* Removes what is left in the record directory once nothing is pending (incomplete writes,
  * stray temporaries). */
 static void sweep(restore_t *r)
@@ -420,6 +458,9 @@ int restore_apply(restore_t *r, char *err, size_t errlen)
                         break;
                 case ENTRY_MOUNT:
                         ret = apply_mount(e, msg, sizeof(msg));
+                        break;
+                case ENTRY_DIR:
+                        ret = apply_dir(e, msg, sizeof(msg));
                         break;
                 default:
                         ret = errorf(msg, sizeof(msg), -EBADMSG,

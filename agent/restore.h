@@ -1,10 +1,11 @@
 /* The restore record: what the agent is about to change on this host (files, sysctls,
- * services, mounts), written to the state directory and synced before each change, and put
+ * services, mounts, directories it made), written to the state directory and synced before each change, and put
  * back after a step, on abort, on SIGTERM and at the next start after a crash. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 typedef struct restore restore_t;
 
@@ -43,8 +44,14 @@ int restore_save_service(restore_t *r, const char *kind, const char *name, bool 
 int restore_save_mount(restore_t *r, const char *umount_bin, const char *mountpoint,
                        bool created_dir);
 
+/* Creates directory path with mode (and its missing parents, 0755); each directory it creates
+ * is recorded first, so that restore_apply() removes it again when it is empty (one that
+ * holds files by then is left, with a warning). Existing directories are not recorded. */
+int restore_mkdir(restore_t *r, const char *path, mode_t mode);
+
 /* Puts everything back, last change first: mounts unmounted, files byte-identical with their
- * mode and owner (or removed when they did not exist), sysctls rewritten, services brought
+ * mode and owner (or removed when they did not exist), directories the agent made removed,
+ * sysctls rewritten, services brought
  * back to their state. Keeps going past failures; returns 0 when everything was put back
  * (the record is then removed), else the first -errno with err naming what was not. */
 int restore_apply(restore_t *r, char *err, size_t errlen);

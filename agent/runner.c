@@ -3,6 +3,7 @@
 #include "runner.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "engine.h"
 #include "layout.h"
 #include "log.h"
+#include "policy.h"
 #include "util.h"
 #include "worker.h"
 
@@ -46,6 +48,7 @@ struct runner {
         int started;            /* set by the starter once the gate is open and workers are awake */
         bool realtime;          /* the starter could run SCHED_FIFO */
         char *work_dir;         /* copy of the params' work_dir, for metadata workers */
+        const agent_config_t *cfg;
         uint64_t meta_reported; /* metadata operations handed out by runner_meta_ops_interval() */
 };
 
@@ -71,31 +74,40 @@ void runner_dir_done(runner_dir_t *d)
 
 static bool job_is_metadata(const job_spec_t *j)
 {
-        return j->ioengine && streq(j->ioengine, "metadata");
+        return j->ioengine && streq(j->ioengine, ENGINE_METADATA);
 }
 
-/* A metadata worker: its stats, directory (which must exist) and name "JOB.AGENT.CLONE". */
+/* A metadata worker: its stats, directory (which must exist, opened through the path policy)
+ * and name "JOB.AGENT.CLONE". */
 static int metadata_worker(runner_t *r, worker_t *wk, const char *agent, char *err, size_t errlen)
 {
         const job_spec_t *j = wk->job;
-        const char *dir = j->directory ? j->directory : r->work_dir;
-        struct stat st;
+        char e[1024];
         int rc;
 
-        errno = 0;
         if (j->readonly) {
                 snprintf(err, errlen, "job %s: readonly: ioengine=metadata creates files", j->name);
                 return -EROFS;
         }
-        if (!dir || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-                const char *why = "is not a directory";
-                if (!dir || errno == ENOENT)
-                        why = "does not exist";
-                else if (errno)
-                        why = strerror(errno);
-                snprintf(err, errlen, "job %s: directory=%s %s", j->name, dir ? dir : "(none)",
-                         why);
-                return -ENOENT;
+        if (strempty(j->directory))
+                wk->md_dir = strdup(r->work_dir ? r->work_dir : "");
+        else if (j->directory[0] == '/')
+                wk->md_dir = strdup(j->directory);
+        else if (asprintf(&wk->md_dir, "%s/%s", r->work_dir ? r->work_dir : "", j->directory) < 0)
+                wk->md_dir = NULL;
+        if (!wk->md_dir)
+                return -ENOMEM;
+        rc = policy_open(r->cfg, wk->md_dir, PATH_JOB_DIR, O_PATH | O_DIRECTORY, 0, NULL,
+                         &wk->md_dirfd, e, sizeof(e));
+        if (rc == -ENOENT) {
+                snprintf(err, errlen, "job %s: directory=%s does not exist", j->name,
+                         j->directory ? j->directory : wk->md_dir);
+                return rc;
+        }
+        if (rc < 0) {
+                snprintf(err, errlen, "job %s: directory=%s: %s", j->name,
+                         j->directory ? j->directory : wk->md_dir, e);
+                return rc;
         }
         if (strchr(j->name, '/') || (agent && strchr(agent, '/'))) {
                 snprintf(err, errlen, "job %s: ioengine=metadata needs a name without '/'",
@@ -106,10 +118,7 @@ static int metadata_worker(runner_t *r, worker_t *wk, const char *agent, char *e
                 wk->md_name = NULL;
                 return -ENOMEM;
         }
-        if ((rc = metadata_stats_new(&wk->md)) < 0)
-                return rc;
-        wk->md_dir = dir;
-        return 0;
+        return metadata_stats_new(&wk->md);
 }
 
 static void notify(void *userdata)
@@ -215,7 +224,13 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
         }
         r->jobs = p->jobs;
         r->n_jobs = p->n_jobs;
+        r->cfg = p->cfg;
         p->jobs = NULL;
+        if (!p->cfg) {
+                snprintf(err, errlen, "runner: no path policy (agent config) to open files with");
+                rc = -EINVAL;
+                goto fail;
+        }
         if (p->work_dir && !(r->work_dir = strdup(p->work_dir))) {
                 rc = -ENOMEM;
                 goto fail;
@@ -287,6 +302,8 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         wk->stop = &r->stop;
                         wk->notify = notify;
                         wk->userdata = r;
+                        wk->cfg = p->cfg;
+                        wk->md_dirfd = -1;
                         for (int d = 0; d < 2; d++) {
                                 hist_init(&wk->dir[d].clat);
                                 hist_init(&wk->dir[d].slat);
@@ -300,7 +317,7 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                                         goto fail;
                                 continue;
                         }
-                        rc = layout_plan(j, p->agent_name, p->work_dir, c,
+                        rc = layout_plan(p->cfg, j, p->agent_name, p->work_dir, c,
                                          !(e->flags & ENGINE_NO_FILES), &wk->files, &wk->nfiles,
                                          err, errlen);
                         if (rc < 0)
@@ -352,6 +369,34 @@ static void open_gate(runner_t *r, bool abort_run, int64_t start_mono)
         pthread_mutex_unlock(&r->gate.lock);
 }
 
+/* A run that never started leaves nothing it laid out: every worker's creations, files first,
+ * then directories deepest first (one worker's file may sit in another's directory). */
+static void take_back_layout(runner_t *r)
+{
+        policy_undo_t all = {0};
+        char err[1024];
+        size_t files = 0, dirs = 0;
+
+        for (size_t i = 0; r->workers && i < r->n_workers; i++)
+                if (policy_undo_take(&all, &r->workers[i].made) < 0) {
+                        /* No memory to merge: take each worker's back on its own. */
+                        if (policy_undo_run(r->cfg, &r->workers[i].made, err, sizeof(err)) < 0)
+                                log_warning("removing what a failed prepare laid out: %s", err);
+                }
+        for (size_t i = 0; i < all.n; i++) {
+                files += !all.v[i].dir;
+                dirs += all.v[i].dir;
+        }
+        if (!all.n)
+                return;
+        if (policy_undo_run(r->cfg, &all, err, sizeof(err)) < 0)
+                log_warning("removing what a failed prepare laid out: %s", err);
+        else
+                log_info("removed the %zu files and %zu directories laid out for a run that did "
+                         "not start",
+                         files, dirs);
+}
+
 void runner_destroy(runner_t **rp)
 {
         runner_t *r = *rp;
@@ -363,10 +408,17 @@ void runner_destroy(runner_t **rp)
         open_gate(r, true, 0);
         for (size_t i = 0; i < r->n_threads; i++)
                 pthread_join(r->workers[i].thread, NULL);
+        if (!__atomic_load_n(&r->started, __ATOMIC_ACQUIRE))
+                take_back_layout(r);
         for (size_t i = 0; r->workers && i < r->n_workers; i++) {
-                layout_files_free(&r->workers[i].files, r->workers[i].nfiles);
-                metadata_stats_free(&r->workers[i].md);
-                free(r->workers[i].md_name);
+                worker_t *w = &r->workers[i];
+                layout_files_free(&w->files, w->nfiles);
+                metadata_stats_free(&w->md);
+                free(w->md_name);
+                free(w->md_dir);
+                if (w->md_dirfd >= 0)
+                        close(w->md_dirfd);
+                policy_undo_clear(&w->made);
         }
         free(r->work_dir);
         pthread_mutex_destroy(&r->gate.lock);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent-config.h"
 #include "hist.h"
 #include "metadata.h"
 #include "options.h"
@@ -14,6 +15,7 @@
 typedef struct runner runner_t;
 
 typedef struct runner_params {
+        const agent_config_t *cfg; /* its path policy: every file is opened through it */
         const char *agent_name; /* part of default file names, so agents never share files */
         uint32_t rank;
         const char *work_dir; /* where files go when a job names no directory */
@@ -39,9 +41,12 @@ int runner_dir_init(runner_dir_t *d);
 void runner_dir_done(runner_dir_t *d);
 
 /* Checks directories and engines, then starts the workers preparing. err names the job and
- * option at fault. params->jobs is taken over even on failure. */
+ * option at fault. params->jobs is taken over even on failure; params->cfg must outlive the
+ * runner. */
 int runner_new(runner_params_t *params, runner_t **ret, char *err, size_t errlen);
-/* Stops the workers (opening the gate with abort if it is still shut), joins them, frees. */
+/* Stops the workers (opening the gate with abort if it is still shut), joins them, frees. A run
+ * that never started (its prepare failed here or elsewhere, or it was called off) first removes
+ * every file and directory its layout created, and nothing else. */
 void runner_destroy(runner_t **rp);
 
 /* Readable whenever the state may have changed; runner_update() drains it. */

@@ -147,6 +147,10 @@ void session_heartbeat(agent_t *ag)
         if (session_best_offset(ag, &s) == 0) {
                 hb.offset_ns = s.offset_ns;
                 hb.rtt_ns = (uint64_t)s.rtt_ns;
+                /* offset_ns maps the monotonic clock, so it holds the coordinator's time since
+                 * the epoch minus the agent's since boot; people compare wall clocks. */
+                hb.wall_offset_ns = s.offset_ns - (clock_real_ns() - clock_mono_ns());
+                hb.wall_offset_known = true;
         }
         hb.run_id = ag->run ? ag->run->id : (char *)"";
         /* A probe rides with every other heartbeat: the offset stays fresh between runs, and
@@ -179,7 +183,7 @@ void session_close(agent_t *ag)
 
 int session_open(agent_t *ag)
 {
-        int one = 1, linger = 0, ivl = 100, ivl_max = 5000;
+        int one = 1, linger = 0, ivl = 100, ivl_max = 5000, connect_ms = 5000;
         int64_t maxmsg = WIRE_MAX_AGENT_MSG;
         char mon[64];
         int r;
@@ -192,6 +196,9 @@ int session_open(agent_t *ag)
         zmq_setsockopt(ag->sock, ZMQ_LINGER, &linger, sizeof(linger));
         zmq_setsockopt(ag->sock, ZMQ_RECONNECT_IVL, &ivl, sizeof(ivl));
         zmq_setsockopt(ag->sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof(ivl_max));
+        /* A coordinator pausing new connections leaves the SYN unanswered: a fresh attempt every
+         * few seconds gets in soon after it resumes, not after TCP's minute-long backoff. */
+        zmq_setsockopt(ag->sock, ZMQ_CONNECT_TIMEOUT, &connect_ms, sizeof(connect_ms));
         zmq_setsockopt(ag->sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
         if (!ag->cfg->insecure &&
             (r = sock_curve_client(ag->sock, &ag->kp, ag->server.public_z85)) < 0)

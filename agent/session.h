@@ -51,6 +51,7 @@ typedef struct agent {
         const agent_config_t *cfg;
         identity_t ident;
         const char *name;
+        char key_name[WIRE_MAX_NAME + 1]; /* the name the coordinator gives it: its key's */
         keypair_t kp, server;
         void *ctx, *sock, *monitor;
         int monitor_seq;

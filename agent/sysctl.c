@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "sysctl-name.h"
 #include "util.h"
 
@@ -17,32 +18,18 @@ int sysctl_check(const kvlist_t *settings, char *err, size_t errlen)
         return sysctl_settings_check(settings, err, errlen);
 }
 
+/* A sysctl's value as the kernel shows it, without its trailing newlines; -EFBIG when it does
+ * not fit in len. */
 static int read_value(const char *path, char *buf, size_t len)
 {
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return -errno;
-        size_t n = 0;
-        for (;;) {
-                ssize_t r = read(fd, buf + n, len - 1 - n);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r < 0) {
-                        int e = -errno;
-                        close(fd);
-                        return e;
-                }
-                if (r == 0)
-                        break;
-                n += (size_t)r;
-                if (n == len - 1) {
-                        close(fd);
-                        return -EFBIG;
-                }
-        }
-        close(fd);
-        while (n > 0 && buf[n - 1] == '\n')
+        _cleanup_(freep) char *data = NULL;
+        size_t n;
+        int r = read_full_file(path, READ_FULL_NOFOLLOW, len - 1, &data, &n);
+        if (r < 0)
+                return r;
+        while (n > 0 && data[n - 1] == '\n')
                 n--;
+        memcpy(buf, data, n);
         buf[n] = 0;
         return 0;
 }

@@ -865,8 +865,8 @@ static int prepare(worker_t *w, run_t *s)
                 char err[512];
                 if (!f->owner)
                         continue;
-                r = layout_file(f->path, f->length, f->fill, job_direct(w), j->readonly,
-                                w->seed ^ i, w->stop, err, sizeof(err));
+                r = layout_file(w->cfg, f->path, f->length, f->fill, job_direct(w), j->readonly,
+                                w->seed ^ i, w->stop, &w->made, err, sizeof(err));
                 if (r < 0) {
                         fail(w, -r, "%s", err);
                         return r;
@@ -881,7 +881,7 @@ static int open_files(worker_t *w, run_t *s)
 {
         const job_spec_t *j = w->job;
         bool no_files = w->engine->flags & ENGINE_NO_FILES;
-        int flags = (worker_rw_writes(j->rw) ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW |
+        int flags = (worker_rw_writes(j->rw) ? O_RDWR : O_RDONLY) | O_CLOEXEC |
                     (job_direct(w) ? O_DIRECT : 0);
 
         s->nfiles = (unsigned)w->nfiles;
@@ -924,17 +924,22 @@ static int open_files(worker_t *w, run_t *s)
                         }
                         continue;
                 }
-                f->fd = open(lf->path, flags);
-                if (f->fd < 0) {
-                        r = -errno;
+                {
+                        /* The same check as layout's, and the open is that check's own. */
+                        char err[512];
+                        r = policy_open(w->cfg, lf->path, PATH_JOB_FILE, flags, 0, NULL, &f->fd,
+                                        err, sizeof(err));
                         if (r == -EINVAL && job_direct(w))
                                 fail(w, EINVAL,
                                      "direct=1: %s refuses O_DIRECT (its filesystem does not "
                                      "support it)",
                                      lf->path);
-                        else
-                                fail(w, -r, "cannot open %s: %s", lf->path, strerror(-r));
-                        return r;
+                        else if (r < 0)
+                                fail(w, -r, "%s", err);
+                        if (r < 0) {
+                                f->fd = -1;
+                                return r;
+                        }
                 }
                 if ((r = layout_check_regular(f->fd, lf->path, w->errmsg, sizeof(w->errmsg))) < 0) {
                         w->error = -r;
@@ -1152,6 +1157,7 @@ static void run_metadata(worker_t *w, int64_t start)
         int order = metadata_order_from_string(j->metadata_order);
         metadata_params_t p = {
             .directory = w->md_dir,
+            .dirfd = w->md_dirfd,
             .name = w->md_name,
             .nrfiles = nrfiles,
             .filesize = j->filesize ? j->filesize : j->size / nrfiles,

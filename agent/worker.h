@@ -6,11 +6,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "agent-config.h"
 #include "engine.h"
 #include "hist.h"
 #include "layout.h"
 #include "metadata.h"
 #include "options.h"
+#include "policy.h"
 
 /* Opened all at once by the starter: every worker of the agent leaves it together. It also
  * counts the workers still laying out files, so that none opens a file another is writing. */
@@ -41,11 +43,14 @@ typedef struct worker {
         const job_spec_t *job;
         const engine_ops_t *engine; /* NULL for the metadata workload */
         unsigned job_index, clone;
-        /* ioengine=metadata: the stats (owned by the runner), the directory it works in and
-         * its name there ("JOB.AGENT.CLONE"); all NULL for the other engines. */
+        /* ioengine=metadata: the stats (owned by the runner), the directory it works in (its
+         * path, and an O_PATH fd opened through the policy) and its name there
+         * ("JOB.AGENT.CLONE"); NULL and -1 for the other engines. */
         metadata_stats_t *md;
-        const char *md_dir;
+        char *md_dir;
+        int md_dirfd;
         char *md_name;
+        const agent_config_t *cfg; /* the path policy every file is opened through */
         layout_file_t *files; /* owned by the runner; paths NULL for engines without files */
         size_t nfiles;
         uint64_t seed; /* the clone's random streams */
@@ -66,6 +71,7 @@ typedef struct worker {
         bool leaked;      /* I/O still in flight at the end: buffers and engine left alone */
         int64_t wake_mono, done_mono;
         int64_t measure_mono;  /* when counting began: after startdelay and ramp_time */
+        policy_undo_t made;    /* what this worker's layout created (for a failed prepare) */
         int error;             /* first errno */
         uint64_t error_offset; /* file offset of the failed I/O, when an I/O failed */
         char errmsg[512];

@@ -13,6 +13,7 @@ typedef struct cli_config {
         char *coordinator;     /* control endpoint */
         char *coordinator_key; /* the coordinator's public key (tcp control endpoints) */
         char *key;             /* this CLI's key pair (tcp control endpoints) */
+        char from[4200];       /* where coordinator came from, for messages ("--coordinator") */
 } cli_config_t;
 
 extern const cfg_schema_t cli_config_schema;
@@ -21,14 +22,22 @@ extern const cfg_schema_t cli_config_schema;
  * or /etc/iofleet/cli.conf when they exist, else built-in defaults. */
 int cli_config_load(const char *path, cli_config_t *c, char *err, size_t errlen);
 void cli_config_free(cli_config_t *c);
-/* Connects to the configured coordinator (loading keys for tcp endpoints). */
+/* Sets the coordinator endpoint, saying where it came from (from: "--coordinator"). */
+int cli_config_set_coordinator(cli_config_t *c, const char *endpoint, const char *from);
+/* Checks a control endpoint: tcp://HOST:PORT or ipc://PATH; one line naming from and the fix. */
+int cli_endpoint_check(const char *endpoint, const char *from, char *err, size_t errlen);
+/* Connects to the configured coordinator (loading keys for tcp endpoints); err says which
+ * endpoint and, for a missing key file, how to make it. */
 int cli_connect(const cli_config_t *c, client_t **ret, char *err, size_t errlen);
 
-/* One request to the coordinator for a listing command (--coordinator, --config, --json,
- * --help): its answer of type expect in *rep (NULL after --help or an error). Returns the exit
- * status: 0, 1 (no answer), 2 (bad options or configuration). */
-int cli_query(int argc, char **argv, const char *cmd, void (*usage)(FILE *f), envelope_t *req,
+/* One request to the coordinator for a listing command (its table's --coordinator, --config,
+ * --json, --help): its answer of type expect in *rep (NULL after --help or an error). Returns the
+ * exit status: 0, 1 (no answer), 2 (bad options or configuration). */
+int cli_query(int argc, char **argv, const char *cmd, envelope_t *req,
               Iofleet__Envelope__BodyCase expect, envelope_t **rep, bool *json);
+/* An agent's clock offset from the coordinator's with its uncertainty, as iofleet agents shows
+ * it: "+12.3µs ±4.1µs", "-" when unknown. */
+void agents_format_offset(const Iofleet__AgentInfo *a, char *buf, size_t len);
 
 int cmd_run(int argc, char **argv);
 int cmd_agents(int argc, char **argv);

@@ -2,9 +2,12 @@
 #include "client.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -17,6 +20,36 @@ struct client {
         char endpoint[256];
 };
 
+/* Connecting to a unix socket takes write permission on it (and search permission on its
+ * directories): say so, and which group has it, rather than time out. */
+static int check_ipc(const char *path, char *err, size_t errlen)
+{
+        struct stat st;
+        char group[64];
+
+        if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0)
+                return 0;
+        if (errno != EACCES && errno != EPERM)
+                return errorf(err, errlen, -errno,
+                              "no coordinator at ipc://%s: %s (is iofleet-coordinator running?)",
+                              path, strerror(errno));
+        if (stat(path, &st) == 0) {
+                struct group *g = getgrgid(st.st_gid);
+                if (g)
+                        snprintf(group, sizeof(group), "%s", g->gr_name);
+                else
+                        snprintf(group, sizeof(group), "%u", (unsigned)st.st_gid);
+                return errorf(err, errlen, -EACCES,
+                              "permission denied on the control socket %s (group %s): members "
+                              "of group %s may use it (add this user to it, then log in again)",
+                              path, group, group);
+        }
+        return errorf(err, errlen, -EACCES,
+                      "permission denied on the control socket %s: this user may not search its "
+                      "directory",
+                      path);
+}
+
 int client_connect(const char *endpoint, const keypair_t *kp, const char *server_public,
                    client_t **ret, char *err, size_t errlen)
 {
@@ -26,11 +59,9 @@ int client_connect(const char *endpoint, const keypair_t *kp, const char *server
 
         if (!c)
                 return -ENOMEM;
-        /* ZeroMQ connects lazily: without this, a missing coordinator shows as a timeout. */
-        if (strncmp(endpoint, "ipc://", 6) == 0 && access(endpoint + 6, F_OK) < 0) {
-                r = -errno;
-                snprintf(err, errlen, "no coordinator at %s: %s (is iofleet-coordinator running?)",
-                         endpoint, strerror(errno));
+        /* ZeroMQ connects lazily: without this, a missing coordinator or a socket this user may
+         * not use shows as a timeout. */
+        if (strncmp(endpoint, "ipc://", 6) == 0 && (r = check_ipc(endpoint + 6, err, errlen)) < 0) {
                 free(c);
                 return r;
         }

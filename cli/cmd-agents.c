@@ -1,5 +1,4 @@
 /* iofleet agents: the coordinator's registry as a table (or JSON). */
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,21 +7,35 @@
 #include "clock.h"
 #include "util.h"
 
-static void usage(FILE *f)
+/* "+12.3µs ±4.1µs": the agent's clock against the coordinator's, in microseconds (seconds past
+ * one second), and the uncertainty of the estimate; "-" when the agent has not said. */
+void agents_format_offset(const Iofleet__AgentInfo *a, char *buf, size_t len)
 {
-        fprintf(f, "Usage: iofleet agents [--coordinator=ENDPOINT] [--config=FILE] [--json]\n\n"
-                   "Lists the agents the coordinator knows: id, name, hostname, roles, labels,\n"
-                   "version, clock offset and round trip, state (idle, busy, lost, gone: stopped\n"
-                   "cleanly) and the run holding it.\n");
+        double off = a->clock_offset_ns / 1e3, err = a->clock_error_ns / 1e3;
+        if (!a->clock_offset_known)
+                snprintf(buf, len, "-");
+        else if (off < 1e6 && off > -1e6)
+                snprintf(buf, len, "%+.1f\u00b5s \u00b1%.1f\u00b5s", off, err);
+        else
+                snprintf(buf, len, "%+.6fs \u00b1%.1f\u00b5s", off / 1e6, err);
+}
+
+/* printf's widths count bytes; "µ" and "±" take two each but one column. */
+static void print_padded(const char *s, int width)
+{
+        int cols = 0;
+        for (const char *p = s; *p; p++)
+                cols += ((unsigned char)*p & 0xc0) != 0x80;
+        printf("%*s%s", width > cols ? width - cols : 0, "", s);
 }
 
 static void print_table(const Iofleet__AgentList *l)
 {
-        printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  %11s  %9s  %-5s  %s\n", "ID", "NAME",
-               "HOSTNAME", "ROLES", "LABELS", "VERSION", "OFFSET", "RTT", "STATE", "RUN");
+        printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  %24s  %9s  %-5s  %s\n", "ID", "NAME",
+               "HOSTNAME", "ROLES", "LABELS", "VERSION", "CLOCK OFFSET", "RTT", "STATE", "RUN");
         for (size_t i = 0; i < l->n_agents; i++) {
                 const Iofleet__AgentInfo *a = l->agents[i];
-                char roles[256] = "", labels[512] = "", off[32] = "-", rtt[32] = "-";
+                char roles[256] = "", labels[512] = "", off[64], rtt[32] = "-";
                 size_t n = 0;
                 for (size_t k = 0; k < a->n_roles; k++)
                         n += snprintf(roles + n, sizeof(roles) - n > 0 ? sizeof(roles) - n : 0,
@@ -31,14 +44,13 @@ static void print_table(const Iofleet__AgentList *l)
                 for (size_t k = 0; k < a->n_labels && n < sizeof(labels); k++)
                         n += snprintf(labels + n, sizeof(labels) - n, "%s%s=%s", k ? "," : "",
                                       a->labels[k]->key, a->labels[k]->value);
-                if (a->rtt_ns) {
-                        clock_format_duration(a->offset_ns, off, sizeof(off));
+                if (a->rtt_ns)
                         clock_format_duration((int64_t)a->rtt_ns, rtt, sizeof(rtt));
-                }
-                printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  %11s  %9s  %-5s  %s\n",
-                       a->agent_id, a->name, a->hostname, roles[0] ? roles : "-",
-                       labels[0] ? labels : "-", a->version, off, rtt, a->state,
-                       strempty(a->run_id) ? "-" : a->run_id);
+                agents_format_offset(a, off, sizeof(off));
+                printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  ", a->agent_id, a->name,
+                       a->hostname, roles[0] ? roles : "-", labels[0] ? labels : "-", a->version);
+                print_padded(off, 24);
+                printf("  %9s  %-5s  %s\n", rtt, a->state, strempty(a->run_id) ? "-" : a->run_id);
         }
 }
 
@@ -59,7 +71,16 @@ static void print_json(const Iofleet__AgentList *l)
                 json_object_set_new(o, "roles", roles);
                 json_object_set_new(o, "labels", labels);
                 json_object_set_new(o, "version", json_string(a->version));
+                /* offset_ns maps the agent's monotonic clock onto the coordinator's timeline;
+                 * clock_offset_ns compares the two wall clocks. */
                 json_object_set_new(o, "offset_ns", json_integer(a->offset_ns));
+                json_object_set_new(o, "clock_offset_ns",
+                                    a->clock_offset_known ? json_integer(a->clock_offset_ns)
+                                                          : json_null());
+                json_object_set_new(o, "clock_error_ns",
+                                    a->clock_offset_known
+                                        ? json_integer((json_int_t)a->clock_error_ns)
+                                        : json_null());
                 json_object_set_new(o, "rtt_ns", json_integer((json_int_t)a->rtt_ns));
                 json_object_set_new(o, "state", json_string(a->state));
                 json_object_set_new(o, "run_id", json_string(a->run_id ? a->run_id : ""));
@@ -81,7 +102,8 @@ int cmd_agents(int argc, char **argv)
 
         req.body_case = IOFLEET__ENVELOPE__BODY_LIST_AGENTS;
         req.list_agents = &la;
-        rc = cli_query(argc, argv, "agents", usage, &req, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep, &json);
+        rc = cli_query(argc, argv, "agents", &req, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep,
+                       &json);
         if (rep && json)
                 print_json(rep->agent_list);
         else if (rep)

@@ -4,26 +4,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli-options.h"
 #include "report.h"
 #include "util.h"
-
-static void usage(FILE *f)
-{
-        fprintf(f,
-                "Usage: iofleet report [OPTIONS] RUN_DIR\n\n"
-                "Compares the points of a sweep (RUN_DIR/sweep.json and a result.json per point\n"
-                "and repeat) or shows one run (RUN_DIR/result.json): one row per point with the\n"
-                "varying parameters, read/write MiB/s, IOPS, clat p50/p99, metadata files/s and\n"
-                "the start skew. Repeats of a point give the median and the relative sample\n"
-                "standard deviation (±rsd). When a 'clients' parameter varies, per-client MiB/s\n"
-                "and the efficiency against linear scaling are added. Failed runs are marked and\n"
-                "explained under the table.\n\n"
-                "Options:\n"
-                "  --format=FORMAT   text (aligned, default), csv or md (Markdown)\n"
-                "  --output=FILE     write the table there instead of standard output\n"
-                "  --plots=DIR       where the SVG plots go (default RUN_DIR/plots)\n"
-                "  --no-plots        no plots\n");
-}
 
 int cmd_report(int argc, char **argv)
 {
@@ -31,51 +14,48 @@ int cmd_report(int argc, char **argv)
         const char *run_dir = NULL, *output = NULL, *plots = NULL;
         bool no_plots = false;
         report_t *rep = NULL;
+        const cli_command_t *cmd = cli_command_find("report");
+        cli_args_t args;
+        cli_arg_t arg;
         char err[2048] = "", plots_dir[4200];
         FILE *f = stdout;
         int r, rc = 1;
 
-        for (int i = 1; i < argc; i++) {
-                const char *a = argv[i];
-                if (streq(a, "--help") || streq(a, "-h")) {
-                        usage(stdout);
+        cli_args_init(&args, argc, argv);
+        while ((r = cli_args_next(&args, cmd, &arg, err, sizeof(err))) > 0) {
+                const char *key = arg.opt ? arg.opt->name : NULL, *v = arg.value;
+                if (arg.help) {
+                        cli_usage(cmd, stdout);
                         return 0;
-                } else if (!strncmp(a, "--format=", 9)) {
-                        const char *v = a + 9;
-                        if (streq(v, "text"))
-                                format = REPORT_TEXT;
-                        else if (streq(v, "csv"))
-                                format = REPORT_CSV;
-                        else if (streq(v, "md") || streq(v, "markdown"))
-                                format = REPORT_MD;
-                        else {
-                                fprintf(stderr,
-                                        "iofleet report: --format: '%s' is not one of text, csv, "
-                                        "md\n",
-                                        v);
-                                return 2;
-                        }
-                } else if (!strncmp(a, "--output=", 9) && a[9])
-                        output = a + 9;
-                else if (!strncmp(a, "--plots=", 8) && a[8])
-                        plots = a + 8;
-                else if (streq(a, "--no-plots"))
+                } else if (key && streq(key, "format"))
+                        format = streq(v, "csv") ? REPORT_CSV
+                                 : streq(v, "md") || streq(v, "markdown") ? REPORT_MD
+                                                  : REPORT_TEXT;
+                else if (key && streq(key, "output"))
+                        output = v;
+                else if (key && streq(key, "plots"))
+                        plots = v;
+                else if (key && streq(key, "no-plots"))
                         no_plots = true;
-                else if (a[0] == '-' && a[1]) {
-                        fprintf(stderr,
-                                "iofleet report: unknown option '%s' (options: --format, "
-                                "--output, --plots, --no-plots)\n",
-                                a);
-                        return 2;
-                } else if (run_dir) {
-                        fprintf(stderr, "iofleet report: one RUN_DIR only ('%s' and '%s')\n",
-                                run_dir, a);
-                        return 2;
+                else if (run_dir) {
+                        r = errorf(err, sizeof(err), -EINVAL, "one RUN_DIR only ('%s' and '%s')",
+                                   run_dir, v);
+                        break;
                 } else
-                        run_dir = a;
+                        run_dir = v;
+        }
+        if (r < 0) {
+                fprintf(stderr, "iofleet report: %s\n", err);
+                return 2;
         }
         if (!run_dir) {
-                usage(stderr);
+                fprintf(stderr, "iofleet report: which run? iofleet report [OPTIONS] RUN_DIR "
+                                "(iofleet help report)\n");
+                return 2;
+        }
+        if ((output && !*output) || (plots && !*plots)) {
+                fprintf(stderr, "iofleet report: --%s: needs a non-empty value\n",
+                        output && !*output ? "output" : "plots");
                 return 2;
         }
         if ((r = report_load(run_dir, &rep, err, sizeof(err))) < 0) {

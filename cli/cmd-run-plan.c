@@ -42,7 +42,7 @@ int plan_dry_run(const char *path, FILE *f)
         for (size_t i = 0; i < n; i++) {
                 plan_t q;
                 kvlist_t chosen = {0};
-                if (plan_load_point(path, i, &q, &chosen, err, sizeof(err)) < 0) {
+                if (plan_point(&p, i, &q, &chosen, err, sizeof(err)) < 0) {
                         fprintf(stderr, "iofleet run: point %zu: %s\n", i, err);
                         kv_clear(&chosen);
                         plan_free(&p);
@@ -100,103 +100,123 @@ static void sweep_id(const plan_t *p, char *buf, size_t len)
         snprintf(buf, len, "%s-%s%s%06x", when, name, *name ? "-" : "", rnd & 0xffffff);
 }
 
+/* Submits one step (point i of n, repeat rep) built as q, and follows it to its end; <0 when
+ * it was refused or failed. */
+static int submit_step(client_t *c, const run_opts_t *o, const plan_t *p, const plan_t *q,
+                       const plan_wire_t *w, const kvlist_t *chosen, size_t i, unsigned rep,
+                       const char *sid, FILE *live, char *dir, size_t dirlen)
+{
+        envelope_t req = IOFLEET__ENVELOPE__INIT, *acc = NULL;
+        Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
+        Iofleet__Setting **pp = NULL, *pv = wire_settings(chosen, &pp);
+        Iofleet__Duration durations[2];
+        char **names = calloc(p->n_params + 1, sizeof(*names)), run_id[WIRE_MAX_ID + 1];
+        char err[2048];
+        int r;
+
+        for (size_t k = 0; names && k < p->n_params; k++)
+                names[k] = p->params[k].name;
+        s.parts = w->parts;
+        s.n_parts = w->n_parts;
+        s.degrade = w->degrade;
+        s.n_degrade = w->n_degrade;
+        s.lead_ns = q->lead_ns ? q->lead_ns : o->lead_ns;
+        s.interval_ns = q->interval_ns   ? q->interval_ns
+                        : o->interval_ns ? o->interval_ns
+                                         : NSEC_PER_SEC;
+        s.command_line = q->text;
+        s.stonewall = q->stonewall || o->stonewall;
+        s.plan_name = q->name ? q->name : "";
+        s.sweep_id = (char *)sid;
+        s.point = i;
+        s.repeat = rep;
+        s.point_params = pp;
+        s.n_point_params = pv ? chosen->n : 0;
+        s.sweep_params = names;
+        s.n_sweep_params = names ? p->n_params : 0;
+        run_opts_failure(o, q, &s, durations);
+        req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
+        req.submit_run = &s;
+        r = client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &acc, err,
+                        sizeof(err));
+        if (r < 0)
+                fprintf(stderr, "iofleet: %s\n", err);
+        else {
+                snprintf(run_id, sizeof(run_id), "%s", acc->run_accepted->run_id);
+                fprintf(live, "iofleet: run %s accepted on %zu agents:", acc->run_accepted->run_id,
+                        acc->run_accepted->n_agents);
+                for (size_t k = 0; k < acc->run_accepted->n_agents; k++)
+                        fprintf(live, " %s", acc->run_accepted->agents[k]->name);
+                fprintf(live, "\n");
+                wire_free(&acc);
+                r = run_follow(c, o, run_id, jobargs_runtime_ns(&q->jobs) / s.interval_ns, live,
+                               dir, dirlen);
+        }
+        free(pv);
+        free(pp);
+        free(names);
+        return r;
+}
+
+/* One step of the sweep: point i built from the plan checked, announced, run. -EINVAL (with
+ * *built false) when the point cannot be built; else submit_step()'s result. */
+static int run_step(client_t *c, const run_opts_t *o, const plan_t *p, size_t i, unsigned rep,
+                    const char *sid, FILE *live, char *dir, size_t dirlen, bool *built)
+{
+        plan_t q;
+        plan_wire_t w;
+        kvlist_t chosen = {0};
+        char err[2048];
+        int r = plan_point(p, i, &q, &chosen, err, sizeof(err));
+
+        *built = false;
+        if (r == 0 && (r = plan_to_wire(&q, &w, err, sizeof(err))) < 0)
+                plan_free(&q);
+        if (r < 0) {
+                fprintf(stderr, "iofleet run: %s\n", err);
+                kv_clear(&chosen);
+                return -EINVAL;
+        }
+        *built = true;
+        if (*sid) {
+                fprintf(live, "iofleet: point %zu/%zu", i + 1, plan_points(p));
+                if (p->repeat > 1)
+                        fprintf(live, " repeat %u/%u", rep + 1, p->repeat);
+                for (size_t k = 0; k < chosen.n; k++)
+                        fprintf(live, " %s=%s", chosen.v[k].key, chosen.v[k].value);
+                fputc('\n', live);
+        }
+        r = submit_step(c, o, p, &q, &w, &chosen, i, rep, sid, live, dir, dirlen);
+        plan_wire_free(&w);
+        kv_clear(&chosen);
+        plan_free(&q);
+        return r;
+}
+
 /* Runs every point of a plan in order: each configured, run synchronized, torn down and put
  * back by the agents before the next; a failing point is recorded and the sweep goes on unless
- * the plan says on_error=stop. */
-int run_plan(client_t *c, const run_opts_t *o, const plan_t *plan, FILE *live)
+ * the plan says on_error=stop. Every point is built from the plan as parsed and checked, never
+ * from its file again. */
+int run_plan(client_t *c, const run_opts_t *o, const plan_t *p, FILE *live)
 {
-        const plan_t p = *plan;
-        char err[2048], sid[128] = "", dir[PATH_MAX] = "";
-        size_t n, failed = 0, done = 0;
+        char sid[128] = "", dir[PATH_MAX] = "";
+        size_t n = plan_points(p), failed = 0, done = 0;
         int rc = 0;
 
-        n = plan_points(&p);
-        if (n > 1 || p.repeat > 1)
-                sweep_id(&p, sid, sizeof(sid));
+        if (n > 1 || p->repeat > 1)
+                sweep_id(p, sid, sizeof(sid));
         for (size_t i = 0; i < n && !run_interrupted; i++)
-                for (unsigned rep = 0; rep < p.repeat && !run_interrupted; rep++) {
-                        plan_t q;
-                        plan_wire_t w;
-                        kvlist_t chosen = {0};
-                        envelope_t req = IOFLEET__ENVELOPE__INIT, *acc = NULL;
-                        Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
-                        Iofleet__Setting *pv = NULL, **pp = NULL;
-                        Iofleet__Duration durations[2];
-                        char **names = NULL, run_id[WIRE_MAX_ID + 1] = "";
-                        int r;
-
-                        if (plan_load_point(o->plan, i, &q, &chosen, err, sizeof(err)) < 0) {
-                                fprintf(stderr, "iofleet run: %s\n", err);
-                                rc = -EINVAL;
+                for (unsigned rep = 0; rep < p->repeat && !run_interrupted; rep++) {
+                        bool built;
+                        int r = run_step(c, o, p, i, rep, sid, live, dir, sizeof(dir), &built);
+                        if (!built) {
+                                rc = r;
                                 goto stop;
-                        }
-                        if (plan_to_wire(&q, &w, err, sizeof(err)) < 0) {
-                                fprintf(stderr, "iofleet run: %s\n", err);
-                                kv_clear(&chosen);
-                                plan_free(&q);
-                                rc = -EINVAL;
-                                goto stop;
-                        }
-                        pv = wire_settings(&chosen, &pp);
-                        names = calloc(p.n_params + 1, sizeof(*names));
-                        for (size_t k = 0; names && k < p.n_params; k++)
-                                names[k] = p.params[k].name;
-                        s.parts = w.parts;
-                        s.n_parts = w.n_parts;
-                        s.degrade = w.degrade;
-                        s.n_degrade = w.n_degrade;
-                        s.lead_ns = q.lead_ns ? q.lead_ns : o->lead_ns;
-                        s.interval_ns = q.interval_ns   ? q.interval_ns
-                                        : o->interval_ns ? o->interval_ns
-                                                         : NSEC_PER_SEC;
-                        s.command_line = q.text;
-                        s.stonewall = q.stonewall || o->stonewall;
-                        s.plan_name = q.name ? q.name : "";
-                        s.sweep_id = sid;
-                        s.point = i;
-                        s.repeat = rep;
-                        s.point_params = pp;
-                        s.n_point_params = pv ? chosen.n : 0;
-                        s.sweep_params = names;
-                        s.n_sweep_params = names ? p.n_params : 0;
-                        run_opts_failure(o, &q, &s, durations);
-                        req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
-                        req.submit_run = &s;
-                        if (*sid) {
-                                fprintf(live, "iofleet: point %zu/%zu", i + 1, n);
-                                if (p.repeat > 1)
-                                        fprintf(live, " repeat %u/%u", rep + 1, p.repeat);
-                                for (size_t k = 0; k < chosen.n; k++)
-                                        fprintf(live, " %s=%s", chosen.v[k].key,
-                                                chosen.v[k].value);
-                                fputc('\n', live);
-                        }
-                        r = client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &acc,
-                                        err, sizeof(err));
-                        if (r < 0)
-                                fprintf(stderr, "iofleet: %s\n", err);
-                        else {
-                                snprintf(run_id, sizeof(run_id), "%s", acc->run_accepted->run_id);
-                                fprintf(live, "iofleet: run %s accepted on %zu agents:",
-                                        acc->run_accepted->run_id, acc->run_accepted->n_agents);
-                                for (size_t k = 0; k < acc->run_accepted->n_agents; k++)
-                                        fprintf(live, " %s", acc->run_accepted->agents[k]->name);
-                                fprintf(live, "\n");
-                                wire_free(&acc);
-                                r = run_follow(c, o, run_id,
-                                               jobargs_runtime_ns(&q.jobs) / s.interval_ns, live,
-                                               dir, sizeof(dir));
                         }
                         done++;
                         failed += r < 0;
-                        free(pv);
-                        free(pp);
-                        free(names);
-                        plan_wire_free(&w);
-                        kv_clear(&chosen);
-                        plan_free(&q);
                         /* The CLI lost the coordinator: the sweep cannot go on from here. */
-                        if (r < 0 && (p.stop_on_error || r == -EINTR || r == -ETIMEDOUT ||
+                        if (r < 0 && (p->stop_on_error || r == -EINTR || r == -ETIMEDOUT ||
                                       r == -ENOENT)) {
                                 rc = r;
                                 goto stop;
@@ -208,11 +228,10 @@ stop:
                 if (slash)
                         *slash = 0;
                 fprintf(live, "iofleet: sweep %s: %zu of %zu steps ran, %zu failed%s%s%s\n", sid,
-                        done, n * p.repeat, failed, *dir ? "; results in " : "", dir,
+                        done, n * p->repeat, failed, *dir ? "; results in " : "", dir,
                         *dir ? " (iofleet report DIR)" : "");
         }
         if (rc == 0 && (failed || run_interrupted))
                 rc = -EIO;
         return rc;
 }
-

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-options.h"
 #include "clock.h"
 #include "jobargs.h"
 #include "local.h"
@@ -29,98 +31,40 @@ static void on_sigint(int sig)
         run_interrupted++;
 }
 
-static void usage(FILE *f)
-{
-        fprintf(
-            f, "Usage: iofleet run [RUN OPTIONS] [--FIO-OPTION=VALUE ...] [JOBFILE ...]\n\n"
-               "Runs fio jobs on many agents at one instant and shows the summed bandwidth live.\n"
-               "The jobs come from fio options on the command line, fio job files, or both, read\n"
-               "as fio reads them (see --help-options for the options):\n\n"
-               "  Command line: options before the first --name apply to every job; each --name\n"
-               "    starts a job; --name=global goes back to options for the jobs after it.\n"
-               "  JOBFILE: fio's INI job file. [global] sets defaults for the sections below it\n"
-               "    (a later [global] for the sections after it); every other [NAME] is a job.\n"
-               "    Lines are key=value or a bare key (time_based); ';' and '#' start comments;\n"
-               "    'include FILE' reads options from FILE (relative to the including file);\n"
-               "    ${VAR} is an environment variable (unset is an error). '-' is standard input.\n"
-               "  Both: the command line's global options are defaults under the job files; a\n"
-               "    file's own settings win, as in fio. --name jobs run beside the files' jobs.\n"
-               "  Several job files: fio runs each after the one before (stonewall), which\n"
-               "    iofleet does not support yet.\n\n"
-               "Run options:\n"
-               "  --local=N                 a private coordinator and N agents on this host\n"
-               "  --coordinator=ENDPOINT    the coordinator's control endpoint (default: config)\n"
-               "  --agents=SELECTOR         which agents: role=R, name=GLOB, host=GLOB, LABEL=V,\n"
-               "                            comma-joined (all must match); default all\n"
-               "  PLAN                      a plan file (docs/plans.md): NFS server, client mount,\n"
-               "                            sysctls, jobs and a sweep; each point configured, run\n"
-               "                            synchronized and put back before the next\n"
-               "  --dry-run                 with a plan: check it and list the points, run nothing\n"
-               "  --degrade=RULE            alert when the cluster's figure breaks a threshold,\n"
-               "                            e.g. 'bw < 100MiB/s for 3', 'clat_p99 > 5ms' (repeatable)\n"
-               "  --run-stonewall           stop every agent when the first one is done (IOR's\n"
-               "                            stonewalling; fio's own stonewall orders jobs)\n"
-               "  --orphan-grace=DURATION   how long agents run on without the coordinator, keeping\n"
-               "                            what they measure, and the run waits for an agent that\n"
-               "                            lost touch (default: coordinator's, 5m; 0: stop at once)\n"
-               "  --prepare-timeout=DURATION  the agents' time to prepare (default: 2m plus the\n"
-               "                            files to lay out at 32MiB/s)\n"
-               "  --on-agent-loss=fail|continue  a partial run (an agent lost, intervals missing)\n"
-               "                            exits non-zero (fail, default) or 0 (continue); the\n"
-               "                            result says partial either way\n"
-               "  --reattach-timeout=DURATION  how long to wait for a coordinator that went away\n"
-               "                            before leaving with the run id (default 2m)\n"
-               "  --section=NAME            run only job section NAME of the job files (may be\n"
-               "                            repeated); [global] sections always apply\n"
-               "  --output=FILE             write the result there instead of standard output\n"
-               "  --output-format=FORMAT    normal (fio-like summary) or json (fio's JSON layout)\n"
-               "  --per-host                a live line per agent under each cluster line\n"
-               "  --interval=DURATION       reporting interval (default 1s)\n"
-               "  --lead=DURATION           from the start command to the start instant (default: "
-               "coordinator's, 2s)\n"
-               "  --results-dir=DIR         with --local: where the run directory goes (default "
-               "./iofleet-runs)\n"
-               "  --insecure                with --local: no CURVE on loopback\n"
-               "  --verbose                 with --local: daemons log to this terminal\n"
-               "  --config=FILE             CLI configuration file\n"
-               "  --help-options            list the job options\n");
-}
-
-/* Splits "--key=value", "-key=value" or "--key" into key and value ("" when absent). */
-static void split(const char *a, char *key, size_t klen, const char **value)
-{
-        const char *eq;
-        a += a[1] == '-' ? 2 : 1;
-        eq = strchr(a, '=');
-        snprintf(key, klen, "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
-        *value = eq ? eq + 1 : "";
-}
-
-/* As fio: every command-line option first, wherever it stands, then the job files in order. */
+/* As fio: every command-line option first, wherever it stands, then the job files in order.
+ * Returns 1 when -h or --help-options printed their text. */
 static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char *err, size_t errlen)
 {
+        const cli_command_t *cmd = cli_command_find("run");
         int n_files = 0, r;
         char **files = calloc((size_t)argc, sizeof(*files));
+        cli_args_t args;
+        cli_arg_t arg;
 
         if (!files)
                 return errorf(err, errlen, -ENOMEM, "out of memory");
-        for (int i = 1; i < argc; i++) {
-                const char *a = argv[i], *v;
-                char key[128];
+        cli_args_init(&args, argc, argv);
+        while ((r = cli_args_next(&args, cmd, &arg, err, errlen)) > 0) {
+                const char *key = arg.opt ? arg.opt->name : NULL, *v = arg.value;
                 uint64_t u;
-                if (a[0] != '-' || !a[1]) {
-                        files[n_files++] = argv[i];
+                if (arg.help) {
+                        cli_usage(cmd, stdout);
+                        r = 1;
+                        goto out;
+                }
+                if (arg.job_key) {
+                        if ((r = jobargs_add(ja, arg.job_key, v)) < 0)
+                                goto out;
                         continue;
                 }
-                split(a, key, sizeof(key), &v);
-                if (streq(key, "help") || streq(key, "h")) {
-                        usage(stdout);
-                        free(files);
-                        exit(0);
-                } else if (streq(key, "help-options")) {
+                if (!key) {
+                        files[n_files++] = (char *)v;
+                        continue;
+                }
+                if (streq(key, "help-options")) {
                         job_options_help(stdout);
-                        free(files);
-                        exit(0);
+                        r = 1;
+                        goto out;
                 } else if (streq(key, "local")) {
                         char *end;
                         unsigned long n = strtoul(v, &end, 10);
@@ -143,14 +87,9 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         o->agents = v;
                 } else if (streq(key, "output"))
                         o->output = v;
-                else if (streq(key, "output-format")) {
-                        if (!streq(v, "normal") && !streq(v, "json")) {
-                                r = errorf(err, errlen, -EINVAL,
-                                           "--output-format: '%s' is not one of normal, json", v);
-                                goto out;
-                        }
+                else if (streq(key, "output-format"))
                         o->format = v;
-                } else if (streq(key, "config"))
+                else if (streq(key, "config"))
                         o->config = v;
                 else if (streq(key, "results-dir"))
                         o->results_dir = v;
@@ -164,8 +103,7 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         free(rule.text);
                         if (r < 0 || (r = strv_push(&o->degrade, v)) < 0)
                                 goto out;
-                }
-                else if (streq(key, "run-stonewall"))
+                } else if (streq(key, "run-stonewall"))
                         o->stonewall = true;
                 else if (streq(key, "orphan-grace") || streq(key, "prepare-timeout") ||
                          streq(key, "reattach-timeout")) {
@@ -206,9 +144,10 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                                 goto out;
                         }
                         *(streq(key, "interval") ? &o->interval_ns : &o->lead_ns) = u;
-                } else if ((r = jobargs_add(ja, key, v)) < 0)
-                        goto out;
+                }
         }
+        if (r < 0)
+                goto out;
         r = -EINVAL;
         if (o->local && o->coordinator) {
                 snprintf(err, errlen, "--local and --coordinator exclude each other");
@@ -472,28 +411,72 @@ int run_follow(client_t *c, const run_opts_t *o, const char *run_id_in, uint64_t
         }
 }
 
+/* dir/rel (rel absolute: rel) with ".", ".." and doubled slashes folded as text, into out. */
+static void local_join(const char *dir, const char *rel, char *out, size_t len)
+{
+        char in[8192];
+        size_t o = 0;
+        snprintf(in, sizeof(in), "%s/%s", rel[0] == '/' ? "" : dir, rel);
+        for (char *save = NULL, *c = strtok_r(in, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+                if (streq(c, "."))
+                        continue;
+                if (streq(c, "..")) {
+                        while (o > 0 && out[--o] != '/')
+                                ;
+                        continue;
+                }
+                if (o + 1 + strlen(c) + 1 > len)
+                        break;
+                o += (size_t)snprintf(out + o, len - o, "/%s", c);
+        }
+        if (o == 0)
+                snprintf(out, len, "/");
+        else
+                out[o] = 0;
+}
+
 /* A --local fleet may do I/O where the user's own job options point (and the current
- * directory): the agents' allow_paths. Comma-joined into buf. */
+ * directory): the agents' allow_paths. A relative directory or file is the current
+ * directory's; a file counts by its directory, a filename_format by the part before its last
+ * '/' (when no $token is in it); one the job will make by its nearest existing parent.
+ * Comma-joined into buf. */
 static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, size_t len)
 {
         size_t used = *buf ? strlen(buf) : (size_t)snprintf(buf, len, "%s", cwd);
         for (size_t i = 0; i < ja->n_jobs; i++) {
                 const jobargs_job_t *j = &ja->jobs[i];
+                const char *dir = cwd;
+                for (size_t k = 0; k < j->keys.n; k++)
+                        if (streq(j->keys.v[k], "directory") && !strchr(j->values.v[k], ':'))
+                                dir = j->values.v[k];
                 for (size_t k = 0; k < j->keys.n; k++) {
-                        bool dir = streq(j->keys.v[k], "directory");
-                        char *v, *save = NULL;
-                        if (!dir && !streq(j->keys.v[k], "filename"))
+                        bool is_dir = streq(j->keys.v[k], "directory"),
+                             is_fmt = streq(j->keys.v[k], "filename_format");
+                        char *v, *save = NULL, base[8192];
+                        if (!is_dir && !is_fmt && !streq(j->keys.v[k], "filename"))
                                 continue;
                         if (!(v = strdup(j->values.v[k])))
                                 continue;
+                        local_join(cwd, dir, base, sizeof(base));
                         for (char *p = strtok_r(v, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
-                                char *slash;
-                                if (p[0] != '/' || strchr(p, ','))
+                                char path[8192], *slash;
+                                if (strchr(p, ','))
                                         continue;
-                                if (!dir && (slash = strrchr(p, '/')))
-                                        *(slash == p ? slash + 1 : slash) = 0;
-                                if (used + strlen(p) + 2 < len)
-                                        used += (size_t)snprintf(buf + used, len - used, ",%s", p);
+                                struct stat st;
+                                local_join(is_dir ? cwd : base, p, path, sizeof(path));
+                                if (!is_dir && (slash = strrchr(path, '/')))
+                                        *(slash == path ? slash + 1 : slash) = 0;
+                                if (is_fmt && strchr(path, '$'))
+                                        continue;
+                                /* A directory the job will make: its nearest existing one. */
+                                while (!streq(path, "/") && stat(path, &st) < 0 &&
+                                       errno == ENOENT && (slash = strrchr(path, '/')))
+                                        *(slash == path ? slash + 1 : slash) = 0;
+                                if (streq(path, "/"))
+                                        continue;
+                                if (used + strlen(path) + 2 < len)
+                                        used +=
+                                            (size_t)snprintf(buf + used, len - used, ",%s", path);
                         }
                         free(v);
                 }
@@ -520,11 +503,12 @@ int cmd_run(int argc, char **argv)
         int r, rc = 1;
         struct sigaction sa = {.sa_handler = on_sigint};
 
-        if ((r = parse_args(argc, argv, &o, &ja, err, sizeof(err))) < 0) {
-                fprintf(stderr, "iofleet run: %s\n", err);
+        if ((r = parse_args(argc, argv, &o, &ja, err, sizeof(err))) != 0) {
+                if (r < 0)
+                        fprintf(stderr, "iofleet run: %s\n", err);
                 jobargs_free(&ja);
                 strv_clear(&o.degrade);
-                return 2;
+                return r < 0 ? 2 : 0;
         }
         live = o.format && streq(o.format, "json") && !o.output ? stderr : stdout;
         if (o.plan && o.dry_run) {
@@ -562,7 +546,7 @@ int cmd_run(int argc, char **argv)
                 /* Every point's jobs: a sweep may move their directory. */
                 for (size_t i = 0; o.plan && i < plan_points(&plan); i++) {
                         plan_t q;
-                        if (plan_load_point(o.plan, i, &q, NULL, err, sizeof(err)) < 0)
+                        if (plan_point(&plan, i, &q, NULL, err, sizeof(err)) < 0)
                                 continue;
                         local_allow_paths(&q.jobs, cwd, allow, sizeof(allow));
                         plan_free(&q);
@@ -574,9 +558,9 @@ int cmd_run(int argc, char **argv)
                         fprintf(stderr, "iofleet: local fleet: %s\n", err);
                         goto out;
                 }
-                strdup_to(&cfg.coordinator, control_ep);
+                cli_config_set_coordinator(&cfg, control_ep, "the local fleet");
         } else if (o.coordinator)
-                strdup_to(&cfg.coordinator, o.coordinator);
+                cli_config_set_coordinator(&cfg, o.coordinator, "--coordinator");
 
         if ((r = cli_connect(&cfg, &c, err, sizeof(err))) < 0) {
                 fprintf(stderr, "iofleet: %s\n", err);
@@ -657,51 +641,47 @@ int cmd_watch(int argc, char **argv)
         struct sigaction sa = {.sa_handler = on_sigint};
         envelope_t req = IOFLEET__ENVELOPE__INIT;
         Iofleet__WatchRun w = IOFLEET__WATCH_RUN__INIT;
+        const cli_command_t *cmd = cli_command_find("watch");
+        cli_args_t args;
+        cli_arg_t arg;
         FILE *live;
         int r, rc = 1;
 
-        for (int i = 1; i < argc; i++) {
-                const char *a = argv[i], *v;
-                char key[128];
-                if (a[0] != '-') {
-                        run_id = a;
-                        continue;
-                }
-                split(a, key, sizeof(key), &v);
-                if (streq(key, "help") || streq(key, "h")) {
-                        printf("Usage: iofleet watch [--coordinator=ENDPOINT] [--config=FILE] "
-                               "[--per-host]\n"
-                               "                     [--output-format=normal|json] "
-                               "[--output=FILE] [RUN_ID]\n\n"
-                               "Follows the run in progress (or RUN_ID) from another terminal: "
-                               "its live lines and\nits result when it ends (a finished run's "
-                               "result at once). ^C stops watching,\nnot the run. A coordinator "
-                               "that goes away is waited for --reattach-timeout=DURATION\n(default "
-                               "2m). Exit status: 0 run ok, 1 run failed or partial, 2 no such run, "
-                               "3 left\nbefore the end was known.\n");
+        cli_args_init(&args, argc, argv);
+        while ((r = cli_args_next(&args, cmd, &arg, err, sizeof(err))) > 0) {
+                const char *key = arg.opt ? arg.opt->name : NULL;
+                if (arg.help) {
+                        cli_usage(cmd, stdout);
                         return 0;
-                } else if (streq(key, "coordinator"))
-                        o.coordinator = v;
+                } else if (!key && *run_id) {
+                        r = errorf(err, sizeof(err), -EINVAL, "one RUN_ID only ('%s' and '%s')",
+                                   run_id, arg.value);
+                        break;
+                } else if (!key)
+                        run_id = arg.value;
+                else if (streq(key, "coordinator"))
+                        o.coordinator = arg.value;
                 else if (streq(key, "config"))
-                        o.config = v;
+                        o.config = arg.value;
                 else if (streq(key, "per-host"))
                         o.per_host = true;
                 else if (streq(key, "output"))
-                        o.output = v;
-                else if (streq(key, "output-format") && (streq(v, "normal") || streq(v, "json")))
-                        o.format = v;
-                else if (streq(key, "reattach-timeout") &&
-                         parse_duration(v, NSEC_PER_SEC, &o.reattach_ns) == 0 &&
-                         o.reattach_ns >= NSEC_PER_SEC && o.reattach_ns <= 7 * NSEC_PER_DAY)
-                        ;
-                else {
-                        fprintf(stderr,
-                                "iofleet watch: '%s' is not an option; allowed: --coordinator, "
-                                "--config, --per-host, --output, --output-format=normal|json, "
-                                "--reattach-timeout=1s..7d, RUN_ID\n",
-                                a);
-                        return 2;
+                        o.output = arg.value;
+                else if (streq(key, "output-format"))
+                        o.format = arg.value;
+                else if (streq(key, "reattach-timeout")) {
+                        if (parse_duration(arg.value, NSEC_PER_SEC, &o.reattach_ns) < 0 ||
+                            o.reattach_ns < NSEC_PER_SEC || o.reattach_ns > 7 * NSEC_PER_DAY) {
+                                r = errorf(err, sizeof(err), -EINVAL,
+                                           "--reattach-timeout: '%s' is not a duration 1s..7d",
+                                           arg.value);
+                                break;
+                        }
                 }
+        }
+        if (r < 0) {
+                fprintf(stderr, "iofleet watch: %s\n", err);
+                return 2;
         }
         live = o.format && streq(o.format, "json") && !o.output ? stderr : stdout;
         sigaction(SIGINT, &sa, NULL);
@@ -711,7 +691,7 @@ int cmd_watch(int argc, char **argv)
                 return 2;
         }
         if (o.coordinator)
-                strdup_to(&cfg.coordinator, o.coordinator);
+                cli_config_set_coordinator(&cfg, o.coordinator, "--coordinator");
         if (cli_connect(&cfg, &c, err, sizeof(err)) < 0) {
                 fprintf(stderr, "iofleet: %s\n", err);
                 goto out;

@@ -7,13 +7,6 @@
 #include "cli.h"
 #include "util.h"
 
-static void usage(FILE *f)
-{
-        fprintf(f, "Usage: iofleet runs [--coordinator=ENDPOINT] [--config=FILE] [--json]\n\n"
-                   "Lists the runs in progress: id, phase, start, agents (and how many are away),\n"
-                   "sweep. Follow one with 'iofleet watch RUN_ID'.\n");
-}
-
 static void print_table(const Iofleet__RunList *l)
 {
         printf("%-24s  %-9s  %-8s  %6s  %4s  %-28s  %s\n", "RUN", "PHASE", "STARTED", "AGENTS",
@@ -68,7 +61,7 @@ int cmd_runs(int argc, char **argv)
 
         req.body_case = IOFLEET__ENVELOPE__BODY_LIST_RUNS;
         req.list_runs = &lr;
-        rc = cli_query(argc, argv, "runs", usage, &req, IOFLEET__ENVELOPE__BODY_RUN_LIST, &rep, &json);
+        rc = cli_query(argc, argv, "runs", &req, IOFLEET__ENVELOPE__BODY_RUN_LIST, &rep, &json);
         if (rep && json)
                 print_json(rep->run_list);
         else if (rep)

@@ -283,7 +283,7 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
 
         {
                 char a_ep[64], c_ep[PATH_MAX + 64], key[PATH_MAX + 64], akeys[PATH_MAX + 64],
-                    ckeys[PATH_MAX + 64], results[PATH_MAX + 64];
+                    ckeys[PATH_MAX + 64], results[PATH_MAX + 64], state[PATH_MAX + 64];
                 child_t *c = &f->children[0];
                 snprintf(c->name, sizeof(c->name), "coordinator");
                 snprintf(a_ep, sizeof(a_ep), "--agent-endpoint=tcp://127.0.0.1:*");
@@ -292,10 +292,12 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
                 snprintf(akeys, sizeof(akeys), "--agent-keys-dir=%s/agents.d", f->dir);
                 snprintf(ckeys, sizeof(ckeys), "--control-keys-dir=%s/admins.d", f->dir);
                 snprintf(results, sizeof(results), "--results-dir=%s", opt->results_dir);
+                snprintf(state, sizeof(state), "--state-dir=%s/coordinator-state", f->dir);
                 char *argv[] = {coord_bin, a_ep,
                                 c_ep,      key,
                                 akeys,     ckeys,
-                                results,   opt->insecure ? "--insecure=true" : "--insecure=false",
+                                results,   state,
+                                opt->insecure ? "--insecure=true" : "--insecure=false",
                                 /* a port of its own: never the system coordinator's */
                                 "--metrics-listen=127.0.0.1:0",
                                 /* Its agents are as short-lived as it: nothing to take up

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "jobfile.h"
 #include "mount-options.h"
 #include "nfs-settings.h"
@@ -26,21 +27,17 @@ bool plan_file_is_plan(const char *path)
 {
         /* By its section headers alone, so that a plan with an error is still read as a plan
          * and its error reported as one. */
-        FILE *f = fopen(path, "re");
-        char line[JOBFILE_MAX_LINE + 2];
-        bool plan = false;
-        if (!f)
+        _cleanup_(freep) char *text = NULL;
+        if (read_full_file(path, 0, JOBFILE_MAX_SIZE, &text, NULL) < 0)
                 return false;
-        while (!plan && fgets(line, sizeof(line), f)) {
-                char *p = line, name[16];
-                while (*p == ' ' || *p == '\t')
-                        p++;
-                if (*p != '[' || sscanf(p + 1, " %15[a-z] ]", name) != 1)
-                        continue;
-                plan = is_plan_section(name) && strchr(p, ']');
+        for (const char *l = text; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+                const char *p = l + strspn(l, " \t");
+                char name[16];
+                if (*p == '[' && sscanf(p + 1, " %15[a-z] ]", name) == 1 && is_plan_section(name) &&
+                    memchr(p, ']', strcspn(p, "\n")))
+                        return true;
         }
-        fclose(f);
-        return plan;
+        return false;
 }
 
 static void part_free(plan_part_t *pp)
@@ -67,33 +64,8 @@ void plan_free(plan_t *p)
                 strv_clear(&p->params[i].values);
         }
         free(p->params);
+        jobfile_free(&p->source);
         memset(p, 0, sizeof(*p));
-}
-
-static int read_text(const char *path, char **ret)
-{
-        FILE *f = fopen(path, "re");
-        char *buf = NULL;
-        size_t len = 0;
-        int r = 0;
-        if (!f)
-                return -errno;
-        buf = malloc(JOBFILE_MAX_SIZE + 1);
-        if (!buf)
-                r = -ENOMEM;
-        else {
-                len = fread(buf, 1, JOBFILE_MAX_SIZE, f);
-                if (ferror(f))
-                        r = -EIO;
-                buf[len] = 0;
-        }
-        fclose(f);
-        if (r < 0) {
-                free(buf);
-                return r;
-        }
-        *ret = buf;
-        return 0;
 }
 
 /* "a,b,c", or "a|b|c" when a value itself holds commas (mount options=soft,intr). */
@@ -261,33 +233,43 @@ static int param_key(plan_t *p, const jobfile_entry_t *e, char *err, size_t errl
         return 0;
 }
 
-/* Reads the file into p: every section, without the whole-plan checks. */
-static int plan_read(const char *path, plan_t *p, char *err, size_t errlen)
+/* The jobfile parser's reads, keeping the first (the plan file itself) as the plan's text: the
+ * text stored with the results is the text that was parsed. */
+static int capture_read(void *user, const char *path, char **data, size_t *size)
 {
-        jobfile_t jf = {0}, jobs = {0};
-        char e2[1024];
-        int r;
-
-        memset(p, 0, sizeof(*p));
-        p->repeat = 1;
-        if (!(p->path = strdup(path)))
+        char **text = user;
+        int r = jobfile_read_file(path, data, size);
+        if (r == 0 && !*text && !(*text = strndup(*data, *size))) {
+                free(*data);
                 return -ENOMEM;
-        if ((r = read_text(path, &p->text)) < 0)
-                return errorf(err, errlen, r, "%s: %s", path, strerror(-r));
-        if ((r = jobfile_parse(path, NULL, NULL, &jf, err, errlen)) < 0)
-                return r;
-        jobs.entries = calloc(jf.n ? jf.n : 1, sizeof(*jobs.entries));
-        if (!jobs.entries) {
-                r = -ENOMEM;
-                goto out;
         }
-        for (size_t i = 0; i < jf.n; i++) {
-                const jobfile_entry_t *e = &jf.entries[i];
+        return r;
+}
+
+/* Reads the file at path once, into p->source (its entries, includes and ${VAR} expanded) and
+ * p->text. */
+static int plan_load(const char *path, plan_t *p, char *err, size_t errlen)
+{
+        jobfile_io_t io = {.read_file = capture_read, .user = &p->text};
+        memset(p, 0, sizeof(*p));
+        if (!(p->path = strdup(path)))
+                return errorf(err, errlen, -ENOMEM, "%s: out of memory", path);
+        return jobfile_parse(path, &io, NULL, &p->source, err, errlen);
+}
+
+/* The keys of the plan's own sections into p; the job sections' entries into jobs (borrowed:
+ * src owns the strings). */
+static int plan_sections(plan_t *p, const jobfile_t *src, jobfile_t *jobs, char *err, size_t errlen)
+{
+        char e2[1024];
+        for (size_t i = 0; i < src->n; i++) {
+                const jobfile_entry_t *e = &src->entries[i];
                 const char *s = e->section;
+                int r;
                 if (!is_plan_section(s)) {
-                        jobs.entries[jobs.n++] = *e; /* borrowed: jf owns the strings */
+                        jobs->entries[jobs->n++] = *e;
                         if (!e->key && !e->global)
-                                jobs.n_job_sections++;
+                                jobs->n_job_sections++;
                         continue;
                 }
                 if (streq(s, "server"))
@@ -300,63 +282,73 @@ static int plan_read(const char *path, plan_t *p, char *err, size_t errlen)
                     : streq(s, "server") ? part_key(&p->server, true, e, e2, sizeof(e2))
                     : streq(s, "client") ? part_key(&p->client, false, e, e2, sizeof(e2))
                                          : param_key(p, e, e2, sizeof(e2));
-                if (r < 0) {
-                        errorf(err, errlen, r, "%s:%d: [%s] %s", e->path, e->line, s,
-                               r == -ENOMEM ? "out of memory" : e2);
-                        goto out;
-                }
+                if (r < 0)
+                        return errorf(err, errlen, r, "%s:%d: [%s] %s", e->path, e->line, s,
+                                      r == -ENOMEM ? "out of memory" : e2);
         }
-        if (jobs.n_job_sections == 0) {
-                r = errorf(err, errlen, -EINVAL,
-                           "%s: no job section; a plan runs its [JOBNAME] sections (fio options) "
-                           "on the clients",
-                           path);
-                goto out;
-        }
-        if ((r = jobargs_add_jobfile(&p->jobs, &jobs, path, err, errlen)) < 0)
-                goto out;
-        if (!p->server.selector &&
-            (r = strdup_to(&p->server.selector, "role=storage")) < 0)
-                goto out;
-        if (p->server.present && !p->server.count)
-                p->server.count = 1;
-        /* Without a [server] and a [client], the jobs run on every agent, as on the command line. */
-        if (!p->client.selector &&
-            (r = strdup_to(&p->client.selector,
-                           p->server.present || p->client.present ? "role=client" : "")) < 0)
-                goto out;
-        /* Parameters that name a part or a job must find it; "a+b" ties keys to one value. */
+        return 0;
+}
+
+/* Parameters that name a part or a job must find it; "a+b" ties keys to one value. */
+static int params_check(const plan_t *p, char *err, size_t errlen)
+{
         for (size_t i = 0; i < p->n_params; i++) {
                 char names[512], *save = NULL;
                 snprintf(names, sizeof(names), "%s", p->params[i].name);
                 for (char *n = strtok_r(names, "+", &save); n; n = strtok_r(NULL, "+", &save)) {
                         const char *dot = strchr(n, '.');
                         char sect[256];
-                        if (streq(n, "clients") && !p->client.present && !p->server.present) {
-                                r = errorf(err, errlen, -EINVAL,
-                                           "%s:%d: [sweep] clients: the plan has no [client] "
-                                           "section",
-                                           path, p->params[i].line);
-                                goto out;
-                        }
+                        if (streq(n, "clients") && !p->client.present && !p->server.present)
+                                return errorf(err, errlen, -EINVAL,
+                                              "%s:%d: [sweep] clients: the plan has no [client] "
+                                              "section",
+                                              p->path, p->params[i].line);
                         if (!dot)
                                 continue;
                         snprintf(sect, sizeof(sect), "%.*s", (int)(dot - n), n);
                         if ((streq(sect, "server") && !p->server.present) ||
                             (!streq(sect, "server") && !streq(sect, "client") &&
-                             !jobfile_section_is_global(sect) && !job_exists(p, sect))) {
-                                r = errorf(err, errlen, -EINVAL,
-                                           "%s:%d: [sweep] %s: no [%s] section in the plan", path,
-                                           p->params[i].line, n, sect);
-                                goto out;
-                        }
+                             !jobfile_section_is_global(sect) && !job_exists(p, sect)))
+                                return errorf(err, errlen, -EINVAL,
+                                              "%s:%d: [sweep] %s: no [%s] section in the plan",
+                                              p->path, p->params[i].line, n, sect);
                 }
         }
-        r = 0;
-out:
+        return 0;
+}
+
+/* Builds p (path and text already set) from the parsed entries of its file, in memory: every
+ * section, without the whole-plan checks. The plan and each of its points are built so. */
+static int plan_build(plan_t *p, const jobfile_t *src, char *err, size_t errlen)
+{
+        jobfile_t jobs = {0};
+        int r;
+
+        p->repeat = 1;
+        if (!(jobs.entries = calloc(src->n ? src->n : 1, sizeof(*jobs.entries))))
+                return -ENOMEM;
+        r = plan_sections(p, src, &jobs, err, errlen);
+        if (r == 0 && jobs.n_job_sections == 0)
+                r = errorf(err, errlen, -EINVAL,
+                           "%s: no job section; a plan runs its [JOBNAME] sections (fio options) "
+                           "on the clients",
+                           p->path);
+        if (r == 0)
+                r = jobargs_add_jobfile(&p->jobs, &jobs, p->path, err, errlen);
         free(jobs.entries);
-        jobfile_free(&jf);
-        return r;
+        if (r < 0)
+                return r;
+        if (!p->server.selector && (r = strdup_to(&p->server.selector, "role=storage")) < 0)
+                return r;
+        if (p->server.present && !p->server.count)
+                p->server.count = 1;
+        /* Without a [server] and a [client], the jobs run on every agent, as on the command line.
+         */
+        if (!p->client.selector &&
+            (r = strdup_to(&p->client.selector,
+                           p->server.present || p->client.present ? "role=client" : "")) < 0)
+                return r;
+        return params_check(p, err, errlen);
 }
 
 size_t plan_points(const plan_t *p)
@@ -437,7 +429,7 @@ int plan_apply_point(plan_t *p, size_t i, kvlist_t *chosen, char *err, size_t er
 /* The engine a job will use: its last ioengine option. */
 static const char *job_engine(const jobargs_job_t *j)
 {
-        const char *e = "psync";
+        const char *e = ENGINE_DEFAULT;
         for (size_t i = 0; i < j->keys.n; i++)
                 if (streq(j->keys.v[i], "ioengine"))
                         e = j->values.v[i];
@@ -504,10 +496,32 @@ int plan_check(plan_t *p, char *err, size_t errlen)
         return jobargs_check(&p->jobs, err, errlen);
 }
 
+int plan_point(const plan_t *p, size_t i, plan_t *out, kvlist_t *chosen, char *err, size_t errlen)
+{
+        plan_t q = {0};
+        int r = -ENOMEM;
+        if ((q.path = strdup(p->path)) && (!p->text || (q.text = strdup(p->text))))
+                r = plan_build(&q, &p->source, err, errlen);
+        else
+                errorf(err, errlen, r, "out of memory");
+        if (r == 0)
+                r = plan_apply_point(&q, i, chosen, err, errlen);
+        if (r == 0)
+                r = plan_check(&q, err, errlen);
+        if (r < 0) {
+                plan_free(&q);
+                return r;
+        }
+        *out = q;
+        return 0;
+}
+
 int plan_parse(const char *path, plan_t *p, char *err, size_t errlen)
 {
         size_t n;
-        int r = plan_read(path, p, err, errlen);
+        int r = plan_load(path, p, err, errlen);
+        if (r == 0)
+                r = plan_build(p, &p->source, err, errlen);
         if (r < 0) {
                 plan_free(p);
                 return r;
@@ -520,37 +534,21 @@ int plan_parse(const char *path, plan_t *p, char *err, size_t errlen)
                 plan_free(p);
                 return r;
         }
-        /* Every point is checked before anything runs. */
+        /* Every point is checked before anything runs, built as it will run. */
         for (size_t i = 0; i < n; i++) {
                 plan_t q;
                 char e[2048];
-                if ((r = plan_read(path, &q, err, errlen)) < 0 ||
-                    (r = plan_apply_point(&q, i, NULL, e, sizeof(e))) < 0 ||
-                    (r = plan_check(&q, e, sizeof(e))) < 0) {
+                if ((r = plan_point(p, i, &q, NULL, e, sizeof(e))) < 0) {
                         if (r != -ENOMEM && n > 1)
                                 errorf(err, errlen, r, "sweep point %zu: %s", i, e);
-                        else if (r != -ENOMEM)
+                        else
                                 snprintf(err, errlen, "%s", e);
-                        plan_free(&q);
                         plan_free(p);
                         return r;
                 }
                 plan_free(&q);
         }
         return 0;
-}
-
-int plan_load_point(const char *path, size_t i, plan_t *p, kvlist_t *chosen, char *err,
-                    size_t errlen)
-{
-        int r = plan_read(path, p, err, errlen);
-        if (r == 0)
-                r = plan_apply_point(p, i, chosen, err, errlen);
-        if (r == 0)
-                r = plan_check(p, err, errlen);
-        if (r < 0)
-                plan_free(p);
-        return r;
 }
 
 static int settings_to_wire(const kvlist_t *kv, Iofleet__Setting ***ret, size_t *n)

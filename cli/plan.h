@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "jobargs.h"
+#include "jobfile.h"
 #include "kv.h"
 #include "wire.h"
 
@@ -31,7 +32,9 @@ typedef struct plan_param {
 
 typedef struct plan {
         char *path;
-        char *text; /* the file as read: kept with the results */
+        char *text;       /* the file as parsed: kept with the results */
+        jobfile_t source; /* its entries as parsed once (includes, ${VAR} done): points are
+                           * built from them */
         char *name;
         uint64_t interval_ns, lead_ns; /* 0 = the CLI's / coordinator's default */
         bool stonewall;
@@ -60,13 +63,14 @@ void plan_free(plan_t *p);
 
 /* Number of sweep points (1 without a sweep). */
 size_t plan_points(const plan_t *p);
-/* Applies point i's values to p (parsed afresh for each point) and lists them in chosen as
- * parameter = value. 0 or -errno with err set. */
+/* Applies point i's values to p (a plan as built from its file, no point applied yet) and
+ * lists them in chosen as parameter = value. 0 or -errno with err set. */
 int plan_apply_point(plan_t *p, size_t i, kvlist_t *chosen, char *err, size_t errlen);
-/* Reads the plan at path as sweep point i will run it (applied and checked); chosen (may be
- * NULL) gets the point's parameter values. 0 or -errno with err set; p is freed on failure. */
-int plan_load_point(const char *path, size_t i, plan_t *p, kvlist_t *chosen, char *err,
-                    size_t errlen);
+/* Builds sweep point i of a parsed plan p into *out as it will run: from the entries p was
+ * parsed from (never the file again, so the plan checked is the plan that runs), applied and
+ * checked. chosen (may be NULL) gets the point's parameter values. 0 or -errno with err set;
+ * *out untouched on failure. *out has no source of its own: points come from p. */
+int plan_point(const plan_t *p, size_t i, plan_t *out, kvlist_t *chosen, char *err, size_t errlen);
 /* Checks a plan as it will run (after plan_apply_point() for a sweep point). */
 int plan_check(plan_t *p, char *err, size_t errlen);
 

@@ -55,10 +55,11 @@ void render_started(FILE *f, const Iofleet__RunUpdate *u)
         struct tm tm;
         localtime_r(&secs, &tm);
         strftime(when, sizeof(when), "%H:%M:%S", &tm);
-        fprintf(f, "iofleet: run %s started on %u agents at %s.%06lld; start skew %s (%s)\n",
+        fprintf(f, "iofleet: run %s started on %u agents at %s.%06lld; start skew %s (%s)%s\n",
                 u->run_id, u->agents, when, (long long)(u->start_ns % 1000000000LL) / 1000,
                 clock_format_duration((int64_t)u->start_skew_ns, skew, sizeof(skew)),
-                u->message && u->message[0] ? u->message : "timeline");
+                u->message && u->message[0] ? u->message : "timeline",
+                u->ramp_intervals ? "; ramp first, not counted" : "");
         fflush(f);
 }
 
@@ -67,11 +68,15 @@ void render_interval(FILE *f, const Iofleet__RunUpdate *u, uint64_t total, bool 
         double secs = u->interval_ns / 1e9;
         char rbw[32], wbw[32], rio[32], wio[32], p99[32], idx[32];
 
-        if (total)
-                snprintf(idx, sizeof(idx), "%*u/%" PRIu64, total >= 100 ? 3 : 2, u->index + 1,
-                         total);
+        if (u->measured_intervals)
+                total = u->measured_intervals;
+        if (u->index < u->ramp_intervals)
+                snprintf(idx, sizeof(idx), "ramp %u/%u", u->index + 1, u->ramp_intervals);
+        else if (total)
+                snprintf(idx, sizeof(idx), "%*u/%" PRIu64, total >= 100 ? 3 : 2,
+                         u->index - u->ramp_intervals + 1, total);
         else
-                snprintf(idx, sizeof(idx), "%3u", u->index + 1);
+                snprintf(idx, sizeof(idx), "%3u", u->index - u->ramp_intervals + 1);
         fprintf(f, "[%s] read %s %s IOPS | write %s %s IOPS | clat p99 %s | %u/%u agents%s\n", idx,
                 bw_str(u->read_bytes / secs, rbw, sizeof(rbw)),
                 count_str(u->read_ios / secs, rio, sizeof(rio)),
@@ -175,6 +180,117 @@ static void dir_block(FILE *f, const char *label, json_t *d)
                 fprintf(f, "  %s errors: %.0f\n", label, num(d, "errors"));
 }
 
+/* A latency as bonnie++ prints it: whole units, the unit picked by magnitude. */
+static const char *lat_str(double ns, char *buf, size_t len)
+{
+        if (!(ns > 0))
+                snprintf(buf, len, "-");
+        else if (ns < 10e3)
+                snprintf(buf, len, "%.0fns", ns);
+        else if (ns < 10e6)
+                snprintf(buf, len, "%.0fus", ns / 1e3);
+        else if (ns < 10e9)
+                snprintf(buf, len, "%.0fms", ns / 1e6);
+        else
+                snprintf(buf, len, "%.0fs", ns / 1e9);
+        return buf;
+}
+
+static const char *const md_orders[] = {"seq", "rand"};
+static const char *const md_ops[] = {"create", "stat", "read", "delete"};
+
+/* One entry's rows of the metadata table: files/s, mean and p99 latency per phase ("-" for a
+ * phase it did not run). */
+static void md_rows(FILE *f, const char *label, json_t *md)
+{
+        static const char *const rows[] = {"files/s", "lat mean", "lat p99"};
+        for (size_t r = 0; r < ELEMENTSOF(rows); r++) {
+                fprintf(f, "%-20.20s %-8s", r ? "" : label, rows[r]);
+                for (size_t o = 0; o < ELEMENTSOF(md_orders); o++) {
+                        fprintf(f, " ");
+                        for (size_t k = 0; k < ELEMENTSOF(md_ops); k++) {
+                                char name[32], buf[32];
+                                json_t *p, *lat;
+                                snprintf(name, sizeof(name), "%s_%s", md_orders[o], md_ops[k]);
+                                p = json_object_get(md, name);
+                                lat = json_object_get(p, "lat_ns");
+                                if (!p)
+                                        snprintf(buf, sizeof(buf), "-");
+                                else if (r == 0)
+                                        count_str(num(p, "ops_per_sec"), buf, sizeof(buf));
+                                else if (r == 1)
+                                        lat_str(num(lat, "mean"), buf, sizeof(buf));
+                                else
+                                        lat_str(num(json_object_get(lat, "percentile"),
+                                                    "99.000000"),
+                                                buf, sizeof(buf));
+                                fprintf(f, " %8s", buf);
+                        }
+                }
+                fprintf(f, "\n");
+        }
+}
+
+/* The metadata workload's phases as bonnie++'s file tests show them: sequential and random
+ * create, stat, read and delete; files per second and latency, per agent (and job) and for all
+ * clients. Nothing when no entry ran it. */
+static void md_table(FILE *f, json_t *stats)
+{
+        json_t *entry, *all = NULL;
+        size_t i, n = 0;
+        const char *first_job = NULL;
+        bool several_jobs = false, clones = false;
+
+        json_array_foreach(stats, i, entry)
+        {
+                const char *job = json_string_value(json_object_get(entry, "jobname"));
+                if (!json_is_object(json_object_get(entry, "metadata")))
+                        continue;
+                if (!json_string_value(json_object_get(entry, "agent"))) {
+                        all = entry;
+                        continue;
+                }
+                n++;
+                clones |= json_integer_value(json_object_get(entry, "jobnum")) > 0;
+                if (job && first_job && !streq(job, first_job))
+                        several_jobs = true;
+                first_job = first_job ? first_job : job;
+        }
+        if (!n)
+                return;
+        fprintf(f, "\nMetadata (bonnie++'s file tests): files/s and latency per phase\n");
+        fprintf(f, "%-29s  %-35s  %-35s\n", "", "------------ Sequential -----------",
+                "-------------- Random -------------");
+        fprintf(f, "%-29s", "");
+        for (size_t o = 0; o < ELEMENTSOF(md_orders); o++) {
+                fprintf(f, " ");
+                for (size_t k = 0; k < ELEMENTSOF(md_ops); k++)
+                        fprintf(f, " %8s", md_ops[k]);
+        }
+        fprintf(f, "\n");
+        json_array_foreach(stats, i, entry)
+        {
+                json_t *md = json_object_get(entry, "metadata");
+                const char *agent = json_string_value(json_object_get(entry, "agent"));
+                const char *job = json_string_value(json_object_get(entry, "jobname"));
+                json_t *jobnum = json_object_get(entry, "jobnum");
+                char label[160];
+                size_t len;
+                if (!json_is_object(md) || !agent)
+                        continue;
+                /* The agent, and which job (and clone) when there is more than one. */
+                len = (size_t)snprintf(label, sizeof(label), "%s", agent);
+                if (several_jobs && job && len < sizeof(label))
+                        len += (size_t)snprintf(label + len, sizeof(label) - len, " %s", job);
+                if (clones && json_is_integer(jobnum) && len < sizeof(label))
+                        snprintf(label + len, sizeof(label) - len, ".%lld",
+                                 (long long)json_integer_value(jobnum));
+                md_rows(f, label, md);
+        }
+        if (all && n > 1)
+                md_rows(f, "All clients", json_object_get(all, "metadata"));
+}
+
 void render_summary(FILE *f, json_t *doc, const char *results_dir)
 {
         json_t *stats = json_object_get(doc, "client_stats"), *io = json_object_get(doc, "iofleet");
@@ -197,6 +313,7 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
                 dir_block(f, "write", json_object_get(entry, "write"));
         }
 
+        md_table(f, stats);
         fprintf(f, "\nRun status group 0 (all jobs):\n");
         entry = json_array_get(stats, json_array_size(stats) - 1);
         for (int w = 0; w < 2 && entry; w++) {

@@ -38,7 +38,12 @@ static int plot_timeline(const report_t *r, const report_point_t *p, const repor
         size_t n = json_array_size(ivs), n_agents = json_array_size(agents), n_series = 0;
         double iv_s = jnum(io, "interval_ns") / 1e9, bytes = 0, meta = 0;
         double *x = NULL, *sum = NULL, *rd = NULL, *wr = NULL, *per = NULL;
-        svg_series_t *series = NULL;
+        double *iops = NULL, *riops = NULL, *wiops = NULL, *iper = NULL, *p50 = NULL, *p99 = NULL;
+        svg_series_t *series = NULL, *io_series = NULL, lat_series[2];
+        size_t n_io = 0;
+        double lat_max = 0, lat_div = 1e3;
+        const char *lat_unit = "us";
+        bool lat = false;
         svg_t *s = NULL;
         char path[4200], name[512], title[1024], label[768];
         bool md;
@@ -54,7 +59,15 @@ static int plot_timeline(const report_t *r, const report_point_t *p, const repor
         wr = calloc(n, sizeof(*wr));
         per = calloc(n * (n_agents + 1), sizeof(*per));
         series = calloc(n_agents + 3, sizeof(*series));
-        if (!x || !sum || !rd || !wr || !per || !series)
+        io_series = calloc(n_agents + 3, sizeof(*io_series));
+        iops = calloc(n, sizeof(*iops));
+        riops = calloc(n, sizeof(*riops));
+        wiops = calloc(n, sizeof(*wiops));
+        iper = calloc(n * (n_agents + 1), sizeof(*iper));
+        p50 = calloc(n, sizeof(*p50));
+        p99 = calloc(n, sizeof(*p99));
+        if (!x || !sum || !rd || !wr || !per || !series || !io_series || !iops || !riops ||
+            !wiops || !iper || !p50 || !p99)
                 goto out;
         for (size_t k = 0; k < n; k++) {
                 json_t *iv = json_array_get(ivs, k);
@@ -69,18 +82,31 @@ static int plot_timeline(const report_t *r, const report_point_t *p, const repor
                 rd[k] = jnum(iv, "read_bytes") / iv_s / MIB;
                 wr[k] = jnum(iv, "write_bytes") / iv_s / MIB;
                 sum[k] = md ? jnum(iv, "meta_ops") / iv_s : rd[k] + wr[k];
+                riops[k] = jnum(iv, "read_ios") / iv_s;
+                wiops[k] = jnum(iv, "write_ios") / iv_s;
+                iops[k] = riops[k] + wiops[k];
+                /* The interval's completion latency; none (a gap) where nothing completed. */
+                p50[k] = jnum(iv, "clat_p50_ns") > 0 ? jnum(iv, "clat_p50_ns") : NAN;
+                p99[k] = jnum(iv, "clat_p99_ns") > 0 ? jnum(iv, "clat_p99_ns") : NAN;
+                if (isfinite(p99[k])) {
+                        lat = true;
+                        lat_max = fmax(lat_max, p99[k]);
+                }
                 for (size_t a = 0; a < n_agents; a++)
-                        per[a * n + k] = NAN;
+                        per[a * n + k] = iper[a * n + k] = NAN;
                 json_array_foreach(pa, j, e)
                 {
                         const char *an = json_string_value(json_object_get(e, "name"));
                         for (size_t a = 0; an && a < n_agents; a++) {
                                 const char *want = json_string_value(
                                     json_object_get(json_array_get(agents, a), "name"));
-                                if (want && streq(want, an))
+                                if (want && streq(want, an)) {
                                         per[a * n + k] =
                                             (jnum(e, "read_bytes") + jnum(e, "write_bytes")) /
                                             iv_s / MIB;
+                                        iper[a * n + k] =
+                                            (jnum(e, "read_ios") + jnum(e, "write_ios")) / iv_s;
+                                }
                         }
                 }
         }
@@ -125,6 +151,44 @@ static int plot_timeline(const report_t *r, const report_point_t *p, const repor
                                            .color = 1 + (unsigned)a,
                                            .width = 1.2,
                                            .markers = n < 40};
+                /* IOPS: the same lines as the bandwidth (the sum, read and write when both
+                 * moved, one per agent), counted in I/Os. */
+                {
+                        size_t first_agent = both ? 3 : 1;
+                        for (size_t i = 0; i < n_series; i++) {
+                                io_series[n_io] = series[i];
+                                if (i == 0)
+                                        io_series[n_io].y = iops;
+                                else if (i < first_agent)
+                                        io_series[n_io].y = i == 1 ? riops : wiops;
+                                else
+                                        io_series[n_io].y = iper + (i - first_agent) * n;
+                                n_io++;
+                        }
+                }
+                if (lat_max >= 10e6) {
+                        lat_div = 1e6;
+                        lat_unit = "ms";
+                }
+                for (size_t k = 0; k < n; k++) {
+                        p50[k] /= lat_div;
+                        p99[k] /= lat_div;
+                }
+                lat_series[0] = (svg_series_t){.label = "all agents, clat p99",
+                                               .x = x,
+                                               .y = p99,
+                                               .n = n,
+                                               .color = 3,
+                                               .width = 2.5,
+                                               .markers = n < 40};
+                lat_series[1] = (svg_series_t){.label = "all agents, clat p50",
+                                               .x = x,
+                                               .y = p50,
+                                               .n = n,
+                                               .color = 0,
+                                               .width = 1.5,
+                                               .stroke = SVG_DASHED,
+                                               .markers = n < 40};
         }
 
         snprintf(name, sizeof(name), "%s", *run->dir ? run->dir : "run");
@@ -141,11 +205,15 @@ static int plot_timeline(const report_t *r, const report_point_t *p, const repor
                          json_string_value(json_object_get(io, "run_id"))
                              ? json_string_value(json_object_get(io, "run_id"))
                              : "");
-        if ((r_ = svg_open(path, 900, 460, title, &s)) < 0) {
+        if ((r_ = svg_open(path, 900, 36 + 420 * (n_io ? (lat ? 3 : 2) : 1), title, &s)) < 0) {
                 errorf(err, errlen, r_, "%s: %s", path, strerror(-r_));
                 goto out;
         }
-        svg_heading(s, 24, md ? "Metadata operations over time" : "Bandwidth over time");
+        svg_heading(s, 24,
+                    md     ? "Metadata operations over time"
+                    : n_io ? (lat ? "Bandwidth, IOPS and latency over time"
+                                  : "Bandwidth and IOPS over time")
+                           : "Bandwidth over time");
         svg_line_panel(s, 0, 36, 900, 420,
                        &(svg_panel_t){.title = title,
                                       .xlabel = "time since the start instant (s)",
@@ -155,6 +223,29 @@ static int plot_timeline(const report_t *r, const report_point_t *p, const repor
                                       .y_from_zero = true,
                                       .legend_max = 20},
                        series, n_series);
+        if (n_io)
+                svg_line_panel(s, 0, 456, 900, 420,
+                               &(svg_panel_t){.title = "I/O operations per second",
+                                              .xlabel = "time since the start instant (s)",
+                                              .ylabel = "IOPS",
+                                              .xmin = 0,
+                                              .xmax = (double)n * iv_s,
+                                              .y_from_zero = true,
+                                              .legend_max = 20},
+                               io_series, n_io);
+        if (n_io && lat) {
+                char ylabel[64];
+                snprintf(ylabel, sizeof(ylabel), "completion latency (%s)", lat_unit);
+                svg_line_panel(s, 0, 876, 900, 420,
+                               &(svg_panel_t){.title = "Completion latency of each interval "
+                                                       "(read and write merged, all agents)",
+                                              .xlabel = "time since the start instant (s)",
+                                              .ylabel = ylabel,
+                                              .xmin = 0,
+                                              .xmax = (double)n * iv_s,
+                                              .y_from_zero = true},
+                               lat_series, 2);
+        }
         if ((r_ = svg_close(&s)) < 0)
                 errorf(err, errlen, r_, "%s: %s", path, strerror(-r_));
         else
@@ -166,6 +257,13 @@ out:
         free(wr);
         free(per);
         free(series);
+        free(io_series);
+        free(iops);
+        free(riops);
+        free(wiops);
+        free(iper);
+        free(p50);
+        free(p99);
         return r_;
 }
 
@@ -327,63 +425,97 @@ static bool shown(const report_t *r, report_fig_t f)
         return false;
 }
 
-/* The main figure of every point side by side, whiskers from the slowest to the fastest repeat. */
+/* One panel of bars.svg: parts stacked per point (read below write), whiskers from fig's
+ * slowest to fastest repeat (REPORT_N_FIGS: none). */
+typedef struct bar_panel {
+        const char *title, *unit;
+        report_fig_t parts[2];
+        const char *part_labels[2];
+        size_t n_parts;
+        report_fig_t whisker;
+} bar_panel_t;
+
+/* Every point side by side: bandwidth and IOPS with read and write stacked, completion latency
+ * p99 per direction, metadata creates; each panel only when some point has that figure. */
 static int plot_bars(const report_t *r, const char *dir, char *err, size_t errlen)
 {
-        static const struct {
-                report_fig_t fig;
-                const char *what, *unit;
-        } mains[] = {
-            {REPORT_TOTAL_BW, "Bandwidth (read + write)", "bandwidth (MiB/s)"},
-            {REPORT_CREATE, "Metadata file creates", "files/s"},
-            {REPORT_READ_IOPS, "Read IOPS", "IO/s"},
-            {REPORT_WRITE_IOPS, "Write IOPS", "IO/s"},
+        static const bar_panel_t all[] = {
+            {"Bandwidth (read and write stacked)", "bandwidth (MiB/s)",
+             {REPORT_READ_BW, REPORT_WRITE_BW}, {"read", "write"}, 2, REPORT_TOTAL_BW},
+            {"IOPS (read and write stacked)", "IO/s",
+             {REPORT_READ_IOPS, REPORT_WRITE_IOPS}, {"read", "write"}, 2, REPORT_N_FIGS},
+            {"Read completion latency p99", "latency (us)", {REPORT_READ_P99}, {"read p99"}, 1,
+             REPORT_READ_P99},
+            {"Write completion latency p99", "latency (us)", {REPORT_WRITE_P99}, {"write p99"},
+             1, REPORT_WRITE_P99},
+            {"Metadata file creates", "files/s", {REPORT_CREATE}, {"creates"}, 1,
+             REPORT_CREATE},
         };
-        size_t n = r->n_points, m = 0;
+        const bar_panel_t *panels[ELEMENTSOF(all)];
+        size_t n = r->n_points, n_panels = 0;
         const char **labels = calloc(n + 1, sizeof(*labels));
         char(*text)[300] = calloc(n + 1, sizeof(*text));
-        double *v = calloc(n + 1, sizeof(*v)), *lo = calloc(n + 1, sizeof(*lo)),
-               *hi = calloc(n + 1, sizeof(*hi));
-        char path[4200], title[128];
+        double *v[2] = {calloc(n + 1, sizeof(double)), calloc(n + 1, sizeof(double))};
+        double *lo = calloc(n + 1, sizeof(*lo)), *hi = calloc(n + 1, sizeof(*hi));
+        char path[4200], xl[300] = "sweep point:";
         svg_t *s = NULL;
         int ret = -ENOMEM;
         double w;
+        size_t len = strlen(xl);
 
-        if (!labels || !text || !v || !lo || !hi)
+        if (!labels || !text || !v[0] || !v[1] || !lo || !hi)
                 goto out;
-        while (m + 1 < ELEMENTSOF(mains) && !shown(r, mains[m].fig))
-                m++;
+        for (size_t i = 0; i < ELEMENTSOF(all); i++) {
+                bool any = false;
+                for (size_t k = 0; k < all[i].n_parts; k++)
+                        any |= shown(r, all[i].parts[k]);
+                if (any)
+                        panels[n_panels++] = &all[i];
+        }
+        if (!n_panels)
+                panels[n_panels++] = &all[0]; /* every point failed: say so on the bandwidth */
         for (size_t i = 0; i < n; i++) {
                 const report_point_t *p = &r->points[i];
-                size_t len = (size_t)snprintf(text[i], sizeof(text[i]), "#%u", p->index);
-                for (size_t k = 0; k < r->n_params && len < sizeof(text[i]); k++)
-                        len += (size_t)snprintf(text[i] + len, sizeof(text[i]) - len, " %s",
-                                                p->values[k]);
+                size_t tl = (size_t)snprintf(text[i], sizeof(text[i]), "#%u", p->index);
+                for (size_t k = 0; k < r->n_params && tl < sizeof(text[i]); k++)
+                        tl += (size_t)snprintf(text[i] + tl, sizeof(text[i]) - tl, " %s",
+                                               p->values[k]);
                 labels[i] = text[i];
-                v[i] = p->median[mains[m].fig];
-                lo[i] = p->n_ok > 1 ? p->lo[mains[m].fig] : NAN;
-                hi[i] = p->n_ok > 1 ? p->hi[mains[m].fig] : NAN;
         }
+        for (size_t k = 0; k < r->n_params && len < sizeof(xl); k++)
+                len += (size_t)snprintf(xl + len, sizeof(xl) - len, " %s", r->params[k]);
         snprintf(path, sizeof(path), "%s/bars.svg", dir);
-        snprintf(title, sizeof(title), "%s per sweep point", mains[m].what);
         w = 300 + 70 * (double)n;
         if (w < 700)
                 w = 700;
-        if ((ret = svg_open(path, w, 520, title, &s)) < 0) {
+        if ((ret = svg_open(path, w, 36 + 480 * (double)n_panels, "Sweep points side by side",
+                            &s)) < 0) {
                 errorf(err, errlen, ret, "%s: %s", path, strerror(-ret));
                 goto out;
         }
-        svg_heading(s, 24, title);
-        {
-                char xl[300] = "sweep point:";
-                size_t len = strlen(xl);
-                for (size_t k = 0; k < r->n_params && len < sizeof(xl); k++)
-                        len += (size_t)snprintf(xl + len, sizeof(xl) - len, " %s", r->params[k]);
-                svg_bar_panel(s, 0, 36, w, 480,
-                              &(svg_panel_t){.title = "median of the repeats that succeeded",
-                                             .xlabel = xl,
-                                             .ylabel = mains[m].unit},
-                              labels, v, lo, hi, n);
+        svg_heading(s, 24, "Sweep points side by side (medians of the repeats that succeeded)");
+        for (size_t q = 0; q < n_panels; q++) {
+                const bar_panel_t *b = panels[q];
+                const double *parts[2] = {v[0], v[1]};
+                for (size_t i = 0; i < n; i++) {
+                        const report_point_t *p = &r->points[i];
+                        for (size_t k = 0; k < b->n_parts; k++) {
+                                double x = p->median[b->parts[k]];
+                                /* A direction this point did not do is no part of its bar. */
+                                v[k][i] = p->n_ok && isfinite(x) && x > 0 ? x : NAN;
+                        }
+                        if (b->n_parts == 2 && p->n_ok && !isfinite(v[0][i]) &&
+                            !isfinite(v[1][i]))
+                                v[0][i] = 0; /* ran, moved nothing: an empty bar, not "failed" */
+                        lo[i] = b->whisker != REPORT_N_FIGS && p->n_ok > 1 ? p->lo[b->whisker]
+                                                                          : NAN;
+                        hi[i] = b->whisker != REPORT_N_FIGS && p->n_ok > 1 ? p->hi[b->whisker]
+                                                                          : NAN;
+                }
+                svg_stacked_bar_panel(s, 0, 36 + 480 * (double)q, w, 480,
+                                      &(svg_panel_t){.title = b->title, .xlabel = xl,
+                                                     .ylabel = b->unit},
+                                      labels, parts, b->part_labels, b->n_parts, lo, hi, n);
         }
         if ((ret = svg_close(&s)) < 0)
                 errorf(err, errlen, ret, "%s: %s", path, strerror(-ret));
@@ -392,7 +524,8 @@ static int plot_bars(const report_t *r, const char *dir, char *err, size_t errle
 out:
         free(labels);
         free(text);
-        free(v);
+        free(v[0]);
+        free(v[1]);
         free(lo);
         free(hi);
         return ret;

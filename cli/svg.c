@@ -336,17 +336,20 @@ void svg_line_panel(svg_t *s, double x, double y, double w, double h, const svg_
         }
 }
 
-void svg_bar_panel(svg_t *s, double x, double y, double w, double h, const svg_panel_t *p,
-                   const char *const *labels, const double *values, const double *lo,
-                   const double *hi, size_t n)
+void svg_stacked_bar_panel(svg_t *s, double x, double y, double w, double h,
+                           const svg_panel_t *p, const char *const *labels,
+                           const double *const *parts, const char *const *part_labels,
+                           size_t n_parts, const double *lo, const double *hi, size_t n)
 {
         double ymax = -INFINITY, slot, bw;
         frame_t fr = {.px = x + 70, .py = y + 30, .pw = w - 70 - 190, .ph = h - 30 - 110};
         bool whiskers = false;
 
         for (size_t i = 0; i < n; i++) {
-                if (isfinite(values[i]))
-                        ymax = fmax(ymax, values[i]);
+                double total = 0;
+                for (size_t k = 0; k < n_parts; k++)
+                        total += isfinite(parts[k][i]) ? parts[k][i] : 0;
+                ymax = fmax(ymax, total);
                 if (lo && hi && isfinite(lo[i]) && isfinite(hi[i])) {
                         ymax = fmax(ymax, hi[i]);
                         whiskers = true;
@@ -362,15 +365,23 @@ void svg_bar_panel(svg_t *s, double x, double y, double w, double h, const svg_p
         slot = n ? fr.pw / (double)n : fr.pw;
         bw = slot * 0.6;
         for (size_t i = 0; i < n; i++) {
-                double cx = fr.px + slot * (i + 0.5), base = fy(&fr, 0);
+                double cx = fr.px + slot * (i + 0.5), base = fy(&fr, 0), at = 0;
+                bool any = false;
                 char rot[96];
-                if (isfinite(values[i]))
+                /* The parts stacked from the axis up, in order (read below write). */
+                for (size_t k = 0; k < n_parts; k++) {
+                        double v = parts[k][i];
+                        if (!isfinite(v))
+                                continue;
+                        any = true;
                         fprintf(s->f,
                                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                                 "fill=\"%s\"/>\n",
-                                cx - bw / 2, fy(&fr, values[i]), bw, base - fy(&fr, values[i]),
-                                palette[0]);
-                else
+                                cx - bw / 2, fy(&fr, at + v), bw, fy(&fr, at) - fy(&fr, at + v),
+                                palette[k % ELEMENTSOF(palette)]);
+                        at += v;
+                }
+                if (!any)
                         text(s, cx, base - 6, "middle", "font-size=\"11\" fill=\"#d62728\"",
                              "failed");
                 if (lo && hi && isfinite(lo[i]) && isfinite(hi[i])) {
@@ -386,9 +397,11 @@ void svg_bar_panel(svg_t *s, double x, double y, double w, double h, const svg_p
                          cx, base + 14);
                 text(s, cx, base + 14, "end", rot, labels[i]);
         }
-        legend_entry(s, fr.px + fr.pw + 14, fr.py + 6, 0, SVG_SOLID, 0, true, "median");
+        for (size_t k = 0; k < n_parts; k++)
+                legend_entry(s, fr.px + fr.pw + 14, fr.py + 6 + 16 * (double)k, (unsigned)k,
+                             SVG_SOLID, 0, true, part_labels[k]);
         if (whiskers) {
-                double ly = fr.py + 22;
+                double ly = fr.py + 6 + 16 * (double)n_parts;
                 fprintf(s->f,
                         "<path d=\"M%.1f,%.1f H%.1f M%.1f,%.1f V%.1f M%.1f,%.1f V%.1f\" "
                         "stroke=\"#000000\" stroke-width=\"1.2\" fill=\"none\"/>\n",
@@ -397,4 +410,13 @@ void svg_bar_panel(svg_t *s, double x, double y, double w, double h, const svg_p
                 text(s, fr.px + fr.pw + 42, ly + 1, "start", "font-size=\"11\"",
                      "min..max of repeats");
         }
+}
+
+void svg_bar_panel(svg_t *s, double x, double y, double w, double h, const svg_panel_t *p,
+                   const char *const *labels, const double *values, const double *lo,
+                   const double *hi, size_t n)
+{
+        const double *parts[] = {values};
+        const char *const part_labels[] = {"median"};
+        svg_stacked_bar_panel(s, x, y, w, h, p, labels, parts, part_labels, 1, lo, hi, n);
 }

@@ -58,3 +58,10 @@ void svg_line_panel(svg_t *s, double x, double y, double w, double h, const svg_
 void svg_bar_panel(svg_t *s, double x, double y, double w, double h, const svg_panel_t *p,
                    const char *const *labels, const double *values, const double *lo,
                    const double *hi, size_t n);
+/* Bars made of n_parts stacked parts (parts[k][i]: part k of bar i; NAN leaves a part out; a bar
+ * with none says "failed"), each part a colour of the legend part_labels[k]; whiskers lo..hi
+ * over the whole bar where both are finite. */
+void svg_stacked_bar_panel(svg_t *s, double x, double y, double w, double h,
+                           const svg_panel_t *p, const char *const *labels,
+                           const double *const *parts, const char *const *part_labels,
+                           size_t n_parts, const double *lo, const double *hi, size_t n);

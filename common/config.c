@@ -2,12 +2,15 @@
  * table. */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <ini.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include "options.h"
+#include "parse.h"
 #include "util.h"
 
 int strv_push(strv_t *l, const char *s)
@@ -59,12 +62,23 @@ static const cfg_item_t *find_item(const cfg_schema_t *s, const char *name)
         return NULL;
 }
 
+/* "--log-level" for log_level. */
+static void option_name(const cfg_item_t *it, char *buf, size_t len)
+{
+        snprintf(buf, len, "--%s", it->name);
+        for (char *p = buf + 2; *p; p++)
+                if (*p == '_')
+                        *p = '-';
+}
+
 static void known_keys(const cfg_schema_t *s, char *buf, size_t len)
 {
         size_t off = 0;
         buf[0] = 0;
         for (size_t i = 0; i < s->n_items && off < len; i++)
-                off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "", s->items[i].name);
+                if (!(s->items[i].flags & CFG_TEST_HOOK))
+                        off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
+                                        s->items[i].name);
 }
 
 static int set_list(const cfg_item_t *it, strv_t *l, const char *value, const char *where,
@@ -96,14 +110,63 @@ static int set_list(const cfg_item_t *it, strv_t *l, const char *value, const ch
         return 0;
 }
 
+/* "10ms..10m", "2..1000", "-365d..365d": the bounds as --help shows them; "" when none. */
+static const char *range_text(const cfg_item_t *it, char *buf, size_t len)
+{
+        char lo[32], hi[32];
+        buf[0] = 0;
+        if (it->type == CFG_SDURATION && it->max)
+                snprintf(buf, len, "-%s..%s", format_duration(lo, sizeof(lo), it->max),
+                         format_duration(hi, sizeof(hi), it->max));
+        else if (it->type == CFG_DURATION && (it->min || it->max))
+                snprintf(buf, len, "%s..%s", format_duration(lo, sizeof(lo), it->min),
+                         format_duration(hi, sizeof(hi), it->max));
+        else if (it->type == CFG_UINT && (it->min || it->max))
+                snprintf(buf, len, "%llu..%llu", (unsigned long long)it->min,
+                         (unsigned long long)it->max);
+        return buf;
+}
+
+/* CFG_DURATION, CFG_SDURATION and CFG_UINT values. */
+static int set_number(const cfg_item_t *it, void *field, const char *value, const char *where,
+                      char *err, size_t errlen)
+{
+        bool neg = it->type == CFG_SDURATION && value[0] == '-';
+        char range[80];
+        uint64_t u;
+        char *end;
+
+        if (it->type == CFG_UINT) {
+                errno = 0;
+                u = strtoull(value, &end, 10);
+                if (errno || end == value || *end || value[0] == '-')
+                        return errorf(err, errlen, -EINVAL, "%s: '%s' is not a whole number", where,
+                                      value);
+        } else if (parse_duration(value + neg, NSEC_PER_SEC, &u) < 0)
+                return errorf(err, errlen, -EINVAL, "%s: '%s' is not a duration (e.g. %s)", where,
+                              value,
+                              neg || it->type == CFG_SDURATION ? "2s, -150ms" : "500ms, 2s, 1m");
+        if (it->type == CFG_DURATION && (it->min || it->max) && (u < it->min || u > it->max))
+                return errorf(err, errlen, -ERANGE, "%s: %s is out of range %llums..%llums", where,
+                              value, (unsigned long long)(it->min / NSEC_PER_MSEC),
+                              (unsigned long long)(it->max / NSEC_PER_MSEC));
+        if ((it->type == CFG_SDURATION && it->max && u > it->max) ||
+            (it->type == CFG_UINT && (it->min || it->max) && (u < it->min || u > it->max)))
+                return errorf(err, errlen, -ERANGE, "%s: %s is out of range %s", where, value,
+                              range_text(it, range, sizeof(range)));
+        if (it->type == CFG_SDURATION)
+                *(int64_t *)field = neg ? -(int64_t)u : (int64_t)u;
+        else
+                *(uint64_t *)field = u;
+        return 0;
+}
+
 int config_set(const cfg_schema_t *s, void *target, const char *name, const char *value,
                const char *where, char *err, size_t errlen)
 {
         const cfg_item_t *it = find_item(s, name);
         void *field;
         char known[1024];
-        uint64_t u;
-        int r;
 
         if (!it) {
                 known_keys(s, known, sizeof(known));
@@ -126,35 +189,29 @@ int config_set(const cfg_schema_t *s, void *target, const char *name, const char
                                       value);
                 return 0;
         case CFG_DURATION:
-                r = parse_duration(value, NSEC_PER_SEC, &u);
-                if (r < 0)
-                        return errorf(err, errlen, -EINVAL,
-                                      "%s: '%s' is not a duration (e.g. 500ms, 2s, 1m)", where,
-                                      value);
-                if ((it->min || it->max) && (u < it->min || u > it->max))
-                        return errorf(err, errlen, -ERANGE, "%s: %s is out of range %llums..%llums",
-                                      where, value, (unsigned long long)(it->min / NSEC_PER_MSEC),
-                                      (unsigned long long)(it->max / NSEC_PER_MSEC));
-                *(uint64_t *)field = u;
-                return 0;
-        case CFG_UINT: {
-                char *end;
-                errno = 0;
-                u = strtoull(value, &end, 10);
-                if (errno || end == value || *end || value[0] == '-')
-                        return errorf(err, errlen, -EINVAL, "%s: '%s' is not a whole number", where,
-                                      value);
-                if ((it->min || it->max) && (u < it->min || u > it->max))
-                        return errorf(err, errlen, -ERANGE, "%s: %llu is out of range %llu..%llu",
-                                      where, (unsigned long long)u, (unsigned long long)it->min,
-                                      (unsigned long long)it->max);
-                *(uint64_t *)field = u;
-                return 0;
-        }
+        case CFG_SDURATION:
+        case CFG_UINT:
+                return set_number(it, field, value, where, err, errlen);
         case CFG_LIST:
                 return set_list(it, field, value, where, err, errlen);
         }
         return -EINVAL;
+}
+
+int config_defaults(const cfg_schema_t *s, void *target)
+{
+        char err[256];
+        for (size_t i = 0; i < s->n_items; i++) {
+                const cfg_item_t *it = &s->items[i];
+                int r = it->def
+                            ? config_set(s, target, it->name, it->def, "default", err, sizeof(err))
+                            : 0;
+                if (r == -ENOMEM)
+                        return r;
+                /* A default the table cannot read is a programming error. */
+                assert(r == 0);
+        }
+        return 0;
 }
 
 static int set_label(const cfg_schema_t *s, void *target, const char *key, const char *value,
@@ -286,10 +343,15 @@ static int load_handler(void *user, const char *section, const char *name, const
                         int lineno)
 {
         struct load_ctx *c = user;
-        char where[4200];
+        const cfg_item_t *it = find_item(c->s, name);
+        char where[4200], opt[80];
 
         snprintf(where, sizeof(where), "%s:%d: [%s] %s", c->path, lineno, section, name);
-        if (streq(section, c->s->section))
+        if (streq(section, c->s->section) && it && (it->flags & CFG_TEST_HOOK)) {
+                option_name(it, opt, sizeof(opt));
+                c->r = errorf(c->err, c->errlen, -EINVAL,
+                              "%s: a test hook, only on the command line (%s=...)", where, opt);
+        } else if (streq(section, c->s->section))
                 c->r = config_set(c->s, c->target, name, value, where, c->err, c->errlen);
         else if (streq(section, "labels") && c->s->labels_offset != SIZE_MAX)
                 c->r = set_label(c->s, c->target, name, value, where, c->err, c->errlen);
@@ -369,14 +431,146 @@ int config_parse_args(const cfg_schema_t *s, void *target, int argc, char **argv
         return 0;
 }
 
+/* What a value looks like, for --help and man pages: DURATION, N, BOOL, LIST or VALUE. */
+static const char *value_name(const cfg_item_t *it)
+{
+        switch (it->type) {
+        case CFG_DURATION:
+        case CFG_SDURATION:
+                return "DURATION";
+        case CFG_UINT:
+                return "N";
+        case CFG_BOOL:
+                return "BOOL";
+        case CFG_LIST:
+                return "LIST";
+        case CFG_STRING:
+        case CFG_CHOICE:
+                break;
+        }
+        return "VALUE";
+}
+
+/* What --help says after an item's help: "(one of a, b; 1..9; default x)". */
+static void help_details(const cfg_item_t *it, char *buf, size_t len)
+{
+        char range[80], choices[256] = "";
+        size_t n = 0;
+        if (it->choices) {
+                size_t k = (size_t)snprintf(choices, sizeof(choices), "%s ",
+                                            it->type == CFG_LIST ? "any of" : "one of");
+                for (const char *p = it->choices; *p && k + 3 < sizeof(choices); p++) {
+                        if (*p == ',')
+                                choices[k++] = ',', choices[k++] = ' ';
+                        else
+                                choices[k++] = *p;
+                        choices[k] = 0;
+                }
+        }
+        bool doc = !it->def || !*it->def;
+        const char *parts[] = {choices, range_text(it, range, sizeof(range)),
+                               doc ? it->def_doc : it->def};
+        buf[0] = 0;
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+                if (!parts[i] || !*parts[i] || n >= len)
+                        continue;
+                n += snprintf(buf + n, len - n, "%s%s%s", n ? "; " : " (",
+                              i < 2 ? ""
+                              : doc ? "default: "
+                                    : "default ",
+                              parts[i]);
+        }
+        if (n && n < len)
+                snprintf(buf + n, len - n, ")");
+}
+
 void config_help(const cfg_schema_t *s, FILE *f)
 {
+        char details[512], opt[80];
+        bool hooks = false;
         fprintf(f, "Configuration keys ([%s] in the config file, or --KEY=VALUE):\n", s->section);
-        for (size_t i = 0; i < s->n_items; i++)
-                fprintf(f, "  %-20s %s\n", s->items[i].name, s->items[i].help);
+        for (size_t i = 0; i < s->n_items; i++) {
+                hooks |= s->items[i].flags & CFG_TEST_HOOK;
+                if (s->items[i].flags & CFG_TEST_HOOK)
+                        continue;
+                help_details(&s->items[i], details, sizeof(details));
+                fprintf(f, "  %-20s %s%s\n", s->items[i].name, s->items[i].help, details);
+        }
         if (s->labels_offset != SIZE_MAX)
                 fprintf(f, "  %-20s %s\n", "[labels] k = v",
                         "free labels for agent selection (or --label=KEY=VALUE)");
+        if (hooks)
+                fprintf(f, "\nTest hooks (command line only):\n");
+        for (size_t i = 0; hooks && i < s->n_items; i++) {
+                if (!(s->items[i].flags & CFG_TEST_HOOK))
+                        continue;
+                option_name(&s->items[i], opt, sizeof(opt));
+                help_details(&s->items[i], details, sizeof(details));
+                int pad = strlen(opt) < 29 ? (int)(29 - strlen(opt)) : 0;
+                fprintf(f, "  %s=%-*s %s%s\n", opt, pad, value_name(&s->items[i]), s->items[i].help,
+                        details);
+        }
+}
+
+static const char *const type_names[] = {
+    [CFG_STRING] = "string",
+    [CFG_BOOL] = "bool",
+    [CFG_DURATION] = "duration",
+    [CFG_UINT] = "uint",
+    [CFG_LIST] = "list",
+    [CFG_CHOICE] = "choice",
+    [CFG_SDURATION] = "signed-duration",
+};
+
+/* One item as JSON; NULL when out of memory. */
+static json_t *item_json(const cfg_item_t *it)
+{
+        char opt[80], range[80];
+        json_t *o = json_object(), *choices = json_array();
+        option_name(it, opt, sizeof(opt));
+        for (const char *p = it->choices; p && *p;) {
+                size_t n = strcspn(p, ",");
+                json_array_append_new(choices, json_stringn(p, n));
+                p += n + (p[n] == ',');
+        }
+        if (!o || !choices || json_object_set_new(o, "name", json_string(it->name)) < 0 ||
+            json_object_set_new(o, "option", json_string(opt)) < 0 ||
+            json_object_set_new(o, "type", json_string(type_names[it->type])) < 0 ||
+            json_object_set_new(o, "metavar", json_string(value_name(it))) < 0 ||
+            json_object_set_new(o, "help", json_string(it->help)) < 0 ||
+            json_object_set_new(o, "default", it->def ? json_string(it->def) : json_null()) < 0 ||
+            json_object_set_new(o, "default_doc",
+                                it->def_doc ? json_string(it->def_doc) : json_null()) < 0 ||
+            json_object_set_new(o, "choices", json_incref(choices)) < 0 ||
+            json_object_set_new(o, "min", json_integer((json_int_t)it->min)) < 0 ||
+            json_object_set_new(o, "max", json_integer((json_int_t)it->max)) < 0 ||
+            json_object_set_new(o, "range", json_string(range_text(it, range, sizeof(range)))) <
+                0 ||
+            json_object_set_new(o, "test_hook", json_boolean(it->flags & CFG_TEST_HOOK)) < 0) {
+                json_decref(o);
+                o = NULL;
+        }
+        json_decref(choices);
+        return o;
+}
+
+int config_dump_json(const cfg_schema_t *s, const char *program, FILE *f)
+{
+        json_t *doc = json_pack("{s:s, s:s, s:b, s:[]}", "program", program, "section", s->section,
+                                "labels", s->labels_offset != SIZE_MAX, "items");
+        json_t *items = doc ? json_object_get(doc, "items") : NULL;
+        int r = items ? 0 : -ENOMEM;
+        for (size_t i = 0; r == 0 && i < s->n_items; i++) {
+                json_t *it = item_json(&s->items[i]);
+                if (!it || json_array_append_new(items, it) < 0)
+                        r = -ENOMEM;
+        }
+        if (r == 0 && json_dumpf(doc, f, JSON_INDENT(2)) < 0)
+                r = -EIO;
+        if (r == 0)
+                fputc('\n', f);
+        json_decref(doc);
+        return r;
 }
 
 void config_free(const cfg_schema_t *s, void *target)

@@ -13,6 +13,24 @@ static inline uint64_t intervals_job_span(const job_spec_t *j)
         return j->runtime_ns ? j->startdelay_ns + j->ramp_time_ns + j->runtime_ns : 0;
 }
 
+/* When counting begins, from the common start: no job counts before its start delay and ramp
+ * are over, so intervals that start before the earliest such instant are not measured. */
+static inline uint64_t intervals_counting_from(const job_spec_t *specs, size_t n)
+{
+        uint64_t from = UINT64_MAX;
+        for (size_t i = 0; i < n; i++) {
+                uint64_t t = specs[i].startdelay_ns + specs[i].ramp_time_ns;
+                from = t < from ? t : from;
+        }
+        return from == UINT64_MAX ? 0 : from;
+}
+
+/* Intervals before counting begins: those that start before from (ceil(from / interval)). */
+static inline uint64_t intervals_ramp(uint64_t from_ns, uint64_t interval_ns)
+{
+        return (from_ns + interval_ns - 1) / interval_ns;
+}
+
 /* Intervals of a run whose longest job runtime is runtime_ns: ceil(runtime / interval); 0 when a
  * job has no runtime (the run is open-ended). */
 static inline uint64_t intervals_of_runtime(uint64_t runtime_ns, uint64_t interval_ns)

@@ -3,12 +3,12 @@
 #include "jobfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "util.h"
 
 typedef struct parser {
@@ -33,56 +33,11 @@ bool jobfile_section_is_global(const char *name)
         return strncmp(name, "global", 6) == 0;
 }
 
-static int read_fd(int fd, char **data, size_t *size)
+int jobfile_read_file(const char *path, char **data, size_t *size)
 {
-        char *buf = NULL, *nbuf;
-        size_t n = 0, alloc = 0;
-
-        for (;;) {
-                ssize_t k;
-                if (n == alloc) {
-                        alloc = alloc ? alloc * 2 : 4096;
-                        nbuf = realloc(buf, alloc + 1);
-                        if (!nbuf) {
-                                free(buf);
-                                return -ENOMEM;
-                        }
-                        buf = nbuf;
-                }
-                k = read(fd, buf + n, alloc - n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0) {
-                        int r = -errno;
-                        free(buf);
-                        return r;
-                }
-                if (k == 0)
-                        break;
-                n += (size_t)k;
-                if (n > JOBFILE_MAX_SIZE) {
-                        free(buf);
-                        return -EFBIG;
-                }
-        }
-        buf[n] = 0;
-        *data = buf;
-        *size = n;
-        return 0;
-}
-
-static int fs_read_file(void *user, const char *path, char **data, size_t *size)
-{
-        int fd, r;
-
         if (streq(path, "-"))
-                return read_fd(STDIN_FILENO, data, size);
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        r = read_fd(fd, data, size);
-        close(fd);
-        return r;
+                return read_full_fd(STDIN_FILENO, JOBFILE_MAX_SIZE, data, size);
+        return read_full_file(path, 0, JOBFILE_MAX_SIZE, data, size);
 }
 
 static const char *fs_getenv(void *user, const char *name)
@@ -94,7 +49,7 @@ static int read_file(parser_t *p, const char *path, char **data, size_t *size)
 {
         if (p->io && p->io->read_file)
                 return p->io->read_file(p->io->user, path, data, size);
-        return fs_read_file(NULL, path, data, size);
+        return jobfile_read_file(path, data, size);
 }
 
 static const char *env(parser_t *p, const char *name)

@@ -48,5 +48,9 @@ typedef struct jobfile_io {
 int jobfile_parse(const char *path, const jobfile_io_t *io, const strv_t *sections, jobfile_t *ret,
                   char *err, size_t errlen);
 void jobfile_free(jobfile_t *jf);
+/* What the parser reads a file with when no read_file hook is given: the file system, "-"
+ * being standard input, at most JOBFILE_MAX_SIZE bytes (read_full_file()). For hooks that
+ * wrap it. */
+int jobfile_read_file(const char *path, char **data, size_t *size);
 /* Whether fio reads a section of this name as a global one (any name that starts with "global"). */
 bool jobfile_section_is_global(const char *name);

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ini.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <zmq.h>
 
 #include "config.h"
@@ -124,12 +126,100 @@ static int load_handler(void *user, const char *section, const char *name, const
         return 1;
 }
 
+/* The Linux ACL xattr (linux/posix_acl_xattr.h): a version, then (tag, perm, id) entries. */
+#define ACL_XATTR_VERSION 2
+enum { ACL_USER_OBJ = 1, ACL_USER = 2, ACL_GROUP_OBJ = 4, ACL_GROUP = 8, ACL_MASK = 16,
+       ACL_OTHER = 32 };
+#define ACL_RW 6
+
+/* Who besides the owner may read or write the file according to its ACL: 0, or -EPERM with err
+ * naming them. -ENODATA when the file has no ACL (its mode bits tell everything). */
+static int acl_check(const char *path, const struct stat *st, char *err, size_t errlen)
+{
+        uint8_t buf[4 + 8 * 64];
+        ssize_t n = getxattr(path, "system.posix_acl_access", buf, sizeof(buf));
+        unsigned mask = 7;
+        uint32_t version;
+
+        if (n < 0)
+                return errno == ERANGE ? errorf(err, errlen, -EPERM,
+                                                "%s: has a long ACL: a secret key must be private; "
+                                                "run: setfacl -b %s; chmod 600 %s",
+                                                path, path, path)
+                                       : -ENODATA;
+        memcpy(&version, buf, 4);
+        if (n < 4 || le32toh(version) != ACL_XATTR_VERSION || (n - 4) % 8)
+                return -ENODATA;
+        for (ssize_t i = 4; i < n; i += 8) {
+                uint16_t tag, perm;
+                memcpy(&tag, buf + i, 2);
+                memcpy(&perm, buf + i + 2, 2);
+                if (le16toh(tag) == ACL_MASK)
+                        mask = le16toh(perm);
+        }
+        for (ssize_t i = 4; i < n; i += 8) {
+                uint16_t tag, perm;
+                uint32_t id;
+                char who[64];
+                memcpy(&tag, buf + i, 2);
+                memcpy(&perm, buf + i + 2, 2);
+                memcpy(&id, buf + i + 4, 4);
+                tag = le16toh(tag);
+                perm = le16toh(perm);
+                id = le32toh(id);
+                /* The owner and this process's own user (systemd's LoadCredential= grants the
+                 * service's user read access through an ACL entry) may read it. */
+                if (tag == ACL_USER && id != st->st_uid && id != geteuid() &&
+                    (perm & mask & ACL_RW))
+                        snprintf(who, sizeof(who), "user %u", id);
+                else if (tag == ACL_GROUP && (perm & mask & ACL_RW))
+                        snprintf(who, sizeof(who), "group %u", id);
+                else if (tag == ACL_GROUP_OBJ && (perm & mask & ACL_RW))
+                        snprintf(who, sizeof(who), "its group");
+                else if (tag == ACL_OTHER && (perm & ACL_RW))
+                        snprintf(who, sizeof(who), "others");
+                else
+                        continue;
+                return errorf(err, errlen, -EPERM,
+                              "%s: its ACL lets %s read or write it: a secret key must be "
+                              "private; run: setfacl -b %s; chmod 600 %s",
+                              path, who, path, path);
+        }
+        return 0;
+}
+
+/* A secret key readable or writable by anyone but its owner is refused, with the command that
+ * fixes it. */
+static int check_private(const char *path, char *err, size_t errlen)
+{
+        struct stat st;
+        int r;
+
+        if (stat(path, &st) < 0)
+                return 0; /* reading it says what is wrong */
+        if (st.st_mode & (S_IROTH | S_IWOTH))
+                return errorf(err, errlen, -EPERM,
+                              "%s: readable or writable by others (mode %04o): a secret key must "
+                              "be private; run: chmod 600 %s",
+                              path, (unsigned)(st.st_mode & 07777), path);
+        r = acl_check(path, &st, err, errlen);
+        if (r != -ENODATA)
+                return r;
+        if (st.st_mode & (S_IRGRP | S_IWGRP))
+                return errorf(err, errlen, -EPERM,
+                              "%s: readable or writable by its group (mode %04o): a secret key "
+                              "must be private; run: chmod 600 %s",
+                              path, (unsigned)(st.st_mode & 07777), path);
+        return 0;
+}
+
 int keys_load(const char *path, bool need_secret, keypair_t *kp, char *err, size_t errlen)
 {
         keypair_t k = {};
         struct load_ctx c = {.kp = &k, .path = path, .err = err, .errlen = errlen};
-        int r = config_parse_ini(path, load_handler, &c, err, errlen);
+        int r;
 
+        r = config_parse_ini(path, load_handler, &c, err, errlen);
         if (r == -ECANCELED)
                 return c.r;
         if (r < 0)
@@ -145,6 +235,10 @@ int keys_load(const char *path, bool need_secret, keypair_t *kp, char *err, size
                 if (zmq_curve_public(derived, k.secret_z85) < 0 || !streq(derived, k.public_z85))
                         return errorf(err, errlen, -EINVAL,
                                       "%s: public-key does not belong to secret-key", path);
+                /* Checked once the file is known to be a key pair, so that a .pub file given
+                 * by mistake is named as such. */
+                if ((r = check_private(path, err, errlen)) < 0)
+                        return r;
         }
         *kp = k;
         return 0;
@@ -226,10 +320,19 @@ int keyring_load_dir(const char *dir, keyring_t **ret, char *err, size_t errlen)
                 char path[4096];
                 keypair_t kp;
                 snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+                files[i][strlen(files[i]) - 4] = 0;
+                /* The name becomes the agent's name, which goes into file names and logs. */
+                if (!name_ok(files[i])) {
+                        r = errorf(err, errlen, -EINVAL,
+                                   "%s: a key's name (its file name without .pub) must be 1-64 of "
+                                   "A-Z a-z 0-9 . _ - not starting with '.': rename the file",
+                                   path);
+                        break;
+                }
                 if ((r = keys_load(path, false, &kp, err, errlen)) < 0)
                         break;
                 zmq_z85_decode(kr->keys[kr->n], kp.public_z85);
-                kr->names[kr->n] = strndup(files[i], strlen(files[i]) - 4);
+                kr->names[kr->n] = strdup(files[i]);
                 if (!kr->names[kr->n]) {
                         r = -ENOMEM;
                         break;
@@ -253,6 +356,17 @@ const char *keyring_lookup(const keyring_t *kr, const uint8_t key[32])
                 if (memcmp(kr->keys[i], key, 32) == 0)
                         return kr->names[i];
         return NULL;
+}
+
+bool keyring_lookup_name(const keyring_t *kr, const char *name, uint8_t key[32])
+{
+        for (size_t i = 0; kr && i < kr->n; i++)
+                if (streq(kr->names[i], name)) {
+                        if (key)
+                                memcpy(key, kr->keys[i], 32);
+                        return true;
+                }
+        return false;
 }
 
 size_t keyring_size(const keyring_t *kr)

@@ -21,15 +21,21 @@ bool keys_valid_z85(const char *s);
 int keys_write(const char *dir, const char *name, const keypair_t *kp, bool force, char *err,
                size_t errlen);
 /* Reads a key file ([curve] public-key = ..., secret-key = ...). need_secret demands a secret
- * key; a secret key file's public key must match its secret key. */
+ * key; a secret key file's public key must match its secret key, and the file must be private:
+ * -EPERM (err names the chmod that fixes it) when its group or others may read or write it,
+ * through its mode or an ACL (an ACL entry for this process's own user, which systemd's
+ * LoadCredential= adds, is fine). */
 int keys_load(const char *path, bool need_secret, keypair_t *kp, char *err, size_t errlen);
 
 /* Public keys allowed to connect, each with the file name it came from. */
 typedef struct keyring keyring_t;
-/* Loads every *.pub file of dir; any malformed file fails the whole load with one line naming
- * it. An empty or missing directory gives an empty ring (nobody may connect). */
+/* Loads every *.pub file of dir; any malformed file, or a file name that is not a valid agent name
+ * (1-64 of A-Z a-z 0-9 . _ -), fails the whole load with one line naming it. An empty or missing
+ * directory gives an empty ring (nobody may connect). */
 int keyring_load_dir(const char *dir, keyring_t **ret, char *err, size_t errlen);
 /* Name (file name without .pub) of the entry holding this 32-byte key, or NULL. */
 const char *keyring_lookup(const keyring_t *kr, const uint8_t key[32]);
+/* True when the ring has an entry of that name; its key goes to key (when not NULL). */
+bool keyring_lookup_name(const keyring_t *kr, const char *name, uint8_t key[32]);
 size_t keyring_size(const keyring_t *kr);
 void keyring_free(keyring_t **kr);

@@ -10,8 +10,12 @@
 static const char *log_ident = "iofleet";
 static int log_max = LOG_INFO;
 static int log_journal = -1; /* -1 unknown, 0 stderr, 1 journal */
-static char log_field_key[32];
-static char log_field_value[128];
+/* Extra journal fields (AGENT_ID, RUN_ID, ...) attached to every message. */
+#define LOG_FIELDS 4
+static struct {
+        char key[32];
+        char value[128];
+} log_fields[LOG_FIELDS];
 
 void log_setup(const char *ident, int max_priority)
 {
@@ -43,8 +47,25 @@ int log_level_from_string(const char *s)
 
 void log_set_field(const char *key, const char *value)
 {
-        snprintf(log_field_key, sizeof(log_field_key), "%s", key ? key : "");
-        snprintf(log_field_value, sizeof(log_field_value), "%s", value ? value : "");
+        size_t i, free_slot = LOG_FIELDS;
+        if (!key || !key[0])
+                return;
+        for (i = 0; i < LOG_FIELDS; i++) {
+                if (streq(log_fields[i].key, key))
+                        break;
+                if (!log_fields[i].key[0] && free_slot == LOG_FIELDS)
+                        free_slot = i;
+        }
+        if (i == LOG_FIELDS)
+                i = free_slot;
+        if (i == LOG_FIELDS)
+                return;
+        if (!value || !value[0]) {
+                log_fields[i].key[0] = 0;
+                return;
+        }
+        snprintf(log_fields[i].key, sizeof(log_fields[i].key), "%s", key);
+        snprintf(log_fields[i].value, sizeof(log_fields[i].value), "%s", value);
 }
 
 /* stderr is connected to the journal when JOURNAL_STREAM names its device and inode. */
@@ -77,11 +98,10 @@ int log_internal(int priority, int error, const char *file, int line, const char
         if (log_journal < 0)
                 log_journal = stderr_is_journal();
         if (log_journal) {
-                char codefile[256], codeline[32], field[200];
+                char codefile[256], codeline[32], field[LOG_FIELDS][200];
                 snprintf(codefile, sizeof(codefile), "CODE_FILE=%s", file);
                 snprintf(codeline, sizeof(codeline), "CODE_LINE=%d", line);
-                snprintf(field, sizeof(field), "%s=%s", log_field_key, log_field_value);
-                struct iovec iov[6];
+                struct iovec iov[5 + LOG_FIELDS];
                 char prio[16], ident[64], message[2100];
                 snprintf(prio, sizeof(prio), "PRIORITY=%d", priority);
                 snprintf(ident, sizeof(ident), "SYSLOG_IDENTIFIER=%s", log_ident);
@@ -92,8 +112,13 @@ int log_internal(int priority, int error, const char *file, int line, const char
                 iov[n++] = (struct iovec){ident, strlen(ident)};
                 iov[n++] = (struct iovec){codefile, strlen(codefile)};
                 iov[n++] = (struct iovec){codeline, strlen(codeline)};
-                if (log_field_key[0])
-                        iov[n++] = (struct iovec){field, strlen(field)};
+                for (size_t i = 0; i < LOG_FIELDS; i++) {
+                        if (!log_fields[i].key[0])
+                                continue;
+                        snprintf(field[i], sizeof(field[i]), "%s=%s", log_fields[i].key,
+                                 log_fields[i].value);
+                        iov[n++] = (struct iovec){field[i], strlen(field[i])};
+                }
                 if (sd_journal_sendv(iov, n) >= 0)
                         return -error;
         }

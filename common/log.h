@@ -9,7 +9,8 @@ void log_setup(const char *ident, int max_priority);
 /* Parses "debug", "info", "notice", "warning", "error"; -EINVAL otherwise. */
 int log_level_from_string(const char *s);
 int log_get_max_priority(void);
-/* Extra journal field attached to every following message, e.g. log_set_field("AGENT_ID", id). */
+/* Extra journal field attached to every following message, e.g. log_set_field("AGENT_ID", id);
+ * up to four fields; a NULL or empty value removes the field. */
 void log_set_field(const char *key, const char *value);
 
 /* Logs one line; returns -abs(error) so callers can `return log_error_errno(r, ...)`. */

@@ -20,14 +20,50 @@ enum { NFS_SQUASH_UNSET = -1, NFS_SQUASH_ROOT, NFS_SQUASH_NONE, NFS_SQUASH_ALL }
 enum { NFS_DELEG_UNSET = -1, NFS_DELEG_NONE, NFS_DELEG_READ, NFS_DELEG_WRITE, NFS_DELEG_RW };
 enum { NFS_TRANSPORT_TCP = 1 << 0, NFS_TRANSPORT_UDP = 1 << 1 };
 
-/* One key a [server] section may hold. */
+/* How a [server] value is read and where it goes in nfs_export_t. */
+typedef enum nfs_setting_type {
+        NFS_SET_BACKEND, /* the backend itself: read before every other key */
+        NFS_SET_STRING,  /* valid() checks it; copied into a char[size] field */
+        NFS_SET_ENUM,    /* a word of words[] or, when boolean, a boolean; into an int field */
+        NFS_SET_WORDS,   /* a comma list of words[], their values OR'd into an unsigned field */
+        NFS_SET_UINT,    /* a decimal number within [min, max]; unsigned or uint64_t by size */
+        NFS_SET_SIZE,    /* as NFS_SET_UINT, with k/m (KiB/MiB) suffixes */
+} nfs_setting_type_t;
+
+/* A word a key takes: its value, and which backends have it (0: every backend with the key). */
+typedef struct nfs_word {
+        const char *word;
+        int value;
+        unsigned backends;
+} nfs_word_t;
+
+/* Keys of one group exclude each other: access/rw/ro, sync/async, the squash keys. */
+enum { NFS_GROUP_NONE, NFS_GROUP_ACCESS, NFS_GROUP_SYNC, NFS_GROUP_SQUASH, NFS_GROUPS };
+
+/* One key a [server] section may hold: what it is (for errors, help and man pages) and how it
+ * is read. */
 typedef struct nfs_setting {
         const char *key;
         unsigned backends; /* NFS_BACKEND_* that have it */
         const char *range; /* allowed values, as shown in errors and help */
         const char *help;
         const char *instead; /* for a backend without it: what that backend has instead */
+        const char *def;     /* default, as a value of this key; NULL: the server's own */
+        const char *example; /* a value it takes, for help and man pages */
+        nfs_setting_type_t type;
+        size_t offset, size;                           /* the field in nfs_export_t and its size */
+        bool (*valid)(const char *value, size_t size); /* NFS_SET_STRING */
+        const nfs_word_t *words;                       /* ENUM, WORDS; ends with a NULL word */
+        bool boolean;          /* ENUM: true/false, yes/no, on/off, 1/0 also (a bare key is true) */
+        int if_true, if_false; /* ENUM: the field's value for a boolean */
+        uint64_t min, max;     /* UINT, SIZE */
+        const char *what; /* WORDS: what a word is, "%s" the backend ("a %s security flavour") */
+        const char *note; /* WORDS: why a backend lacks some words, after their list */
+        unsigned group;   /* NFS_GROUP_* */
 } nfs_setting_t;
+
+/* The security flavours (sec=), for the table and the renderers. */
+extern const nfs_word_t nfs_sec_words[];
 
 /* The table of every [server] key; *n gets its length. */
 const nfs_setting_t *nfs_settings_table(size_t *n);
@@ -38,7 +74,7 @@ typedef struct nfs_export {
         char path[1024];
         char pseudo[1024]; /* ganesha; "" = same as path */
         char clients[256]; /* default "*" */
-        bool ro;
+        int ro;            /* 0 rw, 1 ro; the other ints are -1 (NFS_*_UNSET) when not given */
         int sync;
         int squash;
         int wdelay;

@@ -136,8 +136,9 @@ static const int rw_values[] = {
 };
 static const char *const verify_choices[] = {"0", "crc32c", "crc32c-intel", "xxhash", NULL};
 static const int verify_values[] = {VERIFY_NONE, VERIFY_CRC32C, VERIFY_CRC32C, VERIFY_XXHASH};
-static const char *const engine_names[] = {"psync", "libaio", "io_uring", "null",
-                                           "metadata", "nfs", NULL};
+#define ENGINE_NAME(name, kind) #name,
+static const char *const engine_names[] = {ENGINE_LIST(ENGINE_NAME) NULL};
+#undef ENGINE_NAME
 static const char *const order_names[] = {"sequential", "random", "both", NULL};
 static const char *const eta_names[] = {"always", "never", "auto", NULL};
 
@@ -293,8 +294,8 @@ const job_option_t options_table[] = {
         .offset = FIELD(char *, ioengine),
         .choices = engine_names,
         .fio_choices = job_fio_unsupported_engines,
-        .def = "psync",
-        .example = "psync",
+        .def = ENGINE_DEFAULT,
+        .example = ENGINE_DEFAULT,
         .help = "How I/O is issued; null does none; metadata runs the metadata workload",
     },
     {

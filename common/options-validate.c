@@ -192,7 +192,7 @@ static int validate_layout(const job_spec_t *j, char *err, size_t errlen)
         int r;
 
         if (!j->size && !j->filesize) {
-                if (engine_is(j, "metadata"))
+                if (engine_is(j, ENGINE_METADATA))
                         return 0;
                 if (!engine_is(j, "null")) {
                         options_err(err, errlen, "size: required (e.g. size=1g, or filesize=...)");
@@ -206,7 +206,7 @@ static int validate_layout(const job_spec_t *j, char *err, size_t errlen)
                 }
                 return 0;
         }
-        if (engine_is(j, "metadata")) /* whole files, of any size: no block or offset rules */
+        if (engine_is(j, ENGINE_METADATA)) /* whole files, of any size: no block or offset rules */
                 return 0;
         if (j->filesize && j->offset >= j->filesize) {
                 options_err(err, errlen,
@@ -237,11 +237,11 @@ static int validate_rules(const job_spec_t *j, char *err, size_t errlen)
                 options_err(err, errlen, "readonly: rw=%s would write", rw_mode_to_string(j->rw));
                 return -EINVAL;
         }
-        if (j->readonly && engine_is(j, "metadata")) {
+        if (j->readonly && engine_is(j, ENGINE_METADATA)) {
                 options_err(err, errlen, "readonly: ioengine=metadata creates and deletes files");
                 return -EINVAL;
         }
-        if (!engine_is(j, "metadata") &&
+        if (!engine_is(j, ENGINE_METADATA) &&
             (j->metadata_dirs != 1 || (j->metadata_order && !streq(j->metadata_order, "both")))) {
                 options_err(err, errlen, "%s: only ioengine=metadata uses it",
                             j->metadata_dirs != 1 ? "metadata_dirs" : "metadata_order");

@@ -10,6 +10,7 @@
 #include "options-fio.h"
 #include "options-internal.h"
 #include "parse.h"
+#include "suggest.h"
 
 static const char *const rw_names[] = {
     [RW_READ] = "read",
@@ -123,27 +124,6 @@ const char *options_format_size(char *buf, size_t n, uint64_t v)
                 }
         }
         snprintf(buf, n, "%llu", (unsigned long long)v);
-        return buf;
-}
-
-/* Largest unit that divides exactly: "3650d", "90m", "1500ms", or nanoseconds. */
-static const char *format_duration(char *buf, size_t n, uint64_t ns)
-{
-        static const struct {
-                const char *name;
-                uint64_t ns;
-        } units[] = {
-            {"d", NSEC_PER_DAY}, {"h", NSEC_PER_HOUR},  {"m", NSEC_PER_MIN},
-            {"s", NSEC_PER_SEC}, {"ms", NSEC_PER_MSEC}, {"us", NSEC_PER_USEC},
-        };
-
-        for (size_t i = 0; ns && i < ELEMENTSOF(units); i++)
-                if (ns % units[i].ns == 0) {
-                        snprintf(buf, n, "%llu%s", (unsigned long long)(ns / units[i].ns),
-                                 units[i].name);
-                        return buf;
-                }
-        snprintf(buf, n, ns ? "%lluns" : "%llu", (unsigned long long)ns);
         return buf;
 }
 
@@ -469,27 +449,6 @@ static const job_option_t *option_find(const char *key)
 
 /* --- unknown options ------------------------------------------------------------------ */
 
-/* Levenshtein distance, for "did you mean"; keys are short, longer ones are not compared. */
-static size_t edit_distance(const char *a, const char *b)
-{
-        size_t la = strlen(a), lb = strlen(b), prev[33], cur[33];
-
-        if (la > 32 || lb > 32)
-                return SIZE_MAX;
-        for (size_t j = 0; j <= lb; j++)
-                prev[j] = j;
-        for (size_t i = 1; i <= la; i++) {
-                cur[0] = i;
-                for (size_t j = 1; j <= lb; j++) {
-                        size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-                        size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-                        cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-                }
-                memcpy(prev, cur, sizeof(size_t) * (lb + 1));
-        }
-        return prev[lb];
-}
-
 /* Copies the next space-separated word of *p into buf (n bytes); false at the end. */
 static bool next_word(const char **p, char *buf, size_t n)
 {
@@ -514,43 +473,34 @@ static bool word_in(const char *w, const char *words)
         return false;
 }
 
-static void consider(const char *key, const char *cand, char *best, size_t *best_d)
-{
-        size_t lk = strlen(key), lc = strlen(cand), d;
-
-        if ((lk > lc ? lk - lc : lc - lk) > 2) /* at least that many edits: never suggested */
-                return;
-        d = edit_distance(key, cand);
-
-        if (d < *best_d) {
-                *best_d = d;
-                snprintf(best, 64, "%s", cand);
-        }
-}
-
-/* The known option nearest to key into best (64 bytes), if near enough to be a typo. */
-static bool suggest(const char *key, char *best)
+void job_options_offer(suggest_t *s)
 {
         const char *words = job_fio_unsupported_options;
-        size_t best_d = SIZE_MAX;
         char w[64];
 
         for (size_t i = 0; i < options_table_len; i++) {
-                consider(key, options_table[i].name, best, &best_d);
+                suggest_offer(s, options_table[i].name);
                 for (size_t a = 0; a < ELEMENTSOF(options_table[i].aliases); a++)
                         if (options_table[i].aliases[a])
-                                consider(key, options_table[i].aliases[a], best, &best_d);
+                                suggest_offer(s, options_table[i].aliases[a]);
         }
         while (next_word(&words, w, sizeof(w)))
-                consider(key, w, best, &best_d);
-        return best_d <= (strlen(key) >= 6 ? 2u : 1u);
+                suggest_offer(s, w);
+}
+
+int job_option_known(const char *key)
+{
+        const job_option_t *o = option_find(key);
+        if (o)
+                return o->type == OPT_BOOL ? JOB_OPTION_FLAG : JOB_OPTION_VALUE;
+        return word_in(key, job_fio_unsupported_options) ? JOB_OPTION_UNSUPPORTED : -ENOENT;
 }
 
 int job_option_set(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen)
 {
         char kb[ECHO_BUF], vb[ECHO_BUF];
         const job_option_t *o;
-        char hint[64];
+        suggest_t hint;
         bool b;
 
         assert(j);
@@ -565,9 +515,11 @@ int job_option_set(job_spec_t *j, const char *key, const char *value, char *err,
                                     key);
                         return -EOPNOTSUPP;
                 }
-                if (suggest(key, hint))
+                suggest_init(&hint, key);
+                job_options_offer(&hint);
+                if (suggest_result(&hint))
                         options_err(err, errlen, "unknown option '%s' (did you mean '%s'?)",
-                                    options_echo(kb, key), hint);
+                                    options_echo(kb, key), suggest_result(&hint));
                 else
                         options_err(err, errlen, "unknown option '%s'", options_echo(kb, key));
                 return -ENOENT;
@@ -631,7 +583,7 @@ int job_spec_init(job_spec_t *j, const char *name)
         assert(j);
         if (name && !(n.name = strdup(name)))
                 goto fail;
-        if (!(n.ioengine = strdup("psync")) || !(n.metadata_order = strdup("both")))
+        if (!(n.ioengine = strdup(ENGINE_DEFAULT)) || !(n.metadata_order = strdup("both")))
                 goto fail;
         *j = n;
         return 0;
@@ -662,29 +614,48 @@ static const char *const type_names[] = {
     [OPT_UINT32] = "int", [OPT_TIME] = "time", [OPT_BOOL] = "bool",
 };
 
+bool job_option_doc(size_t i, job_option_doc_t *d)
+{
+        const job_option_t *o;
+        char lo[32], hi[32];
+
+        if (i >= options_table_len)
+                return false;
+        o = &options_table[i];
+        memset(d, 0, sizeof(*d));
+        d->name = o->name;
+        d->aliases[0] = o->aliases[0];
+        d->aliases[1] = o->aliases[1];
+        d->type = type_names[o->type];
+        d->def = o->def;
+        d->help = o->help;
+        d->choices = o->choices;
+        d->flag = o->type == OPT_BOOL;
+        d->path = o->fio_paths;
+        if (o->choices)
+                options_join(d->range, sizeof(d->range), o->choices, "|");
+        else if (o->type == OPT_BOOL)
+                snprintf(d->range, sizeof(d->range), "0|1");
+        else if (o->range)
+                snprintf(d->range, sizeof(d->range), "%s", o->range);
+        else
+                snprintf(d->range, sizeof(d->range), "%s..%s",
+                         options_format_value(lo, sizeof(lo), o, o->min),
+                         options_format_value(hi, sizeof(hi), o, o->max));
+        return true;
+}
+
 void job_options_help(FILE *f)
 {
-        char range[256], lo[32], hi[32];
+        job_option_doc_t d;
 
         fprintf(f, "%-26s %-4s %-9s %-30s %s\n", "option", "type", "default", "range",
                 "description");
-        for (size_t i = 0; i < options_table_len; i++) {
-                const job_option_t *o = &options_table[i];
-
-                if (o->choices)
-                        options_join(range, sizeof(range), o->choices, "|");
-                else if (o->type == OPT_BOOL)
-                        snprintf(range, sizeof(range), "0|1");
-                else if (o->range)
-                        snprintf(range, sizeof(range), "%s", o->range);
-                else
-                        snprintf(range, sizeof(range), "%s..%s",
-                                 options_format_value(lo, sizeof(lo), o, o->min),
-                                 options_format_value(hi, sizeof(hi), o, o->max));
-                fprintf(f, "%-26s %-4s %-9s %-30s %s", o->name, type_names[o->type],
-                        o->def ? o->def : "-", range, o->help);
-                for (size_t a = 0; a < ELEMENTSOF(o->aliases) && o->aliases[a]; a++)
-                        fprintf(f, "%s%s", a ? ", " : " (alias: ", o->aliases[a]);
-                fputs(o->aliases[0] ? ")\n" : "\n", f);
+        for (size_t i = 0; job_option_doc(i, &d); i++) {
+                fprintf(f, "%-26s %-4s %-9s %-30s %s", d.name, d.type, d.def ? d.def : "-",
+                        d.range, d.help);
+                for (size_t a = 0; a < ELEMENTSOF(d.aliases) && d.aliases[a]; a++)
+                        fprintf(f, "%s%s", a ? ", " : " (alias: ", d.aliases[a]);
+                fputs(d.aliases[0] ? ")\n" : "\n", f);
         }
 }

@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "engine-list.h"
 #include "parse.h"
+#include "suggest.h"
 
 typedef enum rw_mode {
         RW_READ,
@@ -64,7 +66,7 @@ typedef struct job_spec {
         bool verify_fatal;
         bool thread;           /* accepted: iofleet's workers are always threads */
         bool group_reporting;  /* one result entry per job instead of one per clone */
-        char *ioengine;        /* default "psync"; "metadata" runs the metadata workload */
+        char *ioengine;        /* ENGINE_LIST name (engine-list.h); default ENGINE_DEFAULT */
         /* The metadata workload (ioengine=metadata; iofleet's own, in the spirit of bonnie++'s
          * file tests): nrfiles files of filesize bytes per clone, spread over metadata_dirs
          * directories, created, stat'ed, read and deleted in the orders metadata_order names. */
@@ -110,3 +112,31 @@ bool job_spec_seed_is_fixed(const job_spec_t *j);
 
 /* Prints the supported options with their meaning, range and default. */
 void job_options_help(FILE *f);
+
+/* One job option as documentation and shell completion show it. */
+typedef struct job_option_doc {
+        const char *name;
+        const char *aliases[2];     /* NULL when absent */
+        const char *type;           /* "str", "int", "size", "time", "bool" */
+        const char *def;            /* as the user would write it; NULL when none */
+        const char *help;
+        const char *const *choices; /* fixed values (NULL-ended), or NULL */
+        bool flag;                  /* a boolean: given alone means 1 (fio's --time_based) */
+        bool path;                  /* its value is a file or directory */
+        char range[256];            /* "1..64", "read|write|...", "path" */
+} job_option_doc_t;
+
+/* Fills d with the i-th option of the table; false past the end. */
+bool job_option_doc(size_t i, job_option_doc_t *d);
+
+/* What job_option_known() says of a name. */
+enum {
+        JOB_OPTION_VALUE = 0,       /* implemented, needs a value (bs=4k) */
+        JOB_OPTION_FLAG = 1,        /* implemented boolean, may stand alone (time_based) */
+        JOB_OPTION_UNSUPPORTED = 2, /* fio's, not implemented by iofleet yet */
+};
+/* Whether key (an option name or alias, without dashes) is a job option: JOB_OPTION_*, or
+ * -ENOENT when neither iofleet nor fio knows it. */
+int job_option_known(const char *key);
+/* Offers every job option name, alias and fio name iofleet knows to a "did you mean" search. */
+void job_options_offer(suggest_t *s);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util.h"
@@ -271,4 +272,24 @@ int parse_bool(const char *s, bool *ret)
                         return 0;
                 }
         return -EINVAL;
+}
+
+const char *format_duration(char *buf, size_t n, uint64_t ns)
+{
+        static const struct {
+                const char *name;
+                uint64_t ns;
+        } units[] = {
+            {"d", NSEC_PER_DAY}, {"h", NSEC_PER_HOUR},  {"m", NSEC_PER_MIN},
+            {"s", NSEC_PER_SEC}, {"ms", NSEC_PER_MSEC}, {"us", NSEC_PER_USEC},
+        };
+
+        for (size_t i = 0; ns && i < ELEMENTSOF(units); i++)
+                if (ns % units[i].ns == 0) {
+                        snprintf(buf, n, "%llu%s", (unsigned long long)(ns / units[i].ns),
+                                 units[i].name);
+                        return buf;
+                }
+        snprintf(buf, n, ns ? "%lluns" : "%llu", (unsigned long long)ns);
+        return buf;
 }

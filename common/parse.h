@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* fio sizes (kb_base=1024): plain bytes, 0x hex, or a number (fractions allowed when the result
@@ -17,3 +18,6 @@ int parse_duration_why(const char *s, uint64_t default_unit_ns, uint64_t *ret_ns
 /* Boolean value: 1/0, true/false, yes/no, on/off, any case; empty means true (fio's
  * --time_based). */
 int parse_bool(const char *s, bool *ret);
+/* A duration in the largest unit that divides it exactly ("3650d", "90m", "1500ms", "7ns",
+ * "0"), as parse_duration() reads it back; returns buf. */
+const char *format_duration(char *buf, size_t n, uint64_t ns);

@@ -102,8 +102,11 @@ int sock_recv(void *s, bool router, sock_msg_t *m)
                         /* Metadata rides on frames that came over the wire, not on the
                          * routing id the ROUTER made up. */
                         const char *user = zmq_msg_gets(&part, "User-Id");
+                        const char *key = zmq_msg_gets(&part, SOCK_PROPERTY_KEY);
                         if (user)
                                 snprintf(m->user, sizeof(m->user), "%s", user);
+                        if (key)
+                                snprintf(m->key, sizeof(m->key), "%s", key);
                         m->len = zmq_msg_size(&part);
                         m->data = malloc(m->len ? m->len : 1);
                         if (!m->data)

@@ -12,10 +12,14 @@
  * bytes), so a peer cannot choose its own name and take over another's connection. */
 #define SOCK_MAX_PEER 64
 
+/* Connection metadata a ZAP handler may set: the public key (Z85) the peer authenticated with. */
+#define SOCK_PROPERTY_KEY "X-Curve-Key"
+
 /* One received message. */
 typedef struct sock_msg {
         char peer[SOCK_MAX_PEER + 1]; /* ROUTER: the connection's routing id in hex; DEALER: empty */
         char user[SOCK_MAX_PEER + 1]; /* CURVE: the key name the ZAP handler accepted */
+        char key[KEY_Z85_LEN + 1];    /* CURVE: SOCK_PROPERTY_KEY, when the ZAP handler set it */
         uint8_t *data;
         size_t len;
 } sock_msg_t;

@@ -48,7 +48,13 @@ int write_file_atomic(const char *path, const char *data, size_t len, unsigned m
         if (fd < 0)
                 return -errno;
         int r = 0;
-        if (existed && (fchown(fd, st.st_uid, st.st_gid) < 0 || fchmod(fd, st.st_mode & 07777) < 0))
+        struct stat now;
+        /* The owner only where it differs: chown(2) is a privileged call a sandboxed daemon
+         * may not make (the coordinator's @privileged filter), even to its own uid. */
+        if (existed && fstat(fd, &now) == 0 && (now.st_uid != st.st_uid || now.st_gid != st.st_gid) &&
+            fchown(fd, st.st_uid, st.st_gid) < 0)
+                r = -errno;
+        if (existed && r == 0 && fchmod(fd, st.st_mode & 07777) < 0)
                 r = -errno;
         for (size_t off = 0; r == 0 && off < len;) {
                 ssize_t w = write(fd, data + off, len - off);

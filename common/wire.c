@@ -414,8 +414,13 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                     e->welcome->lost_after > 1000)
                         return errorf(err, errlen, -EBADMSG,
                                       "welcome: heartbeat must be 10ms..1h and lost_after 2..1000");
-                return check_str(e->welcome->coordinator_version, WIRE_MAX_NAME, false,
-                                 "welcome.coordinator_version", err, errlen);
+                if ((r = check_str(e->welcome->coordinator_version, WIRE_MAX_NAME, false,
+                                   "welcome.coordinator_version", err, errlen)) < 0 ||
+                    (r = check_str(e->welcome->name, WIRE_MAX_NAME, false, "welcome.name", err,
+                                   errlen)) < 0)
+                        return r;
+                return check_name(e->welcome->name ? e->welcome->name : "", "welcome.name", err,
+                                  errlen);
         case IOFLEET__ENVELOPE__BODY_HEARTBEAT:
                 return check_heartbeat(e->heartbeat, err, errlen);
         case IOFLEET__ENVELOPE__BODY_TIME_PROBE:

@@ -21,6 +21,9 @@ static void agent_info(const agent_t *a, const char *run, Iofleet__AgentInfo *in
         info->version = (char *)a->version;
         info->offset_ns = a->offset_ns;
         info->rtt_ns = a->have_offset ? a->rtt_ns : 0;
+        info->clock_offset_known = a->have_offset && a->have_wall_offset;
+        info->clock_offset_ns = info->clock_offset_known ? a->wall_offset_ns : 0;
+        info->clock_error_ns = info->clock_offset_known ? a->rtt_ns / 2 + (a->rtt_ns & 1) : 0;
         info->state = (char *)agent_state_to_string(a->state);
         info->run_id = (char *)(run ? run : "");
         /* The registry keeps monotonic times (a clock step must not mark agents lost);

@@ -1,4 +1,4 @@
-/* The coordinator's configuration: its keys and their defaults. */
+/* The coordinator's configuration: its key table, defaults included. */
 #include "coord-config.h"
 
 #include <errno.h>
@@ -7,39 +7,101 @@
 
 #include "util.h"
 
-#define C(f) offsetof(coord_config_t, f)
+#define C(f) .offset = offsetof(coord_config_t, f)
 static const cfg_item_t coord_items[] = {
-    {"agent_endpoint", CFG_STRING, C(agent_endpoint), 0, 0, NULL,
-     "where agents connect (default tcp://*:7460; tcp://127.0.0.1:* picks a free port)"},
-    {"control_endpoint", CFG_STRING, C(control_endpoint), 0, 0, NULL,
-     "where the CLI connects (default ipc:///run/iofleet/control.sock)"},
-    {"key", CFG_STRING, C(key), 0, 0, NULL,
-     "this coordinator's CURVE key pair file (default /etc/iofleet/coordinator.key)"},
-    {"agent_keys_dir", CFG_STRING, C(agent_keys_dir), 0, 0, NULL,
-     "allow-list: agents' *.pub files (default /etc/iofleet/agents.d)"},
-    {"control_keys_dir", CFG_STRING, C(control_keys_dir), 0, 0, NULL,
-     "allow-list for a tcp control endpoint: CLI *.pub files (default /etc/iofleet/admins.d)"},
-    {"results_dir", CFG_STRING, C(results_dir), 0, 0, NULL,
-     "one directory per run goes here (default /var/lib/iofleet-coordinator/runs)"},
-    {"heartbeat", CFG_DURATION, C(heartbeat_ns), 10 * NSEC_PER_MSEC, 600 * NSEC_PER_SEC, NULL,
-     "heartbeat period both ways (default 1s)"},
-    {"lost_after", CFG_UINT, C(lost_after), 2, 1000, NULL,
-     "missed heartbeats before an agent is marked lost (default 5)"},
-    {"lead", CFG_DURATION, C(lead_ns), 10 * NSEC_PER_MSEC, 3600 * NSEC_PER_SEC, NULL,
-     "default time from Start to the start instant (default 2s)"},
-    {"orphan_grace", CFG_DURATION, C(orphan_grace_ns), 0, 7 * NSEC_PER_DAY, NULL,
-     "how long a run waits for an agent that lost touch, and the agent runs on without the "
-     "coordinator, when the run does not say (0: stop at once; default 5m)"},
-    {"journal", CFG_BOOL, C(journal), 0, 0, NULL,
-     "journal each run in its directory, so that a restarted coordinator takes it up (default "
-     "true)"},
-    {"insecure", CFG_BOOL, C(insecure), 0, 0, NULL,
-     "no CURVE: only for loopback and ipc endpoints, warns at every start (default false)"},
-    {"metrics_listen", CFG_STRING, C(metrics_listen), 0, 0, NULL,
-     "HOST:PORT serving Prometheus GET /metrics, unauthenticated ([::1]:PORT for IPv6; \"off\" "
-     "or empty: none; default 127.0.0.1:9464)"},
-    {"log_level", CFG_CHOICE, C(log_level), 0, 0, "debug,info,notice,warning,error",
-     "debug, info, notice, warning or error (default info)"},
+    {.name = "agent_endpoint",
+     .type = CFG_STRING,
+     C(agent_endpoint),
+     .help = "where agents connect; tcp://127.0.0.1:* picks a free port",
+     .def = "tcp://*:7460"},
+    {.name = "control_endpoint",
+     .type = CFG_STRING,
+     C(control_endpoint),
+     .help = "where the CLI connects",
+     .def = "ipc:///run/iofleet/control.sock"},
+    {.name = "key",
+     .type = CFG_STRING,
+     C(key),
+     .help = "this coordinator's CURVE key pair file",
+     .def = "/etc/iofleet/coordinator.key"},
+    {.name = "agent_keys_dir",
+     .type = CFG_STRING,
+     C(agent_keys_dir),
+     .help = "allow-list: agents' *.pub files",
+     .def = "/etc/iofleet/agents.d"},
+    {.name = "control_keys_dir",
+     .type = CFG_STRING,
+     C(control_keys_dir),
+     .help = "allow-list for a tcp control endpoint: CLI *.pub files",
+     .def = "/etc/iofleet/admins.d"},
+    {.name = "results_dir",
+     .type = CFG_STRING,
+     C(results_dir),
+     .help = "one directory per run goes here",
+     .def = "/var/lib/iofleet-coordinator/runs"},
+    {.name = "state_dir",
+     .type = CFG_STRING,
+     C(state_dir),
+     .help = "what must survive a restart, e.g. which agent id each agent key stands for",
+     .def = "/var/lib/iofleet-coordinator"},
+    {.name = "handshake_timeout",
+     .type = CFG_DURATION,
+     C(handshake_timeout_ns),
+     .min = 100 * NSEC_PER_MSEC,
+     .max = 300 * NSEC_PER_SEC,
+     .help = "a connection that has not completed the CURVE handshake by then is closed",
+     .def = "10s"},
+    {.name = "heartbeat",
+     .type = CFG_DURATION,
+     C(heartbeat_ns),
+     .min = 10 * NSEC_PER_MSEC,
+     .max = 600 * NSEC_PER_SEC,
+     .help = "heartbeat period both ways",
+     .def = "1s"},
+    {.name = "lost_after",
+     .type = CFG_UINT,
+     C(lost_after),
+     .min = 2,
+     .max = 1000,
+     .help = "missed heartbeats before an agent is marked lost",
+     .def = "5"},
+    {.name = "lead",
+     .type = CFG_DURATION,
+     C(lead_ns),
+     .min = 10 * NSEC_PER_MSEC,
+     .max = 3600 * NSEC_PER_SEC,
+     .help = "default time from Start to the start instant",
+     .def = "2s"},
+    {.name = "orphan_grace",
+     .type = CFG_DURATION,
+     C(orphan_grace_ns),
+     .min = 0,
+     .max = 7 * NSEC_PER_DAY,
+     .help = "how long a run waits for an agent that lost touch, and the agent runs on without "
+             "the coordinator, when the run does not say; 0 stops at once",
+     .def = "5m"},
+    {.name = "journal",
+     .type = CFG_BOOL,
+     C(journal),
+     .help = "journal each run in its directory, so that a restarted coordinator takes it up",
+     .def = "true"},
+    {.name = "insecure",
+     .type = CFG_BOOL,
+     C(insecure),
+     .help = "no CURVE: only for loopback and ipc endpoints, warns at every start",
+     .def = "false"},
+    {.name = "metrics_listen",
+     .type = CFG_STRING,
+     C(metrics_listen),
+     .help = "HOST:PORT serving Prometheus GET /metrics, unauthenticated; [::1]:PORT for IPv6, "
+             "\"off\" or empty for none",
+     .def = "127.0.0.1:9464"},
+    {.name = "log_level",
+     .type = CFG_CHOICE,
+     C(log_level),
+     .choices = "debug,info,notice,warning,error",
+     .help = "least severe messages logged",
+     .def = "info"},
 };
 #undef C
 
@@ -49,19 +111,5 @@ const cfg_schema_t coord_config_schema = {"coordinator", coord_items, ELEMENTSOF
 int coord_config_defaults(coord_config_t *c)
 {
         memset(c, 0, sizeof(*c));
-        c->heartbeat_ns = NSEC_PER_SEC;
-        c->lost_after = 5;
-        c->lead_ns = 2 * NSEC_PER_SEC;
-        c->orphan_grace_ns = 5 * NSEC_PER_MIN;
-        c->journal = true;
-        if (strdup_to(&c->agent_endpoint, "tcp://*:7460") < 0 ||
-            strdup_to(&c->control_endpoint, "ipc:///run/iofleet/control.sock") < 0 ||
-            strdup_to(&c->key, "/etc/iofleet/coordinator.key") < 0 ||
-            strdup_to(&c->agent_keys_dir, "/etc/iofleet/agents.d") < 0 ||
-            strdup_to(&c->control_keys_dir, "/etc/iofleet/admins.d") < 0 ||
-            strdup_to(&c->results_dir, "/var/lib/iofleet-coordinator/runs") < 0 ||
-            strdup_to(&c->log_level, "info") < 0 ||
-            strdup_to(&c->metrics_listen, "127.0.0.1:9464") < 0)
-                return -ENOMEM;
-        return 0;
+        return config_defaults(&coord_config_schema, c);
 }

@@ -13,6 +13,7 @@ typedef struct coord_config {
         char *agent_keys_dir;
         char *control_keys_dir;
         char *results_dir;
+        char *state_dir; /* what must survive a restart: which agent id each key stands for */
         char *log_level;
         char *metrics_listen; /* HOST:PORT of /metrics; "" or "off": none */
         uint64_t heartbeat_ns;
@@ -20,6 +21,7 @@ typedef struct coord_config {
         uint64_t lead_ns;
         uint64_t orphan_grace_ns; /* a run's default orphan grace */
         bool journal;             /* runs are journalled (a restart takes them up) */
+        uint64_t handshake_timeout_ns; /* a connection must complete CURVE within it */
         bool insecure;
 } coord_config_t;
 

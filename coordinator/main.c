@@ -26,6 +26,10 @@ static int extra_arg(void *target, const char *arg, char *err, size_t errlen)
                 printf("iofleet-coordinator %s\n", IOFLEET_VERSION);
                 exit(0);
         }
+        /* Hidden: the key table as JSON, for man pages and shell completion. */
+        if (streq(arg, "--dump-config-table"))
+                exit(config_dump_json(&coord_config_schema, "iofleet-coordinator", stdout) < 0 ? 1
+                                                                                               : 0);
         return 0;
 }
 

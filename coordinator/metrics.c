@@ -858,7 +858,7 @@ static bool is_loopback(const struct sockaddr_storage *ss)
         return false;
 }
 
-int metrics_new(const char *listen, metrics_t **ret)
+int metrics_new(const char *listen, unsigned max_connections, metrics_t **ret)
 {
         struct sockaddr_storage ss = {};
         socklen_t sslen = 0;
@@ -902,11 +902,17 @@ int metrics_new(const char *listen, metrics_t **ret)
         }
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_IPv6;
-        /* Connections are few (a scraper or two): a small limit keeps a flood off the daemon. */
-        m->daemon =
-            MHD_start_daemon(flags, 0, NULL, NULL, on_request, m, MHD_OPTION_SOCK_ADDR,
-                             (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
+        /* Scrapers are few and quick. Idle connections are closed after a few seconds, no
+         * address holds more than half the connections (so one flooding host leaves room for
+         * the scraper), and the limit stays within the descriptors the coordinator set aside;
+         * epoll (MHD_USE_AUTO picks it) serves descriptors beyond FD_SETSIZE. */
+        if (max_connections < 2)
+                max_connections = 2;
+        m->daemon = MHD_start_daemon(
+            flags, 0, NULL, NULL, on_request, m, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+            MHD_OPTION_CONNECTION_LIMIT, max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+            max_connections / 2, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_IDLE_TIMEOUT_S,
+            MHD_OPTION_END);
         if (!m->daemon) {
                 r = errno ? -errno : -EADDRINUSE;
                 metrics_free(&m);

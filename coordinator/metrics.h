@@ -52,10 +52,13 @@ size_t metrics_escape_label(const char *s, char *buf, size_t len);
 
 typedef struct metrics metrics_t;
 
+/* Seconds an idle /metrics connection is kept. */
+#define METRICS_IDLE_TIMEOUT_S 5
 /* Parses "HOST:PORT" ("[::1]:9464" for IPv6; port 0 picks a free one) and starts serving
- * GET /metrics there from a thread of its own. listen NULL, "" or "off": *ret = NULL, 0.
+ * GET /metrics there from a thread of its own, to at most max_connections connections at once
+ * (half of them from one address). listen NULL, "" or "off": *ret = NULL, 0.
  * -EINVAL for a malformed address, -errno when it cannot listen. */
-int metrics_new(const char *listen, metrics_t **ret);
+int metrics_new(const char *listen, unsigned max_connections, metrics_t **ret);
 void metrics_free(metrics_t **mp);
 /* The port it listens on (useful with port 0). */
 uint16_t metrics_port(const metrics_t *m);

@@ -28,6 +28,7 @@ struct registry {
         idmap_t *by_id;   /* a.id -> agent */
         idmap_t *by_peer; /* connection -> the agent whose Hello came on it last */
         idmap_t *by_name; /* name -> first entry of the chain of agents with that name */
+        idbind_t *bind;   /* key -> the id it stands for (borrowed; NULL: none kept) */
 };
 
 int registry_new(registry_t **ret)
@@ -134,34 +135,97 @@ agent_t *registry_at(registry_t *reg, size_t i)
         return i < reg->n ? reg->agents[i] : NULL;
 }
 
+void registry_set_bindings(registry_t *reg, idbind_t *bind)
+{
+        reg->bind = bind;
+}
+
+/* Lost or gone (said goodbye): its name and key are free for another agent. */
+static bool agent_away(const agent_t *a)
+{
+        return a->state == AGENT_LOST || a->state == AGENT_GONE;
+}
+
+/* Takes the i-th agent out of the registry and frees it; the last one takes its place. */
+static void forget_at(registry_t *reg, size_t i)
+{
+        agent_t *a = reg->agents[i];
+        reg->agents[i] = reg->agents[--reg->n];
+        unindex(reg, a);
+        agent_free(a);
+}
+
+static void forget(registry_t *reg, agent_t *a)
+{
+        for (size_t i = 0; i < reg->n; i++)
+                if (reg->agents[i] == a) {
+                        forget_at(reg, i);
+                        return;
+                }
+}
+
+/* With CURVE, an agent is its key: the key's name is its name, its id is bound to the key for
+ * good, and one key stands for one agent. Refusals tell the peer what is wrong with its own
+ * hello, never another agent's id or which key holds what. *stale gets the key's lost agent
+ * of another id, to be forgotten once this hello is admitted. */
+static int check_keyed(registry_t *reg, const char *id, const char *key, agent_t **stale,
+                       char *err, size_t errlen)
+{
+        const char *bound = reg->bind ? idbind_key_of(reg->bind, id) : NULL;
+        agent_t *same = registry_find(reg, id);
+
+        *stale = NULL;
+        if ((bound && !streq(bound, key)) || (same && !streq(same->key_name, key)))
+                return errorf(err, errlen, -EPERM,
+                              "agent id %s belongs to another agent key: each host needs its own "
+                              "state directory and its own key",
+                              id);
+        for (entry_t *e = idmap_get(reg->by_name, key); e; e = e->name_next) {
+                agent_t *o = &e->a;
+                if (streq(o->id, id) || !streq(o->key_name, key))
+                        continue;
+                if (!agent_away(o))
+                        return errorf(err, errlen, -EBUSY,
+                                      "key '%s' already stands for a live agent on another "
+                                      "connection: one key is one agent, give each host its own "
+                                      "key (an agent whose state directory was reset is admitted "
+                                      "once the old session is lost)",
+                                      key);
+                *stale = o;
+        }
+        return 0;
+}
+
+/* Without keys (insecure=true) agents go by the names they give; a live agent's name is its. */
+static int check_named(registry_t *reg, const Iofleet__Hello *h, char *err, size_t errlen)
+{
+        for (entry_t *e = idmap_get(reg->by_name, h->name); e; e = e->name_next) {
+                agent_t *o = &e->a;
+                if (!streq(o->id, h->agent_id) && !agent_away(o))
+                        return errorf(err, errlen, -EEXIST,
+                                      "name '%s' is already used by a live agent; give each agent "
+                                      "its own name= in its config",
+                                      h->name);
+        }
+        return 0;
+}
+
 int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, const char *key_name,
                    int64_t now, agent_t **ret, char *err, size_t errlen)
 {
-        agent_t *a;
-        int r = 0;
+        bool keyed = !strempty(key_name);
+        const char *name = keyed ? key_name : h->name;
+        agent_t *a, *stale = NULL;
+        int r = keyed ? check_keyed(reg, h->agent_id, key_name, &stale, err, errlen)
+                      : check_named(reg, h, err, errlen);
 
-        for (entry_t *e = idmap_get(reg->by_name, h->name); e; e = e->name_next) {
-                agent_t *o = &e->a;
-                if (!streq(o->id, h->agent_id) && o->state != AGENT_LOST &&
-                    o->state != AGENT_GONE) {
-                        snprintf(err, errlen,
-                                 "name '%s' is already used by agent %s on %s; give each agent "
-                                 "its own name= in its config",
-                                 h->name, o->id, o->hostname);
-                        return -EEXIST;
-                }
-        }
+        if (r < 0)
+                return r;
+        if (keyed && reg->bind && (r = idbind_set(reg->bind, key_name, h->agent_id)) < 0)
+                return errorf(err, errlen, r, "internal error: %s", strerror(-r));
+        if (stale)
+                forget(reg, stale);
         a = registry_find(reg, h->agent_id);
-        /* An agent id belongs to the key it first came with, while that agent lives: another
-         * allowed key cannot take over its session (a cloned state directory, or worse). */
-        if (a && a->state != AGENT_LOST && a->state != AGENT_GONE &&
-            !streq(a->key_name, key_name ? key_name : "")) {
-                snprintf(err, errlen,
-                         "agent id %s is in use by a live agent with key '%s', not '%s'; give "
-                         "each host its own state directory",
-                         h->agent_id, a->key_name, key_name ? key_name : "");
-                return -EPERM;
-        }
         if (!a) {
                 agent_t **n;
                 entry_t *e;
@@ -191,9 +255,9 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
         }
         if ((r = idmap_set(reg->by_peer, a->peer, a)) < 0)
                 return r;
-        if (!streq(a->name, h->name) || !entry_of(a)->named) {
+        if (!streq(a->name, name) || !entry_of(a)->named) {
                 name_unlink(reg, entry_of(a));
-                snprintf(a->name, sizeof(a->name), "%s", h->name);
+                snprintf(a->name, sizeof(a->name), "%s", name);
                 if ((r = name_link(reg, entry_of(a))) < 0)
                         return r;
         }
@@ -218,6 +282,7 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
         a->joined_ns = now;
         a->last_seen_ns = now;
         a->have_offset = false;
+        a->have_wall_offset = false;
         a->state = AGENT_IDLE;
         a->seq_in = 0;
         *ret = a;
@@ -231,11 +296,9 @@ void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
                 agent_t *a = reg->agents[i];
                 /* Lost agents stay listed for a while so people see they went away; agents whose
                  * state was wiped come back under new ids, so the old entries must go. */
-                bool away = a->state == AGENT_LOST || a->state == AGENT_GONE;
+                bool away = agent_away(a);
                 if (away && now - a->last_seen_ns > REGISTRY_FORGET_NS) {
-                        unindex(reg, a);
-                        agent_free(a);
-                        reg->agents[i--] = reg->agents[--reg->n];
+                        forget_at(reg, i--);
                         continue;
                 }
                 if (!away && now - a->last_seen_ns > lease_ns) {
@@ -243,6 +306,19 @@ void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
                         if (lost)
                                 lost(a, userdata);
                 }
+        }
+}
+
+void registry_revoke(registry_t *reg, bool (*allowed)(const agent_t *a, void *userdata),
+                     void (*dropped)(agent_t *a, void *userdata), void *userdata)
+{
+        for (size_t i = 0; i < reg->n; i++) {
+                agent_t *a = reg->agents[i];
+                if (strempty(a->key_name) || allowed(a, userdata))
+                        continue;
+                if (dropped)
+                        dropped(a, userdata);
+                forget_at(reg, i--);
         }
 }
 
@@ -262,7 +338,7 @@ int registry_select(registry_t *reg, const char *selector, agent_t ***ret, size_
         for (size_t i = 0; i < reg->n; i++) {
                 agent_t *a = reg->agents[i];
                 selector_subject_t s = {a->name, a->hostname, &a->roles, &a->labels};
-                if (a->state != AGENT_LOST && a->state != AGENT_GONE && selector_match(selector, &s))
+                if (!agent_away(a) && selector_match(selector, &s))
                         v[k++] = a;
         }
         qsort(v, k, sizeof(*v), by_name);

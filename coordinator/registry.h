@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "idbind.h"
+#include "keys.h"
 #include "sock.h"
 #include "wire.h"
 
@@ -25,12 +27,14 @@ typedef struct agent {
         char boot_id[WIRE_MAX_ID + 1];
         char version[WIRE_MAX_NAME + 1];
         char key_name[WIRE_MAX_NAME + 1]; /* allow-list entry it authenticated with */
+        char key_z85[KEY_Z85_LEN + 1];    /* that entry's public key when it did */
         strv_t roles, labels, engines;
         int64_t joined_ns;    /* CLOCK_MONOTONIC */
         int64_t last_seen_ns; /* CLOCK_MONOTONIC: leases must not move with wall-clock steps */
-        int64_t offset_ns;
+        int64_t offset_ns;      /* coordinator timeline - agent monotonic clock */
+        int64_t wall_offset_ns; /* coordinator wall clock - agent wall clock */
         uint64_t rtt_ns;
-        bool have_offset;
+        bool have_offset, have_wall_offset;
         agent_state_t state;
         uint64_t seq_out; /* last sequence number sent to it */
         uint64_t seq_in;  /* last sequence number received from it */
@@ -42,9 +46,15 @@ typedef struct registry registry_t;
 int registry_new(registry_t **ret);
 void registry_free(registry_t **rp);
 
+/* Keeps key -> agent id bindings in bind (borrowed, may be NULL): registry_hello() consults and
+ * updates them; the caller saves them when idbind_dirty(). */
+void registry_set_bindings(registry_t *reg, idbind_t *bind);
 /* Registers or refreshes the agent behind a Hello received on connection peer, which from now
- * on stands for that agent. Refuses (-EEXIST, err set) a name held by another agent that is
- * not lost, and (-EPERM) an agent id that a live agent holds under another key. */
+ * on stands for that agent. With a key name (CURVE), the agent is named after its key, its id
+ * is bound to the key, and one key stands for one agent: refuses (-EPERM) an id that belongs to
+ * another key and (-EBUSY) a second live agent of the key; the key's lost agent of another id is
+ * forgotten. Without (insecure), refuses (-EEXIST) a name a live agent holds. err, sent to the
+ * peer, never names another agent's id. */
 int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, const char *key_name,
                    int64_t now, agent_t **ret, char *err, size_t errlen);
 agent_t *registry_find(registry_t *reg, const char *id);
@@ -58,6 +68,10 @@ agent_t *registry_at(registry_t *reg, size_t i);
  * one, and forgets agents lost for more than an hour. Pointers to forgotten agents die. */
 void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
                      void (*lost)(agent_t *a, void *userdata), void *userdata);
+/* Forgets every agent with a key for which allowed() is false (a key removed from, or changed
+ * in, the allow-list), calling dropped() first for each. Pointers to them die. */
+void registry_revoke(registry_t *reg, bool (*allowed)(const agent_t *a, void *userdata),
+                     void (*dropped)(agent_t *a, void *userdata), void *userdata);
 /* Agents that are not lost and match the selector, sorted by name; the array is malloc'd. */
 int registry_select(registry_t *reg, const char *selector, agent_t ***ret, size_t *n);
 const char *agent_state_to_string(agent_state_t s);

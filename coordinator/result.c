@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "intervals.h"
 #include "log.h"
 #include "sweep.h"
 #include "util.h"
@@ -217,18 +218,6 @@ static uint64_t agent_end_ns(const run_agent_t *a)
         return end;
 }
 
-/* When counting begins: no job counts before its start delay and ramp are over, so intervals
- * before the earliest such instant hold nothing and are no samples. */
-static uint64_t counting_from(const run_t *run)
-{
-        uint64_t from = UINT64_MAX;
-        for (size_t i = 0; i < run->n_specs; i++) {
-                uint64_t t = run->specs[i].startdelay_ns + run->specs[i].ramp_time_ns;
-                from = t < from ? t : from;
-        }
-        return from == UINT64_MAX ? 0 : from;
-}
-
 /* What the interval series give the result, gathered in one pass over them (from the spool of
  * a long run, or from memory): per agent and cluster bw/iops series, the bytes each agent moved
  * up to the first worker's end, and the intervals[] of the JSON (capped). */
@@ -318,6 +307,12 @@ static int ivpass_row(void *user, const run_iv_row_t *row)
                         json_object_set_new(j, "write_ios", json_integer((json_int_t)ios[1]));
                         json_object_set_new(j, "errors", json_integer((json_int_t)v->errors));
                         json_object_set_new(j, "reported", json_integer(row->reported));
+                        if (row->clat_p99_ns) {
+                                json_object_set_new(j, "clat_p50_ns",
+                                                    json_integer((json_int_t)row->clat_p50_ns));
+                                json_object_set_new(j, "clat_p99_ns",
+                                                    json_integer((json_int_t)row->clat_p99_ns));
+                        }
                         p->cur = json_array();
                         json_object_set_new(j, "agents", p->cur);
                         json_array_append_new(p->ivs, j);
@@ -407,7 +402,7 @@ static int ivpass_run(const run_t *run, ivpass_t *p)
         }
         if (!p->end || !p->ivs)
                 goto nomem;
-        p->from = counting_from(run);
+        p->from = intervals_counting_from(run->specs, run->n_specs);
         /* The cluster figure is complete while every agent still runs. */
         p->cluster_end = UINT64_MAX;
         p->first = UINT64_MAX;

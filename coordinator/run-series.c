@@ -15,35 +15,46 @@
 static void csv_header(FILE *f)
 {
         fputs("interval,start_s,agent,read_bytes,read_ios,write_bytes,write_ios,errors,meta_ops,"
-              "agent_rank,reported\n",
+              "agent_rank,reported,clat_p50_ns,clat_p99_ns\n",
               f);
 }
 
 static void csv_row(FILE *f, uint64_t interval_ns, const run_iv_row_t *row)
 {
         const run_interval_t *v = &row->v;
-        fprintf(f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u\n", row->k,
+        fprintf(f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u,%llu,%llu\n", row->k,
                 row->k * interval_ns / 1e9, row->a ? row->a->name : "*",
                 (unsigned long long)v->read_bytes, (unsigned long long)v->read_ios,
                 (unsigned long long)v->write_bytes, (unsigned long long)v->write_ios,
                 (unsigned long long)v->errors, (unsigned long long)v->meta_ops,
-                row->a ? (long)row->a->rank : -1L, row->a ? 1u : row->reported);
+                row->a ? (long)row->a->rank : -1L, row->a ? 1u : row->reported,
+                (unsigned long long)row->clat_p50_ns, (unsigned long long)row->clat_p99_ns);
+}
+
+/* The cluster's row of interval k (in memory). */
+static run_iv_row_t cluster_row(const run_t *run, size_t k)
+{
+        const cluster_interval_t *c = run_civ(run, k);
+        return (run_iv_row_t){k,
+                              NULL,
+                              {c->read_bytes, c->read_ios, c->write_bytes, c->write_ios,
+                               c->errors, c->meta_ops, true, true},
+                              c->reported,
+                              c->clat_p50_ns,
+                              c->clat_p99_ns};
 }
 
 /* Writes intervals spooled .. upto - 1 to the spool. */
 static void spool_upto(run_t *run, size_t upto)
 {
         for (size_t k = run->spooled; k < upto && k < run->n_civ; k++) {
-                const cluster_interval_t *c = run_civ(run, k);
-                run_iv_row_t row = {k, NULL, {c->read_bytes, c->read_ios, c->write_bytes,
-                                              c->write_ios, c->errors, c->meta_ops, true, true},
-                                    c->reported};
+                run_iv_row_t row = cluster_row(run, k);
                 csv_row(run->spool, run->interval_ns, &row);
                 for (size_t i = 0; i < run->n_agents; i++) {
                         const run_interval_t *v = run_agent_iv(&run->agents[i], k);
                         if (!v || !v->received)
                                 continue;
-                        row = (run_iv_row_t){k, &run->agents[i], *v, 1};
+                        row = (run_iv_row_t){k, &run->agents[i], *v, 1, 0, 0};
                         csv_row(run->spool, run->interval_ns, &row);
                 }
         }
@@ -109,16 +120,18 @@ static int late_cmp(const void *x, const void *y)
         return a->rank < b->rank ? -1 : a->rank > b->rank;
 }
 
-/* Parses one spool row; the agent's rank is -1 for a cluster row. */
+/* Parses one spool row; the agent's rank is -1 for a cluster row. The latency columns came
+ * later: a row without them has none. */
 static bool parse_row(const run_t *run, const char *line, run_iv_row_t *row, long *rank)
 {
-        unsigned long long v[7];
+        unsigned long long v[7], p50 = 0, p99 = 0;
         char agent[WIRE_MAX_NAME + 2];
         unsigned reported;
         size_t k;
         double t;
-        if (sscanf(line, "%zu,%lf,%65[^,],%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u", &k, &t, agent,
-                   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], rank, &reported) != 11)
+        if (sscanf(line, "%zu,%lf,%65[^,],%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u,%llu,%llu", &k, &t,
+                   agent, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], rank, &reported, &p50,
+                   &p99) < 11)
                 return false;
         if (*rank >= (long)run->n_agents)
                 return false;
@@ -127,6 +140,8 @@ static bool parse_row(const run_t *run, const char *line, run_iv_row_t *row, lon
         row->k = k;
         row->a = *rank < 0 ? NULL : &run->agents[*rank];
         row->v = (run_interval_t){v[0], v[1], v[2], v[3], v[4], v[5], true, true};
+        row->clat_p50_ns = p50;
+        row->clat_p99_ns = p99;
         return true;
 }
 
@@ -189,7 +204,7 @@ static int merge_late(run_t *run)
                         csv_row(out, run->interval_ns, &ar);
                 }
                 for (size_t j = from; j < li; j++) {
-                        run_iv_row_t lr = {k, &run->agents[run->late[j].rank], run->late[j].v, 1};
+                        run_iv_row_t lr = {k, &run->agents[run->late[j].rank], run->late[j].v, 1, 0, 0};
                         csv_row(out, run->interval_ns, &lr);
                 }
         }
@@ -256,10 +271,7 @@ int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_
         if (run->spool_path[0] && !run->spool)
                 return each_from_spool(run, cb, user);
         for (size_t k = run->civ_base; k < run->n_civ; k++) {
-                const cluster_interval_t *c = run_civ(run, k);
-                run_iv_row_t row = {k, NULL, {c->read_bytes, c->read_ios, c->write_bytes,
-                                              c->write_ios, c->errors, c->meta_ops, true, true},
-                                    c->reported};
+                run_iv_row_t row = cluster_row(run, k);
                 int r = cb(user, &row);
                 if (r < 0)
                         return r;
@@ -267,7 +279,7 @@ int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_
                         const run_interval_t *v = run_agent_iv(&run->agents[i], k);
                         if (!v || !v->received)
                                 continue;
-                        row = (run_iv_row_t){k, &run->agents[i], *v, 0};
+                        row = (run_iv_row_t){k, &run->agents[i], *v, 0, 0, 0};
                         if ((r = cb(user, &row)) < 0)
                                 return r;
                 }

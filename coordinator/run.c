@@ -343,6 +343,16 @@ static void check_degrade(run_t *run, size_t k, run_out_t *out)
                             fired - (run->degrade.n_alerts - before), DEGRADE_MAX_ALERTS);
 }
 
+/* Which intervals the live display counts: the ramp ones (before every job's startdelay and
+ * ramp_time are over) are shown as such, the counter runs over the measured ones. */
+static void run_progress(const run_t *run, Iofleet__RunUpdate *u)
+{
+        uint64_t ramp = intervals_ramp(intervals_counting_from(run->specs, run->n_specs),
+                                       run->interval_ns);
+        u->ramp_intervals = ramp > UINT32_MAX ? UINT32_MAX : (uint32_t)ramp;
+        u->measured_intervals = run->max_intervals > ramp ? run->max_intervals - ramp : 0;
+}
+
 /* The cluster's interval k for the live display: its sums, each agent's figures, and the agents
  * that were to deliver it and had not (a partial point is shown as such, never as a whole). */
 static void emit_interval(run_t *run, size_t k, run_out_t *out)
@@ -384,6 +394,7 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
                 n++;
         }
         u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_INTERVAL;
+        run_progress(run, &u);
         u.index = k;
         u.interval_ns = run->interval_ns;
         u.read_bytes = c->read_bytes;
@@ -399,7 +410,14 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
         u.missing = missing;
         u.n_missing = n_missing;
         u.start_ns = run->start_ns;
-        u.clat_p99_ns = c->clat ? hist_percentile(c->clat, 99.0) : 0;
+        if (c->clat) {
+                static const double ps[2] = {50.0, 99.0};
+                uint64_t v[2];
+                hist_percentiles(c->clat, ps, 2, v);
+                c->clat_p50_ns = v[0];
+                c->clat_p99_ns = v[1];
+        }
+        u.clat_p99_ns = c->clat_p99_ns;
         push_control(run, out, &u);
         free(pa);
         free(pp);
@@ -751,6 +769,7 @@ static void check_all_started(run_t *run, run_out_t *out)
         compute_skew(run);
         run->phase = RUN_RUNNING;
         u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_STARTED;
+        run_progress(run, &u);
         u.start_ns = run->start_ns;
         u.start_skew_ns = run->start_skew_ns;
         u.agents = run->n_agents;

@@ -77,6 +77,7 @@ typedef struct cluster_interval {
         uint32_t owed; /* agents that owe it and have not sent it; kept until it is shown */
         bool emitted;
         hist_t *clat; /* merged latency of the interval, kept until it is shown */
+        uint64_t clat_p50_ns, clat_p99_ns; /* of clat when it was shown (kept for the series) */
 } cluster_interval_t;
 
 /* Where the run's messages go: the agents' socket and the control client that submitted it. */
@@ -244,6 +245,7 @@ typedef struct run_iv_row {
         const run_agent_t *a;
         run_interval_t v;
         uint32_t reported; /* cluster rows: agents that reported */
+        uint64_t clat_p50_ns, clat_p99_ns; /* cluster rows: the interval's latency, 0 if none */
 } run_iv_row_t;
 /* Calls cb for every interval, in order, the cluster's row before its agents' rows; from the
  * spool when the run has one (after run_spool_finish()), else from memory. Stops at the first

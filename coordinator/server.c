@@ -12,11 +12,14 @@
 #include <uuid/uuid.h>
 #include <zmq.h>
 
+#include "agent-list.h"
 #include "clock.h"
+#include "connguard.h"
+#include "idbind.h"
 #include "keys.h"
 #include "log.h"
 #include "metrics.h"
-#include "agent-list.h"
+#include "ratelimit.h"
 #include "registry.h"
 #include "runs.h"
 #include "sock.h"
@@ -37,10 +40,23 @@ typedef struct server {
         int sigfd;
         bool quit;
         char agent_ep[256], control_ep[256];
+        /* Security: who each key is, log floods, connections against descriptors. */
+        idbind_t *bind;
+        char bind_path[4096];
+        ratelimit_t *rl;
+        connguard_t *guard;
+        connguard_budget_t budget;
+        connguard_stats_t last_stats; /* at the last pressure report */
+        int64_t next_pressure, next_flush;
 } server_t;
 
 /* Acks wait for the journals to be synced; syncs are batched this far apart. */
 #define ACK_SYNC_NS (50 * (int64_t)NSEC_PER_MSEC)
+#define SERVER_LOG_INTERVAL_NS (60 * (int64_t)NSEC_PER_SEC)
+#define SERVER_LOG_BURST 5       /* lines per peer and interval about its bad input */
+#define SERVER_LOG_PEERS 1024    /* peers told apart by the log rate limit */
+#define SERVER_ZAP_BATCH 256     /* ZAP requests answered per loop turn */
+#define SERVER_BIND_FILE "agent-keys"
 
 static int64_t now_timeline(void)
 {
@@ -175,32 +191,108 @@ static void welcome(server_t *srv, agent_t *a)
         w.coordinator_version = IOFLEET_VERSION;
         w.heartbeat_ns = srv->cfg->heartbeat_ns;
         w.lost_after = (uint32_t)srv->cfg->lost_after;
+        w.name = a->name;
         e.seq = ++a->seq_out;
         e.body_case = IOFLEET__ENVELOPE__BODY_WELCOME;
         e.welcome = &w;
         sock_send_env(srv->agents_sock, a->peer, &e);
 }
 
-static void on_hello(server_t *srv, sock_msg_t *m, envelope_t *e)
+/* Who a message came from, for logs and their rate limit: its key when it has one. */
+static void agent_peer(const sock_msg_t *m, char *buf, size_t len)
 {
-        agent_t *a;
+        if (m->user[0])
+                snprintf(buf, len, "agent key '%s'", m->user);
+        else
+                snprintf(buf, len, "agent connection %s", m->peer);
+}
+
+/* True when a line about peer's bad input may be logged (at most SERVER_LOG_BURST a minute);
+ * note then gets what to append about the lines held back before it. */
+static bool log_allowed(server_t *srv, const char *peer, char *note, size_t notelen)
+{
+        uint64_t held = 0;
+        if (!ratelimit_allow(srv->rl, peer, clock_mono_ns(), &held))
+                return false;
+        ratelimit_held_note(held, note, notelen);
+        return true;
+}
+
+static void log_suppressed(const char *peer, uint64_t n, void *userdata)
+{
+        log_warning("%llu more log lines about %s suppressed in the last minute",
+                    (unsigned long long)n, peer);
+}
+
+/* Whether a connection's key (name and public key, from its metadata) is still on the
+ * allow-list: a SIGHUP may have removed or replaced it since the connection authenticated. */
+static bool key_still_allowed(server_t *srv, const char *name, const char *z85)
+{
+        uint8_t now[32], then[32];
+        if (srv->cfg->insecure || strempty(name))
+                return true;
+        if (!keyring_lookup_name(srv->agent_keys, name, now))
+                return false;
+        return strempty(z85) || (zmq_z85_decode(then, z85) && memcmp(now, then, 32) == 0);
+}
+
+static void save_bindings(server_t *srv)
+{
         char err[512];
-        int r = registry_hello(srv->reg, m->peer, e->hello, m->user, clock_mono_ns(), &a, err,
-                               sizeof(err));
+        if (!srv->bind || !idbind_dirty(srv->bind))
+                return;
+        if (idbind_save(srv->bind, srv->bind_path, err, sizeof(err)) < 0)
+                log_error("cannot save which agent id each key stands for: %s (kept in memory; "
+                          "a restart forgets changes since the last save)",
+                          err);
+}
+
+/* Hello: the agent joins under its key's name, or is told why not (and the log says so, a few
+ * times a minute per key at most). An agent back with its run hears where to resend from. */
+static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e, const char *who)
+{
+        const Iofleet__Hello *h = e->hello;
+        Iofleet__ErrorCode code = IOFLEET__ERROR_CODE__ERROR_REFUSED;
+        const char *was = srv->bind && m->user[0] ? idbind_id_of(srv->bind, m->user) : NULL;
+        char err[512], note[96], prev[WIRE_MAX_ID + 1];
+        agent_t *a = NULL;
+        int r;
+
+        snprintf(prev, sizeof(prev), "%s", was ? was : "");
+        if (!key_still_allowed(srv, m->user, m->key)) {
+                code = IOFLEET__ERROR_CODE__ERROR_KEY_NOT_ALLOWED;
+                r = errorf(err, sizeof(err), -EPERM,
+                           "key '%s' is no longer in the coordinator's allow-list", m->user);
+        } else
+                r = registry_hello(srv->reg, m->peer, h, m->user, clock_mono_ns(), &a, err,
+                                   sizeof(err));
         if (r < 0) {
-                log_warning("refused agent %s (%s): %s", e->hello->name, m->peer, err);
-                send_error(srv->agents_sock, m->peer, NULL, IOFLEET__ERROR_CODE__ERROR_REFUSED,
-                           NULL, err);
+                if (log_allowed(srv, who, note, sizeof(note)))
+                        log_warning("refused agent '%s' on host %s (%s, id %s): %s%s", h->name,
+                                    h->hostname, who, h->agent_id, err, note);
+                send_error(srv->agents_sock, m->peer, NULL, code, NULL, err);
                 return;
         }
-        log_info("agent %s joined: host %s, id %s, key %s, version %s%s%s", a->name, a->hostname,
-                 a->id, a->key_name[0] ? a->key_name : "(insecure)", a->version,
-                 strempty(e->hello->run_id) ? "" : ", holding run ",
-                 strempty(e->hello->run_id) ? "" : e->hello->run_id);
+        snprintf(a->key_z85, sizeof(a->key_z85), "%s", m->key);
+        save_bindings(srv);
+        if (log_allowed(srv, who, note, sizeof(note))) {
+                if (prev[0] && !streq(prev, a->id))
+                        log_notice("key '%s' now stands for agent id %s instead of %s (its agent's "
+                                   "state directory was reset?)",
+                                   a->key_name, a->id, prev);
+                if (!streq(a->name, h->name))
+                        log_notice("agent on host %s calls itself '%s': it goes by '%s', the "
+                                   "name of its key in agent_keys_dir",
+                                   a->hostname, h->name, a->name);
+                log_info("agent %s joined: host %s, id %s, key %s, version %s%s%s%s", a->name,
+                         a->hostname, a->id, a->key_name[0] ? a->key_name : "(insecure)",
+                         a->version, strempty(h->run_id) ? "" : ", holding run ",
+                         strempty(h->run_id) ? "" : h->run_id, note);
+        }
         a->seq_in = e->seq;
         welcome(srv, a);
         /* After the Welcome: an agent back with its run hears where to resend from. */
-        runs_agent_hello(srv->runs, a, e->hello, now_timeline());
+        runs_agent_hello(srv->runs, a, h, now_timeline());
         update_status(srv);
 }
 
@@ -222,25 +314,31 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
 {
         envelope_t *e = NULL;
         agent_t *a;
-        char err[512];
+        char err[512], who[128], note[96];
         int r;
 
+        agent_peer(m, who, sizeof(who));
         r = wire_decode(m->data, m->len, WIRE_MAX_AGENT_MSG, &e, err, sizeof(err));
         if (r == -EPROTO) {
-                log_error("refused agent %s: %s", m->peer, err);
-                send_error(srv->agents_sock, m->peer, NULL,
-                           IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION, NULL, err);
+                if (log_allowed(srv, who, note, sizeof(note))) {
+                        log_error("refused %s: %s%s", who, err, note);
+                        send_error(srv->agents_sock, m->peer, NULL,
+                                   IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION, NULL, err);
+                }
                 wire_free(&e);
                 return;
         }
         if (r < 0) {
-                log_warning("bad message from agent %s: %s", m->peer, err);
-                send_error(srv->agents_sock, m->peer, NULL, IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE,
-                           NULL, err);
+                /* A flood of them gets a few answers and log lines a minute, not one each. */
+                if (log_allowed(srv, who, note, sizeof(note))) {
+                        log_warning("bad message from %s: %s%s", who, err, note);
+                        send_error(srv->agents_sock, m->peer, NULL,
+                                   IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE, NULL, err);
+                }
                 return;
         }
         if (e->body_case == IOFLEET__ENVELOPE__BODY_HELLO) {
-                on_hello(srv, m, e);
+                on_hello(srv, m, e, who);
                 wire_free(&e);
                 after_run_event(srv);
                 return;
@@ -272,6 +370,8 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                         a->offset_ns = e->heartbeat->offset_ns;
                         a->rtt_ns = e->heartbeat->rtt_ns;
                         a->have_offset = true;
+                        a->wall_offset_ns = e->heartbeat->wall_offset_ns;
+                        a->have_wall_offset = e->heartbeat->wall_offset_known;
                 }
                 if (!beat_needs_answer(srv, a, e->heartbeat))
                         break;
@@ -310,8 +410,9 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                 update_status(srv);
                 break;
         case IOFLEET__ENVELOPE__BODY_ERROR:
-                if (runs_agent_message(srv->runs, a, &e, now_timeline()) < 0)
-                        log_warning("agent %s reports: %s", a->name, e->error->message);
+                if (runs_agent_message(srv->runs, a, &e, now_timeline()) < 0 &&
+                    log_allowed(srv, who, note, sizeof(note)))
+                        log_warning("agent %s reports: %s%s", a->name, e->error->message, note);
                 break;
         case IOFLEET__ENVELOPE__BODY_PREPARED:
         case IOFLEET__ENVELOPE__BODY_STARTED:
@@ -323,8 +424,10 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                                   wire_body_name(e));
                 break;
         default:
-                log_warning("agent %s sent %s, which agents may not send", a->name,
-                            wire_body_name(e));
+                if (!log_allowed(srv, who, note, sizeof(note)))
+                        break;
+                log_warning("agent %s sent %s, which agents may not send%s", a->name,
+                            wire_body_name(e), note);
                 send_error(srv->agents_sock, m->peer, &a->seq_out,
                            IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE, NULL,
                            "message type not allowed from an agent");
@@ -346,11 +449,18 @@ static void on_control_message(server_t *srv, sock_msg_t *m)
         int r = wire_decode(m->data, m->len, WIRE_MAX_CONTROL_MSG, &e, err, sizeof(err));
 
         if (r < 0) {
-                log_warning("bad control message from %s: %s", m->peer, err);
-                send_error(srv->control_sock, m->peer, &srv->control_seq,
-                           r == -EPROTO ? IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION
-                                        : IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE,
-                           NULL, err);
+                char who[128], note[96];
+                if (m->user[0])
+                        snprintf(who, sizeof(who), "control key '%s'", m->user);
+                else
+                        snprintf(who, sizeof(who), "control connection %s", m->peer);
+                if (log_allowed(srv, who, note, sizeof(note))) {
+                        log_warning("bad control message from %s: %s%s", who, err, note);
+                        send_error(srv->control_sock, m->peer, &srv->control_seq,
+                                   r == -EPROTO ? IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION
+                                                : IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE,
+                                   NULL, err);
+                }
                 wire_free(&e);
                 return;
         }
@@ -393,15 +503,20 @@ static int bind_socket(server_t *srv, void *s, const char *ep, const char *domai
                        const keypair_t *kp, char *bound, size_t bound_len)
 {
         size_t len = bound_len;
-        int64_t maxmsg =
-            streq(domain, ZAP_DOMAIN_AGENTS) ? WIRE_MAX_AGENT_MSG : WIRE_MAX_CONTROL_MSG;
-        int one = 1, linger = 0, hwm = 100000, backlog = 16384, r;
+        bool agents = streq(domain, ZAP_DOMAIN_AGENTS);
+        int64_t maxmsg = agents ? WIRE_MAX_AGENT_MSG : WIRE_MAX_CONTROL_MSG;
+        int one = 1, linger = 0, hwm = 100000, r;
+        int handshake_ms = (int)(srv->cfg->handshake_timeout_ns / NSEC_PER_MSEC);
+        int backlog = (int)srv->budget.backlog;
 
+        /* A peer that never completes CURVE holds a descriptor until the handshake times out;
+         * connections already queued when accepting pauses still come in, up to the backlog
+         * (thousands of agents connect at once when a fleet (re)starts: with ZeroMQ's backlog of
+         * 100 most of their SYNs would be dropped and retried 1, 3, 7 s later). */
+        zmq_setsockopt(s, ZMQ_HANDSHAKE_IVL, &handshake_ms, sizeof(handshake_ms));
+        if (agents && backlog)
+                zmq_setsockopt(s, ZMQ_BACKLOG, &backlog, sizeof(backlog));
         zmq_setsockopt(s, ZMQ_ROUTER_MANDATORY, &one, sizeof(one));
-        /* Thousands of agents connect at once when a fleet (re)starts: with ZeroMQ's backlog of
-         * 100 most of their SYNs are dropped and retried 1, 3, 7 s later (the kernel caps this
-         * at net.core.somaxconn). */
-        zmq_setsockopt(s, ZMQ_BACKLOG, &backlog, sizeof(backlog));
         zmq_setsockopt(s, ZMQ_LINGER, &linger, sizeof(linger));
         zmq_setsockopt(s, ZMQ_SNDHWM, &hwm, sizeof(hwm));
         zmq_setsockopt(s, ZMQ_RCVHWM, &hwm, sizeof(hwm));
@@ -433,6 +548,51 @@ static int bind_socket(server_t *srv, void *s, const char *ep, const char *domai
                 /* The control socket is the CLI's door: owner and group only. */
                 chmod(bound + 6, 0660);
         return 0;
+}
+
+/* Which agent id each key stands for survives restarts in the state directory. */
+static int open_bindings(server_t *srv)
+{
+        char err[1024];
+        int r;
+
+        if ((r = mkdir_p(srv->cfg->state_dir, 0750)) < 0)
+                return log_error_errno(r,
+                                       "state_dir %s: %m (set state_dir= to a directory this user "
+                                       "may write)",
+                                       srv->cfg->state_dir);
+        snprintf(srv->bind_path, sizeof(srv->bind_path), "%s/%s", srv->cfg->state_dir,
+                 SERVER_BIND_FILE);
+        if ((r = idbind_new(&srv->bind)) < 0)
+                return r;
+        if ((r = idbind_load(srv->bind, srv->bind_path, err, sizeof(err))) < 0)
+                return log_error_errno(r, "%s", err);
+        registry_set_bindings(srv->reg, srv->bind);
+        log_debug("%zu agent keys bound to agent ids in %s", idbind_count(srv->bind),
+                  srv->bind_path);
+        return 0;
+}
+
+/* The descriptor limit as high as it may go, and shared out so that a flood of connections
+ * never takes the ones the coordinator needs for its files, its CLI and /metrics. */
+static void plan_descriptors(server_t *srv)
+{
+        unsigned nofile = 1024;
+        int in_use, r = connguard_raise_nofile(&nofile);
+
+        if (r < 0)
+                log_warning_errno(r, "cannot raise the open files limit: %m");
+        in_use = connguard_fds_in_use();
+        /* libmicrohttpd's own descriptors are not open yet; /proc may be hidden. */
+        connguard_budget(nofile, in_use > 0 ? (unsigned)in_use + 8 : 64, &srv->budget);
+        log_info("file descriptors: limit %u; up to %u agent connections (accepting pauses "
+                 "beyond), %u CLI, %u /metrics, %u kept for files",
+                 nofile, srv->budget.agents_max, srv->budget.control_max, srv->budget.metrics_max,
+                 srv->budget.reserve);
+        if (nofile < 1024)
+                log_warning("the open files limit is %u: raise LimitNOFILE= (or ulimit -n) for "
+                            "more than %u agents",
+                            nofile, srv->budget.agents_max);
 }
 
 static int setup(server_t *srv)
@@ -477,6 +637,11 @@ static int setup(server_t *srv)
                 if ((r = runs_new(&rc, &srv->runs)) < 0)
                         return r;
         }
+        if (!srv->cfg->insecure && (r = open_bindings(srv)) < 0)
+                return r;
+        if ((r = ratelimit_new(SERVER_LOG_INTERVAL_NS, SERVER_LOG_BURST, SERVER_LOG_PEERS,
+                               &srv->rl)) < 0)
+                return r;
         srv->ctx = zmq_ctx_new();
         if (!srv->ctx)
                 return -errno;
@@ -486,11 +651,18 @@ static int setup(server_t *srv)
         srv->control_sock = zmq_socket(srv->ctx, ZMQ_ROUTER);
         if (!srv->agents_sock || !srv->control_sock)
                 return -errno;
+        plan_descriptors(srv);
+        /* The monitors must be in place before the listeners open. */
+        if ((r = connguard_new(srv->ctx, srv->agents_sock, srv->control_sock, &srv->budget,
+                               &srv->guard)) < 0)
+                return log_error_errno(r, "socket monitors: %m");
         if ((r = bind_socket(srv, srv->agents_sock, srv->cfg->agent_endpoint, ZAP_DOMAIN_AGENTS,
                              &kp, srv->agent_ep, sizeof(srv->agent_ep))) < 0 ||
             (r = bind_socket(srv, srv->control_sock, srv->cfg->control_endpoint, ZAP_DOMAIN_CONTROL,
                              &kp, srv->control_ep, sizeof(srv->control_ep))) < 0)
                 return r;
+        if ((r = connguard_start(srv->guard)) < 0)
+                return log_error_errno(r, "connection guard thread: %m");
 
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
@@ -502,6 +674,52 @@ static int setup(server_t *srv)
                 return -errno;
         signal(SIGPIPE, SIG_IGN);
         return 0;
+}
+
+static bool agent_key_allowed(const agent_t *a, void *userdata)
+{
+        return key_still_allowed(userdata, a->key_name, a->key_z85);
+}
+
+static bool key_name_allowed(const char *key, void *userdata)
+{
+        server_t *srv = userdata;
+        return keyring_lookup_name(srv->agent_keys, key, NULL);
+}
+
+static void agent_dropped(agent_t *a, void *userdata)
+{
+        server_t *srv = userdata;
+        char msg[256];
+
+        if (a->state == AGENT_LOST || a->state == AGENT_GONE) {
+                log_info("SIGHUP: %s agent %s (id %s) forgotten: key '%s' left the allow-list",
+                         a->state == AGENT_LOST ? "lost" : "gone", a->name, a->id, a->key_name);
+                return;
+        }
+        log_warning("SIGHUP: agent %s (id %s) dropped: key '%s' left or changed in the allow-list",
+                    a->name, a->id, a->key_name);
+        snprintf(msg, sizeof(msg), "key '%s' is no longer in the coordinator's allow-list",
+                 a->key_name);
+        /* The agent reconnects on being told, and its new handshake is refused; messages on
+         * its old connection get "not registered" and a hello on it is refused. Its run counts
+         * it lost (it is about to be forgotten). */
+        send_error(srv->agents_sock, a->peer, &a->seq_out,
+                   IOFLEET__ERROR_CODE__ERROR_KEY_NOT_ALLOWED, NULL, msg);
+        runs_agent_lost(srv->runs, a, now_timeline());
+}
+
+/* After the allow-list changed: sessions of keys it no longer holds (or holds with another public
+ * key) end, lost agents of removed keys are forgotten, and so are the removed keys' bindings. */
+static void revoke_keys(server_t *srv)
+{
+        registry_revoke(srv->reg, agent_key_allowed, agent_dropped, srv);
+        if (srv->bind) {
+                idbind_retain(srv->bind, key_name_allowed, srv);
+                save_bindings(srv);
+        }
+        update_status(srv);
+        after_run_event(srv);
 }
 
 static void reload_keys(server_t *srv)
@@ -522,6 +740,7 @@ static void reload_keys(server_t *srv)
         srv->control_keys = c;
         log_info("SIGHUP: allow-lists reloaded: %zu agent keys, %zu control keys", keyring_size(a),
                  keyring_size(c));
+        revoke_keys(srv);
 }
 
 static void on_signal(server_t *srv)
@@ -534,6 +753,57 @@ static void on_signal(server_t *srv)
                         log_info("signal %d: stopping", (int)si.ssi_signo);
                         srv->quit = true;
                 }
+        }
+}
+
+/* A flood of CLI connections on an ipc control socket: re-binding closes them all (the CLI
+ * reconnects by itself). */
+static void rebind_control(server_t *srv)
+{
+        if (zmq_unbind(srv->control_sock, srv->control_ep) < 0 ||
+            zmq_bind(srv->control_sock, srv->control_ep) < 0) {
+                log_error("control endpoint %s: cannot re-bind: %m", srv->control_ep);
+                return;
+        }
+        if (strncmp(srv->control_ep, "ipc://", 6) == 0)
+                chmod(srv->control_ep + 6, 0660);
+        connguard_control_rebound(srv->guard);
+}
+
+/* Once a second: summaries of suppressed log lines, and while connections press on the
+ * descriptor limit, one warning a minute with the counts. */
+static void watch_pressure(server_t *srv, int64_t now)
+{
+        connguard_stats_t st, *o = &srv->last_stats;
+
+        if (connguard_control_full(srv->guard))
+                rebind_control(srv);
+        if (now < srv->next_flush)
+                return;
+        srv->next_flush = now + (int64_t)NSEC_PER_SEC;
+        ratelimit_flush(srv->rl, now, log_suppressed, NULL);
+        if (now < srv->next_pressure)
+                return;
+        connguard_stats(srv->guard, &st);
+        if (st.paused || st.control_paused || st.pauses != o->pauses ||
+            st.control_rebinds != o->control_rebinds || st.accept_failed != o->accept_failed) {
+                log_warning("connections under pressure: %u agent connections open (accepting "
+                            "%s at %u, file descriptor limit %u), %u CLI connections; in the last "
+                            "minute %llu accepted, %llu completed the CURVE handshake, %llu "
+                            "failed or timed out, %llu refused by the allow-list, accepting "
+                            "paused %llu times, %llu accept errors, control endpoint re-bound "
+                            "%llu times",
+                            st.agents_open, st.paused ? "paused" : "pauses",
+                            srv->budget.agents_max, srv->budget.nofile, st.control_open,
+                            (unsigned long long)(st.accepted - o->accepted),
+                            (unsigned long long)(st.handshakes - o->handshakes),
+                            (unsigned long long)(st.handshake_failed - o->handshake_failed),
+                            (unsigned long long)(st.auth_failed - o->auth_failed),
+                            (unsigned long long)(st.pauses - o->pauses),
+                            (unsigned long long)(st.accept_failed - o->accept_failed),
+                            (unsigned long long)(st.control_rebinds - o->control_rebinds));
+                srv->next_pressure = now + SERVER_LOG_INTERVAL_NS;
+                *o = st;
         }
 }
 
@@ -553,18 +823,23 @@ static void teardown(server_t *srv)
         outbox_done(&srv->out.agents);
         outbox_done(&srv->out.control);
         outbox_done(&srv->out.acks);
+        /* The monitors are read until the sockets are closed: libzmq blocks on an unread one. */
+        connguard_quiesce(srv->guard);
         if (srv->agents_sock)
                 zmq_close(srv->agents_sock);
         if (srv->control_sock)
                 zmq_close(srv->control_sock);
         if (srv->zap)
                 zmq_close(srv->zap);
+        connguard_free(&srv->guard);
         if (srv->ctx)
                 zmq_ctx_term(srv->ctx);
         if (strncmp(srv->control_ep, "ipc://", 6) == 0)
                 unlink(srv->control_ep + 6);
         metrics_free(&srv->metrics);
         registry_free(&srv->reg);
+        idbind_free(&srv->bind);
+        ratelimit_free(&srv->rl);
         keyring_free(&srv->agent_keys);
         keyring_free(&srv->control_keys);
         if (srv->sigfd >= 0)
@@ -584,7 +859,7 @@ int server_run(const coord_config_t *cfg)
                 return r;
         }
         /* After setup(): the HTTP thread inherits the blocked signals the signalfd reads. */
-        r = metrics_new(cfg->metrics_listen, &srv.metrics);
+        r = metrics_new(cfg->metrics_listen, srv.budget.metrics_max, &srv.metrics);
         if (r == -EINVAL) {
                 teardown(&srv);
                 return r;
@@ -631,8 +906,14 @@ int server_run(const coord_config_t *cfg)
                         r = log_error_errno(-errno, "poll: %m");
                         break;
                 }
-                if (zap_item >= 0 && (items[zap_item].revents & ZMQ_POLLIN))
-                        zap_handle(srv.zap, srv.agent_keys, srv.control_keys);
+                /* Handshakes wait for these answers: a flood of them must not starve the
+                 * real agents' reconnects. */
+                for (int i = 0; zap_item >= 0 && i < SERVER_ZAP_BATCH &&
+                                (items[zap_item].revents & ZMQ_POLLIN);
+                     i++)
+                        if (zap_handle(srv.zap, srv.agent_keys, srv.control_keys, srv.rl,
+                                       clock_mono_ns()) < 0)
+                                break;
                 if (items[2].revents & ZMQ_POLLIN)
                         on_signal(&srv);
                 /* Bounded batches so one busy socket cannot starve the other. */
@@ -661,6 +942,7 @@ int server_run(const coord_config_t *cfg)
                 after_run_event(&srv);
                 flush_acks(&srv, false);
                 update_metrics(&srv);
+                watch_pressure(&srv, now);
                 if (watchdog_usec && now >= next_watchdog) {
                         sd_notify(0, "WATCHDOG=1");
                         next_watchdog = now + (int64_t)watchdog_usec * 1000 / 2;

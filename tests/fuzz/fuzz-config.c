@@ -1,5 +1,5 @@
-/* libFuzzer target for configuration: the bytes as an INI file (agent-like schema, then as a key
- * file) and as arguments. */
+/* libFuzzer target for configuration: the bytes as an INI file (a schema with a key of each type,
+ * the agent's, coordinator's and CLI's own tables, then as a key file) and as arguments. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -10,7 +10,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "agent-config.h"
+#include "cli.h"
 #include "config.h"
+#include "coord-config.h"
 #include "keys.h"
 #include "fuzz.h"
 #include "util.h"
@@ -35,18 +38,20 @@ typedef struct fcfg {
 
 #define F(f) offsetof(fcfg_t, f)
 static const cfg_item_t items[] = {
-    {"name", CFG_STRING, F(name), 0, 0, NULL, ""},
-    {"coordinator", CFG_STRING, F(coordinator), 0, 0, NULL, ""},
-    {"coordinator_key", CFG_STRING, F(coordinator_key), 0, 0, NULL, ""},
-    {"key", CFG_STRING, F(key), 0, 0, NULL, ""},
-    {"state_dir", CFG_STRING, F(state_dir), 0, 0, NULL, ""},
-    {"work_dir", CFG_STRING, F(work_dir), 0, 0, NULL, ""},
-    {"roles", CFG_LIST, F(roles), 0, 0, "storage,client", ""},
-    {"insecure", CFG_BOOL, F(insecure), 0, 0, NULL, ""},
-    {"log_level", CFG_CHOICE, F(log_level), 0, 0, "debug,info,notice,warning,error", ""},
-    {"heartbeat", CFG_DURATION, F(heartbeat_ns), 10 * NSEC_PER_MSEC, 600 * NSEC_PER_SEC, NULL, ""},
-    {"lost_after", CFG_UINT, F(lost_after), 2, 1000, NULL, ""},
-    {"tags", CFG_LIST, F(tags), 0, 0, NULL, ""},
+    {"name", CFG_STRING, F(name), 0, 0, NULL, "", NULL, NULL, 0},
+    {"coordinator", CFG_STRING, F(coordinator), 0, 0, NULL, "", NULL, NULL, 0},
+    {"coordinator_key", CFG_STRING, F(coordinator_key), 0, 0, NULL, "", NULL, NULL, 0},
+    {"key", CFG_STRING, F(key), 0, 0, NULL, "", NULL, NULL, 0},
+    {"state_dir", CFG_STRING, F(state_dir), 0, 0, NULL, "", NULL, NULL, 0},
+    {"work_dir", CFG_STRING, F(work_dir), 0, 0, NULL, "", NULL, NULL, 0},
+    {"roles", CFG_LIST, F(roles), 0, 0, "storage,client", "", NULL, NULL, 0},
+    {"insecure", CFG_BOOL, F(insecure), 0, 0, NULL, "", NULL, NULL, 0},
+    {"log_level", CFG_CHOICE, F(log_level), 0, 0, "debug,info,notice,warning,error", "", NULL, NULL,
+     0},
+    {"heartbeat", CFG_DURATION, F(heartbeat_ns), 10 * NSEC_PER_MSEC, 600 * NSEC_PER_SEC, NULL, "",
+     NULL, NULL, 0},
+    {"lost_after", CFG_UINT, F(lost_after), 2, 1000, NULL, "", NULL, NULL, 0},
+    {"tags", CFG_LIST, F(tags), 0, 0, NULL, "", NULL, NULL, 0},
 };
 static const cfg_schema_t schema = {"agent", items, sizeof(items) / sizeof(items[0]), F(labels)};
 
@@ -114,6 +119,30 @@ static void check_config(const fcfg_t *c)
         }
 }
 
+/* The daemons' and the CLI's own tables, from their defaults: the file (argc == 0) or the
+ * arguments; whatever is refused gets one line. */
+static void fuzz_real(int argc, char **argv)
+{
+        static const struct {
+                const cfg_schema_t *s;
+                size_t size;
+        } real[] = {{&agent_config_schema, sizeof(agent_config_t)},
+                    {&coord_config_schema, sizeof(coord_config_t)},
+                    {&cli_config_schema, sizeof(cli_config_t)}};
+        char err[512];
+        for (size_t i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
+                void *c = calloc(1, real[i].size);
+                CHECK(c && config_defaults(real[i].s, c) == 0);
+                memset(err, 'X', sizeof(err));
+                int r = argc ? config_parse_args(real[i].s, c, argc, argv, NULL, err, sizeof(err))
+                             : config_load_file(real[i].s, c, path, err, sizeof(err));
+                if (r < 0)
+                        check_message(err, sizeof(err));
+                config_free(real[i].s, c);
+                free(c);
+        }
+}
+
 static void fuzz_file(void)
 {
         fcfg_t c = {};
@@ -131,6 +160,7 @@ static void fuzz_file(void)
         }
         check_config(&c);
         config_free(&schema, &c);
+        fuzz_real(0, NULL);
 
         /* Key files go through the same INI reader. */
         memset(err, 'X', sizeof(err));
@@ -176,6 +206,7 @@ static void fuzz_args(const uint8_t *data, size_t size)
                 check_message(err, sizeof(err));
         check_config(&c);
         config_free(&schema, &c);
+        fuzz_real(argc, argv);
         free(copy);
 }
 

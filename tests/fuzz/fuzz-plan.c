@@ -1,5 +1,5 @@
 /* libFuzzer target for plans: the bytes as a plan file, parsed and checked whole (every sweep
- * point), then each point loaded and turned into what travels. */
+ * point), then each point built from it and turned into what travels. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         plan_t q;
                         plan_wire_t w;
                         kvlist_t chosen = {0};
-                        CHECK(plan_load_point(path, i, &q, &chosen, err, sizeof(err)) == 0);
+                        CHECK(plan_point(&p, i, &q, &chosen, err, sizeof(err)) == 0);
                         CHECK(chosen.n == p.n_params);
                         CHECK(plan_to_wire(&q, &w, err, sizeof(err)) == 0);
                         plan_wire_free(&w);

@@ -11,7 +11,26 @@ start_agent a1 --test-clock-offset=2s
 start_agent a2 --test-clock-offset=-1500ms
 wait_agents 3
 sleep 0.5
-"$IOFLEET" agents --coordinator="$CTL"
+# Each agent's wall clock against the coordinator's, with its uncertainty: about 0 for a0 (the
+# same host and clock), -2 s and +1.5 s for the agents whose clocks were made to read off;
+# never the time since boot that the monotonic mapping holds.
+deadline=$((SECONDS + 30))
+until "$IOFLEET" agents --coordinator="$CTL" --json >"$T/agents.json" &&
+	jq -e 'length == 3 and all(.[]; .clock_offset_ns != null)' "$T/agents.json" >/dev/null; do
+	[ $SECONDS -lt $deadline ] || break
+	sleep 0.2
+done
+within() { # NAME EXPECTED_NS: |offset - expected| within its uncertainty plus 1 ms
+	jq -e --arg n "$1" --argjson want "$2" '.[] | select(.name == $n) |
+		((.clock_offset_ns - $want) | fabs) <= .clock_error_ns + 1000000' "$T/agents.json" >/dev/null
+}
+check "a0 (same clock): offset 0 within its uncertainty ($(jq -c '.[] | select(.name == "a0") | [.clock_offset_ns, .clock_error_ns]' "$T/agents.json"))" within a0 0
+check "a1 (+2s): offset -2 s" within a1 -2000000000
+check "a2 (-1.5s): offset +1.5 s" within a2 1500000000
+"$IOFLEET" agents --coordinator="$CTL" | tee "$T/agents.txt"
+check "the table shows offsets in microseconds with their uncertainty" \
+	grep -qE 'a0 .* [+-][0-9]+\.[0-9]µs ±[0-9]+\.[0-9]µs' "$T/agents.txt"
+check "the table shows a1's offset in seconds" grep -qE 'a1 .* -(1\.99|2\.00)[0-9]*s ±' "$T/agents.txt"
 for i in 1 2 3; do
 	"$IOFLEET" run --coordinator="$CTL" --name=n --ioengine=null --rw=read --bs=4k --time_based \
 		--runtime=1s --output-format=json --output="$T/out$i.json" >"$T/run$i.log" 2>&1

@@ -59,7 +59,7 @@ check "with the agent and option named" grep -q "agent a[01]: job r: directory=$
 out=$("$IOFLEET" run --coordinator="$CTL" --name=r --rw=read --bs=4k --size=1m --directory=/srv 2>&1)
 check "a directory outside the agents' allow_paths fails the run" [ $? -ne 0 ]
 check "... naming the agent, the job, the option and the rule" \
-	grep -q "agent a[01]: job r: directory=/srv: job file '/srv': outside allow_paths" <<<"$out"
+	grep -q "agent a[01]: job r: directory=/srv: job directory '/srv': outside allow_paths" <<<"$out"
 out=$("$IOFLEET" run --coordinator="$CTL" --name=r --rw=read --bs=4k --size=1m --filename=/etc/passwd 2>&1)
 check "a job file in /etc is refused" grep -q "filename=/etc/passwd: .*/etc and below is never allowed" <<<"$out"
 wait_agents 2 && ok "the agents are idle after a failed prepare"

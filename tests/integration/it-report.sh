@@ -157,6 +157,12 @@ check "the timeline has a line per agent and the sum" bash -c \
 	"grep -q '>local-1<' '$S/plots/timeline-point-001-r0.svg' && grep -q '>all agents, read+write<' '$S/plots/timeline-point-001-r0.svg'"
 check "axes are labelled with units" bash -c \
 	"grep -q 'bandwidth (MiB/s)' '$S/plots/bars.svg' && grep -q 'time since the start instant (s)' '$S/plots/timeline-point-000-r0.svg' && grep -q 'efficiency (%)' '$S/plots/scaling.svg'"
+check "the timeline has IOPS and latency panels beside the bandwidth" bash -c \
+	"grep -q '>I/O operations per second<' '$S/plots/timeline-point-001-r0.svg' && grep -q 'completion latency (' '$S/plots/timeline-point-001-r0.svg' && grep -q '>all agents, clat p99<' '$S/plots/timeline-point-001-r0.svg'"
+check "bars: bandwidth and IOPS with read and write stacked, latency p99" bash -c \
+	"grep -q '>Bandwidth (read and write stacked)<' '$S/plots/bars.svg' && grep -q '>IOPS (read and write stacked)<' '$S/plots/bars.svg' && grep -q '>read<' '$S/plots/bars.svg' && grep -q 'latency (us)' '$S/plots/bars.svg'"
+jqcheck "the result's intervals carry their completion latency" "$S/point-001-r0/result.json" \
+	'[.iofleet.intervals[] | select(.read_ios > 0)] | length > 0 and all(.clat_p99_ns >= .clat_p50_ns and .clat_p50_ns > 0)'
 "$IOFLEET" report --plots="$T/elsewhere" "$S" >/dev/null 2>&1
 check "--plots=DIR puts them there" test -f "$T/elsewhere/bars.svg"
 

@@ -43,10 +43,11 @@ cp "$T/state-a0/agent-id" "$T/state-thief/agent-id"
 start_agent thief --key="$T/a3.key" --state-dir="$T/state-thief"
 sleep 1.5
 check "a Hello for a live agent's id under another key is refused" \
-	grep -q "agent id $(cat "$T/state-a0/agent-id") is in use by a live agent with key 'a0', not 'a3'" "$T/coordinator.log"
+	grep -q "refused agent '[^']*' .*agent key 'a3'.*agent id $(cat "$T/state-a0/agent-id") belongs to another agent key" "$T/coordinator.log"
 listed=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[] | "\(.name):\(.state)"] | sort | join(",")')
 check "the live agent keeps its session (got '$listed')" [ "$listed" = "a0:idle,a2:idle" ]
-check "the refused agent is told why" grep -q "cannot reach the coordinator at .*: it refused this agent: agent id" "$T/thief.log"
+check "the refused agent is told why" grep -q "cannot reach the coordinator at .*: it refused this agent: agent id .* belongs to another agent key" "$T/thief.log"
+check "the refusal does not say which key holds the id" bash -c "! grep -q \"refused this agent.*'a0'\" '$T/thief.log'"
 
 # --insecure is for loopback only.
 out=$("$COORD" --insecure --agent-endpoint=tcp://10.255.255.1:7460 --control-endpoint="ipc://$T/x.sock" 2>&1)

@@ -45,7 +45,8 @@ done
 wait "$RUN"
 check "the soak run exits 0" [ $? -eq 0 ]
 echo "coordinator VmRSS: ${early} kB after 600 intervals, at most ${peak} kB until the end"
-if ldd "$COORD" 2>/dev/null | grep -q libasan; then
+# (ldd's output captured first: with pipefail, grep -q leaving early could SIGPIPE ldd.)
+if grep -q libasan <<<"$(ldd "$COORD" 2>/dev/null)"; then
 	# ASan holds freed memory in its quarantine (up to 256 MB): RSS says nothing there.
 	echo "SKIP (this check only): memory flatness is not measurable in a sanitizer build"
 else

@@ -67,6 +67,34 @@ timeout 60 "$IOFLEET" run --coordinator="$CTL" "$T/stop.plan" >"$T/stop.log" 2>&
 check "on_error=stop exits non-zero" [ $? -ne 0 ]
 check "... after the first step" grep -q "1 of 4 steps ran, 1 failed" "$T/stop.log"
 
+# --- the plan checked is the plan that runs: the file rewritten (with a value that would fail)
+# while the first point runs changes nothing about the second.
+cat >"$T/edit.plan" <<EOF
+[plan]
+name = it-edit
+interval = 250ms
+lead = 100ms
+[sweep]
+bs = 4k,64k
+[j]
+rw = write
+size = 1m
+time_based
+runtime = 1s
+directory = $T/data
+EOF
+cp "$T/edit.plan" "$T/edit.orig"
+timeout 60 "$IOFLEET" run --coordinator="$CTL" "$T/edit.plan" >"$T/edit.log" 2>&1 &
+RUN=$!
+# Bounded by the run itself: the CLI leaves when the sweep ends, edited in time or not.
+while kill -0 "$RUN" 2>/dev/null && ! grep -q "accepted on" "$T/edit.log"; do sleep 0.05; done
+printf '[sweep]\nbs = 4k,bogus\n[k]\nrw = read\n' >"$T/edit.plan"
+wait "$RUN"
+check "a plan edited during its sweep runs as checked ($(tail -n1 "$T/edit.log"))" grep -q "2 of 2 steps ran, 0 failed" "$T/edit.log"
+SE=$(ls -d "$T"/runs/*-it-edit-* | head -n1)
+jqcheck "... its second point ran with the checked value" "$SE/point-001-r0/result.json" '.iofleet.point.params == {"bs": "64k"} and .client_stats[0].jobname == "j"'
+check "... and plan.ini is the plan checked" cmp "$SE/plan.ini" "$T/edit.orig"
+
 # --- stonewall: a size-bound job with an fsync per write; the fast agent's files are on tmpfs.
 timeout 120 "$IOFLEET" run --coordinator="$CTL" --run-stonewall --interval=200ms --name=sw --rw=write \
 	--bs=4k --size=8m --fsync=1 --output-format=json --output="$T/sw.json" >"$T/sw.log" 2>&1

@@ -8,39 +8,12 @@ IOFLEET=$IOFLEET_BIN/iofleet
 AGENT=$IOFLEET_BIN/iofleet-agent
 COORD=$IOFLEET_BIN/iofleet-coordinator
 NOTIFY_LISTEN=${NOTIFY_LISTEN:-$IOFLEET_BIN/tests/notify-listen}
+ATTACK=${ATTACK:-$IOFLEET_BIN/tests/attack}
 
-failures=0
 PIDS=()    # helpers (notify listeners): stopped at exit
 DAEMONS=() # "pid:name" of coordinators and agents: must exit 0 on SIGTERM (ASan leaks count)
 NETNS=()
-
-skip() {
-	echo "SKIP: $*" >&2
-	exit 77
-}
-
-fail() {
-	echo "FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-
-ok() {
-	echo "ok: $*"
-}
-
-# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
-check() {
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else fail "$what"; fi
-}
-
-# jqcheck DESCRIPTION FILE FILTER: passes when the jq filter yields true.
-jqcheck() {
-	local what=$1 file=$2 filter=$3 got
-	got=$(jq -r "$filter" "$file" 2>&1) || true
-	if [ "$got" = "true" ]; then ok "$what"; else fail "$what (jq '$filter' gave '$got')"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/checks.sh"
 
 cleanup() {
 	local p
@@ -72,7 +45,7 @@ scratch() {
 	mkdir -p "$T/agents.d" "$T/admins.d" "$T/runs" "$T/data"
 }
 
-# keys NAME...: key pairs in $T; agents' public keys go to the allow-list when named a*.
+# keys NAME...: key pairs in $T (NAME.key, NAME.pub); allow NAME puts NAME.pub on the allow-list.
 keys() {
 	"$IOFLEET" keygen --dir="$T" "$@" >/dev/null
 }
@@ -82,16 +55,20 @@ allow() {
 }
 
 # start_coordinator [EXTRA ARGS...]: starts it with a free loopback port; sets COORD_EP (agents)
-# and CTL (control) from what it announces through sd_notify.
+# and CTL (control) from what it announces through sd_notify. COORD_WRAP runs it through a
+# command (e.g. "prlimit --nofile=256:256").
 start_coordinator() {
 	local prefix=${NS:+ip netns exec $NS}
+	# A coordinator started again must not be taken for ready by its predecessor's messages.
+	rm -f "$T/coord.notify" "$T/coord.notify.log"
 	"$NOTIFY_LISTEN" "$T/coord.notify" "$T/coord.notify.log" &
 	PIDS+=($!)
 	for _ in $(seq 100); do [ -S "$T/coord.notify" ] && break; sleep 0.05; done
 	COORD_ARGS=(--control-endpoint="ipc://$T/control.sock" --key="$T/coordinator.key"
 		--agent-keys-dir="$T/agents.d" --control-keys-dir="$T/admins.d"
-		--results-dir="$T/runs" --heartbeat=200ms --lost-after=5 --metrics-listen=127.0.0.1:0 "$@")
-	NOTIFY_SOCKET=$T/coord.notify $prefix "$COORD" --agent-endpoint="${AGENT_EP:-tcp://127.0.0.1:*}" \
+		--results-dir="$T/runs" --state-dir="$T/coord-state" --heartbeat=200ms --lost-after=5
+		--metrics-listen=127.0.0.1:0 "$@")
+	NOTIFY_SOCKET=$T/coord.notify $prefix ${COORD_WRAP:-} "$COORD" --agent-endpoint="${AGENT_EP:-tcp://127.0.0.1:*}" \
 		"${COORD_ARGS[@]}" >"$T/coordinator.log" 2>&1 &
 	COORD_PID=$!
 	PIDS+=($COORD_PID)
@@ -113,7 +90,7 @@ restart_coordinator() {
 	local prefix=${NS:+ip netns exec $NS} n
 	n=$(grep -c READY=1 "$T/coord.notify.log" 2>/dev/null)
 	echo "--- restarted" >>"$T/coordinator.log"
-	NOTIFY_SOCKET=$T/coord.notify $prefix "$COORD" --agent-endpoint="${AGENT_EP:-$COORD_EP}" \
+	NOTIFY_SOCKET=$T/coord.notify $prefix ${COORD_WRAP:-} "$COORD" --agent-endpoint="${AGENT_EP:-$COORD_EP}" \
 		"${COORD_ARGS[@]}" >>"$T/coordinator.log" 2>&1 &
 	COORD_PID=$!
 	PIDS+=($COORD_PID)
@@ -179,13 +156,14 @@ own_bytes() {
 		"$T/$1.log" | tail -n1
 }
 
-# start_agent NAME [EXTRA ARGS...]: an agent with key $T/NAME.key; log in $T/NAME.log.
+# start_agent NAME [EXTRA ARGS...]: an agent with key $T/NAME.key; log in $T/NAME.log. It goes by
+# the name of its key in agents.d (the coordinator tells it), so it is given none of its own.
 # Set NS to run it in a network namespace and AGENT_COORD to override the endpoint.
 start_agent() {
 	local name=$1
 	shift
 	local prefix=${NS:+ip netns exec $NS}
-	$prefix "$AGENT" --name="$name" --coordinator="${AGENT_COORD:-$COORD_EP}" \
+	$prefix "$AGENT" --coordinator="${AGENT_COORD:-$COORD_EP}" \
 		--coordinator-key="$T/coordinator.pub" --key="$T/$name.key" --state-dir="$T/state-$name" \
 		--work-dir="$T/data" --allow-paths="${AGENT_ALLOW:-$T,/var/tmp}" --roles=client "$@" >"$T/$name.log" 2>&1 &
 	PIDS+=($!)
@@ -202,6 +180,25 @@ wait_agents() {
 		sleep 0.05
 	done
 	fail "only $got of $n agents registered"
+	return 1
+}
+
+# agent_states: "name:state,..." of the agents the coordinator lists, sorted.
+agent_states() {
+	"$IOFLEET" agents --coordinator="$CTL" --json 2>/dev/null | jq -r '[.[] | "\(.name):\(.state)"] | sort | join(",")'
+}
+
+# wait_states EXPECTED [SECONDS]: until agent_states prints EXPECTED (10 s by default, by the
+# clock: a coordinator that does not answer makes each try last the CLI's own timeout).
+wait_states() {
+	local got="" deadline=$((SECONDS + ${2:-10}))
+	while :; do
+		got=$(agent_states)
+		[ "$got" = "$1" ] && return 0
+		[ "$SECONDS" -ge "$deadline" ] && break
+		sleep 0.1
+	done
+	echo "agents: '${got:0:300}', expected '$1'" >&2
 	return 1
 }
 
@@ -250,8 +247,9 @@ forget() {
 
 finish() {
 	stop_daemons
-	# Whatever a test did, daemons must never have sent each other a message the peer refused.
-	if grep -l "bad message from" "$T"/*.log 2>/dev/null; then
+	# Whatever a test did, daemons must never have sent each other a message the peer refused
+	# (BAD_INPUT_LOGS names the logs of daemons a test sent bad input on purpose).
+	if grep -l "bad message from" "$T"/*.log 2>/dev/null | grep -vxF -f <(printf '%s\n' ${BAD_INPUT_LOGS:-}) ; then
 		fail "a daemon refused a message from its peer (see the logs above)"
 	fi
 	if [ "$failures" -eq 0 ]; then

@@ -40,17 +40,18 @@ typedef struct tcfg {
 
 #define T(f) offsetof(tcfg_t, f)
 static const cfg_item_t items[] = {
-    {"name", CFG_STRING, T(name), 0, 0, NULL, "a name"},
-    {"insecure", CFG_BOOL, T(insecure), 0, 0, NULL, "no CURVE"},
-    {"verbose", CFG_BOOL, T(verbose), 0, 0, NULL, "talk more"},
+    {"name", CFG_STRING, T(name), 0, 0, NULL, "a name", NULL, NULL, 0},
+    {"insecure", CFG_BOOL, T(insecure), 0, 0, NULL, "no CURVE", NULL, NULL, 0},
+    {"verbose", CFG_BOOL, T(verbose), 0, 0, NULL, "talk more", NULL, NULL, 0},
     {"heartbeat", CFG_DURATION, T(heartbeat_ns), 10 * NSEC_PER_MSEC, 600 * NSEC_PER_SEC, NULL,
-     "bounded duration"},
-    {"timeout", CFG_DURATION, T(timeout_ns), 0, 0, NULL, "unbounded duration"},
-    {"lost_after", CFG_UINT, T(lost_after), 2, 1000, NULL, "bounded number"},
-    {"count", CFG_UINT, T(count), 0, 0, NULL, "unbounded number"},
-    {"roles", CFG_LIST, T(roles), 0, 0, "storage,client", "list with choices"},
-    {"tags", CFG_LIST, T(tags), 0, 0, NULL, "free list"},
-    {"log_level", CFG_CHOICE, T(log_level), 0, 0, "debug,info,warning,error", "a choice"},
+     "bounded duration", NULL, NULL, 0},
+    {"timeout", CFG_DURATION, T(timeout_ns), 0, 0, NULL, "unbounded duration", NULL, NULL, 0},
+    {"lost_after", CFG_UINT, T(lost_after), 2, 1000, NULL, "bounded number", NULL, NULL, 0},
+    {"count", CFG_UINT, T(count), 0, 0, NULL, "unbounded number", NULL, NULL, 0},
+    {"roles", CFG_LIST, T(roles), 0, 0, "storage,client", "list with choices", NULL, NULL, 0},
+    {"tags", CFG_LIST, T(tags), 0, 0, NULL, "free list", NULL, NULL, 0},
+    {"log_level", CFG_CHOICE, T(log_level), 0, 0, "debug,info,warning,error", "a choice", NULL,
+     NULL, 0},
 };
 static const cfg_schema_t schema = {"test", items, ELEMENTSOF(items), T(labels)};
 static const cfg_schema_t schema_nolabels = {"test", items, ELEMENTSOF(items), SIZE_MAX};

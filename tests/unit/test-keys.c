@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <endian.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -65,6 +67,8 @@ static const char *write_text(fixture_t *f, const char *name, const char *text)
         assert_non_null(fp);
         assert_int_equal(fputs(text, fp) >= 0, 1);
         assert_int_equal(fclose(fp), 0);
+        /* Key files are private, as keygen writes them. */
+        assert_int_equal(chmod(f->path, 0600), 0);
         return f->path;
 }
 
@@ -288,6 +292,84 @@ static void test_load_errors(void **state)
         assert_string_equal(kp.secret_z85, a.secret_z85);
 }
 
+/* Writes an access ACL of (tag, perm, id) triples. false when the file system has no ACLs. */
+static bool set_acl(const char *path, const uint32_t (*e)[3], size_t n)
+{
+        uint8_t buf[4 + 8 * 8];
+        uint32_t v = htole32(2);
+        memcpy(buf, &v, 4);
+        for (size_t i = 0; i < n; i++) {
+                uint16_t tag = htole16((uint16_t)e[i][0]), perm = htole16((uint16_t)e[i][1]);
+                uint32_t id = htole32(e[i][2]);
+                memcpy(buf + 4 + 8 * i, &tag, 2);
+                memcpy(buf + 6 + 8 * i, &perm, 2);
+                memcpy(buf + 8 + 8 * i, &id, 4);
+        }
+        return setxattr(path, "system.posix_acl_access", buf, 4 + 8 * n, 0) == 0;
+}
+
+/* A secret key its group or others may read or write is refused, naming the command that fixes
+ * it; a public key may be read by anyone; systemd's LoadCredential= copy (0400 with an ACL entry
+ * granting the service's user read access) is accepted. */
+static void test_secret_mode(void **state)
+{
+        fixture_t *f = *state;
+        keypair_t a, kp;
+        char text[512], fix[300];
+        static const mode_t loose[] = {0644, 0640, 0604, 0620, 0602, 0660, 0666};
+        enum { USER_OBJ = 1, USER = 2, GROUP_OBJ = 4, MASK = 16, OTHER = 32 };
+
+        gen(&a);
+        snprintf(text, sizeof(text), "[curve]\npublic-key = %s\nsecret-key = %s\n", a.public_z85,
+                 a.secret_z85);
+        write_text(f, "s.key", text);
+        snprintf(fix, sizeof(fix), "chmod 600 %s", f->path);
+        for (size_t i = 0; i < ELEMENTSOF(loose); i++) {
+                assert_int_equal(chmod(f->path, loose[i]), 0);
+                memset(&kp, 0, sizeof(kp));
+                assert_int_equal(keys_load(f->path, true, &kp, f->err, sizeof(f->err)), -EPERM);
+                assert_contains(f->err, fix);
+                assert_string_equal(kp.secret_z85, ""); /* untouched */
+        }
+        /* Owner-only modes are fine; read as a public key, a loose mode does not matter. */
+        assert_int_equal(chmod(f->path, 0400), 0);
+        assert_int_equal(keys_load(f->path, true, &kp, f->err, sizeof(f->err)), 0);
+        assert_int_equal(chmod(f->path, 0600), 0);
+        assert_int_equal(keys_load(f->path, true, &kp, f->err, sizeof(f->err)), 0);
+        assert_string_equal(kp.secret_z85, a.secret_z85);
+        assert_int_equal(chmod(f->path, 0644), 0);
+        assert_int_equal(keys_load(f->path, false, &kp, f->err, sizeof(f->err)), 0);
+
+        /* ACLs: the group bits of the mode show the mask, not the group's own permission. */
+        {
+                const uint32_t self[][3] = {{USER_OBJ, 4, 0}, {USER, 4, (uint32_t)geteuid()},
+                                            {GROUP_OBJ, 0, 0}, {MASK, 4, 0}, {OTHER, 0, 0}};
+                const uint32_t stranger[][3] = {{USER_OBJ, 4, 0}, {USER, 4, 4242},
+                                                {GROUP_OBJ, 0, 0}, {MASK, 4, 0}, {OTHER, 0, 0}};
+                const uint32_t masked[][3] = {{USER_OBJ, 6, 0}, {USER, 6, 4242},
+                                              {GROUP_OBJ, 4, 0}, {MASK, 0, 0}, {OTHER, 0, 0}};
+                const uint32_t group[][3] = {{USER_OBJ, 6, 0}, {GROUP_OBJ, 4, 0}, {MASK, 4, 0},
+                                             {OTHER, 0, 0}};
+                if (!set_acl(f->path, self, ELEMENTSOF(self))) {
+                        /* No ACL support here: what the mode says was tested above. */
+                        return;
+                }
+                /* LoadCredential=: root's file, mode 0440 on stat, this user may read it. */
+                assert_int_equal(keys_load(f->path, true, &kp, f->err, sizeof(f->err)), 0);
+                assert_true(set_acl(f->path, stranger, ELEMENTSOF(stranger)));
+                assert_int_equal(keys_load(f->path, true, &kp, f->err, sizeof(f->err)), -EPERM);
+                assert_contains(f->err, "user 4242");
+                assert_contains(f->err, "setfacl -b");
+                assert_contains(f->err, fix);
+                /* A mask of nothing grants nothing. */
+                assert_true(set_acl(f->path, masked, ELEMENTSOF(masked)));
+                assert_int_equal(keys_load(f->path, true, &kp, f->err, sizeof(f->err)), 0);
+                assert_true(set_acl(f->path, group, ELEMENTSOF(group)));
+                assert_int_equal(keys_load(f->path, true, &kp, f->err, sizeof(f->err)), -EPERM);
+                assert_contains(f->err, "its group");
+        }
+}
+
 static void test_keyring(void **state)
 {
         fixture_t *f = *state;
@@ -336,6 +418,30 @@ static void test_keyring(void **state)
         assert_true(kr == (keyring_t *)0x1);
         assert_contains(f->err, "broken.pub");
         kr = NULL;
+        unlink(f->path);
+
+        /* A key's name becomes an agent's name: one that could not be is refused, naming it. */
+        assert_int_equal(keys_write(f->dir, "ok", &other, false, f->err, sizeof(f->err)), 0);
+        {
+                char from[300];
+                snprintf(from, sizeof(from), "%s", path_in(f, f->dir, "ok.pub"));
+                assert_int_equal(rename(from, path_in(f, f->dir, "web 01.pub")), 0);
+        }
+        assert_int_equal(keyring_load_dir(f->dir, &kr, f->err, sizeof(f->err)), -EINVAL);
+        assert_contains(f->err, "web 01.pub");
+        assert_contains(f->err, "rename the file");
+        assert_null(kr);
+        unlink(path_in(f, f->dir, "web 01.pub"));
+        assert_int_equal(keyring_load_dir(f->dir, &kr, f->err, sizeof(f->err)), 0);
+        assert_true(keyring_lookup_name(kr, "node-7", bin));
+        {
+                uint8_t want[32];
+                assert_non_null(zmq_z85_decode(want, kp[2].public_z85));
+                assert_memory_equal(bin, want, 32);
+        }
+        assert_false(keyring_lookup_name(kr, "node", NULL));
+        assert_false(keyring_lookup_name(NULL, "node-7", NULL));
+        keyring_free(&kr);
 }
 
 static void test_keyring_empty(void **state)
@@ -371,6 +477,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_generate), TEST(test_write_load), TEST(test_write_refusals),
             TEST(test_load_errors),          TEST(test_keyring),    TEST(test_keyring_empty),
+            TEST(test_secret_mode),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,11 +23,14 @@
 #define NAME "job.a0.0"
 
 static char dir[256];
+static int dirfd_ = -1; /* dir, opened as the runner opens a job's directory */
 
 static int setup(void **state _unused_)
 {
         snprintf(dir, sizeof(dir), "/var/tmp/test-metadata.XXXXXX");
         assert_non_null(mkdtemp(dir));
+        dirfd_ = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dirfd_ >= 0);
         return 0;
 }
 
@@ -36,6 +39,8 @@ static int teardown(void **state _unused_)
         char cmd[300];
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
         assert_int_equal(system(cmd), 0);
+        close(dirfd_);
+        dirfd_ = -1;
         return 0;
 }
 
@@ -66,6 +71,7 @@ static metadata_params_t params(uint32_t nrfiles, uint64_t filesize, uint32_t di
 {
         return (metadata_params_t){
             .directory = dir,
+            .dirfd = dirfd_,
             .name = NAME,
             .nrfiles = nrfiles,
             .filesize = filesize,
@@ -545,9 +551,10 @@ static void test_bad_parameters(void **state _unused_)
         snprintf(missing, sizeof(missing), "%s/nope", dir);
         p = params(10, 0, 1, MD_ORDER_BOTH, NULL);
         p.directory = missing;
-        assert_int_equal(metadata_run(&p, st, err, sizeof(err)), -ENOENT);
+        p.dirfd = -1; /* the runner found no such directory to open */
+        assert_int_equal(metadata_run(&p, st, err, sizeof(err)), -EBADF);
         assert_non_null(strstr(err, missing));
-        assert_non_null(strstr(err, "does not exist"));
+        assert_non_null(strstr(err, "not opened"));
 
         /* Something that is not a directory where one of ours goes. */
         {
@@ -575,6 +582,28 @@ static void test_bad_parameters(void **state _unused_)
         assert_string_equal(metadata_slot_name(metadata_slot(true, MD_STAT)), "rand_stat");
         assert_string_equal(metadata_slot_name(MD_SLOTS), "unknown");
         assert_string_equal(metadata_slot_name(-1), "unknown");
+        metadata_stats_free(&st);
+}
+
+/* A link planted where one of the workload's directories goes is refused, never followed: the
+ * directory it points to stays empty. */
+static void test_planted_link_is_not_followed(void **state _unused_)
+{
+        metadata_params_t p = params(30, 10, 3, MD_ORDER_BOTH, NULL);
+        metadata_stats_t *st = stats();
+        char out[300], lnk[400], err[512];
+
+        snprintf(out, sizeof(out), "%s.outside", dir);
+        assert_int_equal(mkdir(out, 0755), 0);
+        snprintf(lnk, sizeof(lnk), "%s/md.%s.2", dir, NAME);
+        assert_int_equal(symlink(out, lnk), 0);
+        assert_int_equal(metadata_run(&p, st, err, sizeof(err)), -ENOTDIR);
+        assert_non_null(strstr(err, lnk));
+        assert_int_equal(count_entries(out), 0);
+        /* Only the link is left: directories 0 and 1 were made and removed again. */
+        assert_int_equal(count_entries(dir), 1);
+        assert_int_equal(unlink(lnk), 0);
+        assert_int_equal(rmdir(out), 0);
         metadata_stats_free(&st);
 }
 
@@ -610,6 +639,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_counters_readable_while_running, setup, teardown),
             cmocka_unit_test_setup_teardown(test_bad_parameters, setup, teardown),
             cmocka_unit_test_setup_teardown(test_trailing_slash, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_planted_link_is_not_followed, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

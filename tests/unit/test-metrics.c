@@ -579,7 +579,7 @@ static void test_totals_across_runs(void **state)
         char *text;
         uint64_t run1 = 0;
 
-        assert_int_equal(metrics_new("127.0.0.1:0", &m), 0);
+        assert_int_equal(metrics_new("127.0.0.1:0", 64, &m), 0);
         assert_non_null(m);
         assert_true(metrics_port(m) > 0);
         fx_registry(&fx);
@@ -773,7 +773,7 @@ static void test_http(void **state)
         loop_t l = {};
         pthread_t th;
 
-        assert_int_equal(metrics_new("127.0.0.1:0", &m), 0);
+        assert_int_equal(metrics_new("127.0.0.1:0", 64, &m), 0);
         /* No loop renders: the scrape waits its 2 s, and there is no snapshot. */
         assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 503);
         fx_registry(&fx);
@@ -805,23 +805,23 @@ static void test_http(void **state)
 static void test_listen_values(void **state)
 {
         metrics_t *m = (metrics_t *)&m;
-        assert_int_equal(metrics_new("off", &m), 0);
+        assert_int_equal(metrics_new("off", 64, &m), 0);
         assert_null(m);
-        assert_int_equal(metrics_new("", &m), 0);
+        assert_int_equal(metrics_new("", 64, &m), 0);
         assert_null(m);
-        assert_int_equal(metrics_new(NULL, &m), 0);
+        assert_int_equal(metrics_new(NULL, 64, &m), 0);
         assert_null(m);
         static const char *const bad[] = {"127.0.0.1",       "127.0.0.1:",   ":9464",
                                           "127.0.0.1:65536", "127.0.0.1:9x", "[::1]9464",
                                           "::1:9464",        "[::1:9464"};
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
                 m = NULL;
-                if (metrics_new(bad[i], &m) != -EINVAL)
+                if (metrics_new(bad[i], 64, &m) != -EINVAL)
                         fail_msg("metrics_listen=%s was accepted", bad[i]);
                 assert_null(m);
         }
         m = NULL;
-        if (metrics_new("[::1]:0", &m) == 0) /* without IPv6 loopback: -errno, no server */
+        if (metrics_new("[::1]:0", 64, &m) == 0) /* without IPv6 loopback: -errno, no server */
                 assert_true(metrics_port(m) > 0);
         else
                 assert_null(m);

@@ -81,7 +81,7 @@ static void test_minimal(void **state)
         assert_int_equal(e.sync, -1);
         char *line;
         assert_int_equal(nfs_render_kernel_export(&e, &line), 0);
-        assert_string_equal(line, "/nfs/export1 *(rw)");
+        assert_string_equal(line, "/nfs/export1 *(rw,no_subtree_check)");
         free(line);
         /* the backend from the settings themselves */
         e = parse_ok(NULL, L("backend=ganesha", "path=/x"));
@@ -105,11 +105,12 @@ static void test_backend_errors(void **state)
 
 static void test_workload1(void **state)
 {
-        /* write-up 1: /nfs/export1 *(rw,no_root_squash), threads=160 */
+        /* write-up 1: /nfs/export1 *(rw,no_root_squash), threads=160; no_subtree_check unless the
+         * plan says otherwise, so exportfs does not warn */
         nfs_export_t e = parse_ok("kernel", L("path=/nfs/export1", "rw", "no_root_squash", "threads=160"));
         char *line;
         assert_int_equal(nfs_render_kernel_export(&e, &line), 0);
-        assert_string_equal(line, "/nfs/export1 *(rw,no_root_squash)");
+        assert_string_equal(line, "/nfs/export1 *(rw,no_root_squash,no_subtree_check)");
         free(line);
         kvlist_t keys = {0};
         assert_int_equal(nfs_render_nfsd_conf(&e, &keys), 0);
@@ -154,7 +155,12 @@ static void test_kernel_all_keys(void **state)
         e = parse_ok("kernel", L("path=/a", "sync=sync", "ro", "root_squash=false",
                                  "fsid=6ba7b810-9dad-11d1-80b4-00c04fd430c8"));
         assert_int_equal(nfs_render_kernel_export(&e, &line), 0);
-        assert_string_equal(line, "/a *(ro,sync,no_root_squash,fsid=6ba7b810-9dad-11d1-80b4-00c04fd430c8)");
+        assert_string_equal(line, "/a *(ro,sync,no_root_squash,no_subtree_check,fsid=6ba7b810-9dad-11d1-80b4-00c04fd430c8)");
+        free(line);
+        /* subtree_check=false says what the default renders */
+        e = parse_ok("kernel", L("path=/a", "subtree_check=false"));
+        assert_int_equal(nfs_render_kernel_export(&e, &line), 0);
+        assert_string_equal(line, "/a *(rw,no_subtree_check)");
         free(line);
         e = parse_ok("kernel", L("path=/a", "sync=async", "rw=false", "all_squash=true"));
         assert_true(e.ro);
@@ -360,6 +366,60 @@ static void test_table(void **state)
         }
 }
 
+/* Parses path=/a (unless the key is path) and key=value. */
+static nfs_export_t with_key(const char *backend, const char *key, const char *value)
+{
+        char kv[128];
+        snprintf(kv, sizeof(kv), "%s=%s", key, value);
+        return streq(key, "path") ? parse_ok(backend, L(kv)) : parse_ok(backend, L("path=/a", kv));
+}
+
+/* The table drives the parse: each entry says how it is read, its default is a value it
+ * accepts and what the parse starts from, and each key is taken by every backend it names. */
+static void test_table_drives_parse(void **state)
+{
+        size_t n;
+        const nfs_setting_t *t = nfs_settings_table(&n);
+        for (size_t i = 0; i < n; i++) {
+                switch (t[i].type) {
+                case NFS_SET_STRING:
+                        assert_non_null(t[i].valid);
+                        break;
+                case NFS_SET_ENUM:
+                        assert_true(t[i].words || t[i].boolean);
+                        break;
+                case NFS_SET_WORDS:
+                        assert_non_null(t[i].words);
+                        assert_non_null(t[i].what);
+                        break;
+                case NFS_SET_UINT:
+                case NFS_SET_SIZE:
+                        assert_true(t[i].min <= t[i].max && t[i].max > 0);
+                        break;
+                case NFS_SET_BACKEND:
+                        assert_string_equal(t[i].key, "backend");
+                        continue;
+                }
+                assert_true(t[i].offset + t[i].size <= sizeof(nfs_export_t));
+                for (int b = NFS_BACKEND_KERNEL; b <= NFS_BACKEND_GANESHA; b <<= 1) {
+                        if (!(t[i].backends & b))
+                                continue;
+                        const char *bn = b == NFS_BACKEND_KERNEL ? "kernel" : "ganesha";
+                        assert_non_null(t[i].example);
+                        with_key(bn, t[i].key, t[i].example);
+                        if (!t[i].def)
+                                continue;
+                        /* the default is taken, and is what a parse without the key holds */
+                        nfs_export_t e = with_key(bn, t[i].key, t[i].def);
+                        nfs_export_t none = parse_ok(bn, L("path=/a"));
+                        if (streq(t[i].key, "path"))
+                                continue;
+                        assert_memory_equal((char *)&e + t[i].offset, (char *)&none + t[i].offset,
+                                            t[i].size);
+                }
+        }
+}
+
 /* nfs_conf_edit on text: returns the edited text (caller frees). */
 static char *edit(const char *in, const char *const *kvs, bool *changed)
 {
@@ -431,11 +491,17 @@ static void test_conf_edit(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-            cmocka_unit_test(test_minimal),        cmocka_unit_test(test_backend_errors),
-            cmocka_unit_test(test_workload1),      cmocka_unit_test(test_kernel_all_keys),
-            cmocka_unit_test(test_kernel_errors),  cmocka_unit_test(test_no_line),
-            cmocka_unit_test(test_ganesha_all_keys), cmocka_unit_test(test_ganesha_errors),
-            cmocka_unit_test(test_table),          cmocka_unit_test(test_conf_edit),
+            cmocka_unit_test(test_minimal),
+            cmocka_unit_test(test_backend_errors),
+            cmocka_unit_test(test_workload1),
+            cmocka_unit_test(test_kernel_all_keys),
+            cmocka_unit_test(test_kernel_errors),
+            cmocka_unit_test(test_no_line),
+            cmocka_unit_test(test_ganesha_all_keys),
+            cmocka_unit_test(test_ganesha_errors),
+            cmocka_unit_test(test_table),
+            cmocka_unit_test(test_table_drives_parse),
+            cmocka_unit_test(test_conf_edit),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
 /* Plans: sections, defaults, sweep expansion and order, every error path, the wire form. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +31,19 @@ static void parse_ok(const char *text, plan_t *p)
         char err[2048] = "";
         if (plan_parse(write_plan(text), p, err, sizeof(err)) < 0)
                 fail_msg("plan_parse: %s", err);
+}
+
+/* Point i of the plan last written, as the CLI builds it: the file parsed and checked once, the
+ * point built from that in memory. */
+static int load_point(size_t i, plan_t *q, kvlist_t *chosen, char *err, size_t errlen)
+{
+        plan_t p;
+        int r = plan_parse(path, &p, err, errlen);
+        if (r < 0)
+                return r;
+        r = plan_point(&p, i, q, chosen, err, errlen);
+        plan_free(&p);
+        return r;
 }
 
 /* The plan fails with an error containing each of the words given. */
@@ -100,7 +114,7 @@ static void test_sweep_order_and_values(void **state)
         plan_free(&p);
 
         /* The first parameter varies slowest, the last fastest: point 5 = (false, soft,intr, 2). */
-        assert_int_equal(plan_load_point(path, 5, &p, &chosen, err, sizeof(err)), 0);
+        assert_int_equal(load_point(5, &p, &chosen, err, sizeof(err)), 0);
         assert_int_equal(chosen.n, 3);
         assert_string_equal(chosen.v[0].key, "server.sync");
         assert_string_equal(chosen.v[0].value, "false");
@@ -124,7 +138,7 @@ static void test_sweep_job_options(void **state)
         parse_ok(text, &p);
         assert_int_equal(plan_points(&p), 4);
         plan_free(&p);
-        assert_int_equal(plan_load_point(path, 3, &p, &chosen, err, sizeof(err)), 0);
+        assert_int_equal(load_point(3, &p, &chosen, err, sizeof(err)), 0);
         /* A bare option goes to every job, after its own options, so that it wins. */
         for (size_t j = 0; j < 2; j++) {
                 const jobargs_job_t *jj = &p.jobs.jobs[j];
@@ -152,7 +166,7 @@ static void test_tied_parameters(void **state)
                  &p);
         assert_int_equal(plan_points(&p), 2);
         plan_free(&p);
-        assert_int_equal(plan_load_point(path, 1, &p, &chosen, err, sizeof(err)), 0);
+        assert_int_equal(load_point(1, &p, &chosen, err, sizeof(err)), 0);
         assert_string_equal(chosen.v[0].key, "client.rsize+client.wsize");
         assert_string_equal(kv_get(&p.client.settings, "rsize"), "65536");
         assert_string_equal(kv_get(&p.client.settings, "wsize"), "65536");
@@ -277,6 +291,71 @@ static void test_is_plan(void **state)
         assert_false(plan_file_is_plan("/nonexistent/plan"));
 }
 
+/* The last value a job gives key, or NULL. */
+static const char *job_value(const plan_t *p, size_t job, const char *key)
+{
+        const jobargs_job_t *j = &p->jobs.jobs[job];
+        const char *v = NULL;
+        for (size_t k = 0; k < j->keys.n; k++)
+                if (streq(j->keys.v[k], key))
+                        v = j->values.v[k];
+        return v;
+}
+
+/* The plan checked is the plan that runs: points are built from what was parsed, so a plan file
+ * (or a file it includes) edited, broken or removed after the check changes no point. */
+static void test_points_from_parsed_plan(void **state)
+{
+        plan_t p, q;
+        kvlist_t chosen = {0};
+        char err[1024] = "", inc[96];
+        FILE *f;
+
+        snprintf(inc, sizeof(inc), "/tmp/iofleet-test-plan-%d.inc", (int)getpid());
+        assert_non_null(f = fopen(inc, "we"));
+        fputs("rw=read\nsize=1m\n", f);
+        fclose(f);
+        {
+                char text[256];
+                snprintf(text, sizeof(text), "[sweep]\nbs = 4k,1m\n[j]\ninclude %s\n", inc);
+                parse_ok(text, &p);
+        }
+        assert_int_equal(plan_points(&p), 2);
+        assert_non_null(strstr(p.text, "bs = 4k,1m"));
+
+        /* Edited after the check: other values, one of them invalid, another job, and the
+         * included file rewritten too. */
+        write_plan("[sweep]\nbs = 8k,bogus\n[k]\nrw=write\nsize=2m\n");
+        assert_non_null(f = fopen(inc, "we"));
+        fputs("rw=randwrite\nsize=3m\n", f);
+        fclose(f);
+        assert_int_equal(plan_point(&p, 1, &q, &chosen, err, sizeof(err)), 0);
+        assert_int_equal(chosen.n, 1);
+        assert_string_equal(chosen.v[0].value, "1m");
+        assert_int_equal(q.jobs.n_jobs, 1);
+        assert_string_equal(q.jobs.jobs[0].name, "j");
+        assert_string_equal(job_value(&q, 0, "bs"), "1m");
+        assert_string_equal(job_value(&q, 0, "rw"), "read");
+        assert_string_equal(job_value(&q, 0, "size"), "1m");
+        /* The text that travels with the results is the text that was checked. */
+        assert_non_null(strstr(q.text, "bs = 4k,1m"));
+        assert_null(strstr(q.text, "bogus"));
+        kv_clear(&chosen);
+        plan_free(&q);
+
+        /* Removed: the points still build. */
+        unlink(path);
+        unlink(inc);
+        assert_int_equal(plan_point(&p, 0, &q, NULL, err, sizeof(err)), 0);
+        assert_string_equal(job_value(&q, 0, "bs"), "4k");
+        plan_free(&q);
+        /* A point past the sweep is an error, and leaves *out alone. */
+        memset(&q, 0xa5, sizeof(q));
+        assert_int_equal(plan_point(&p, 2, &q, NULL, err, sizeof(err)), -EINVAL);
+        assert_non_null(strstr(err, "the sweep has 2"));
+        plan_free(&p);
+}
+
 static int teardown(void **state)
 {
         unlink(path);
@@ -294,6 +373,7 @@ int main(void)
             cmocka_unit_test(test_degrade),
             cmocka_unit_test(test_wire_parts_and_mount_modes),
             cmocka_unit_test(test_is_plan),
+            cmocka_unit_test(test_points_from_parsed_plan),
         };
         return cmocka_run_group_tests(tests, NULL, teardown);
 }

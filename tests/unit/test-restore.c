@@ -370,6 +370,45 @@ static void test_mount_entry_not_mounted(void **state)
         restore_close(&r);
 }
 
+/* restore_mkdir: only the directories it made are recorded, in order, and removed again (one
+ * holding someone else's file stays); it survives a reopen (a crash) like any entry. */
+static void test_mkdir(void **state)
+{
+        fixture_t *f = *state;
+        char top[256], mid[300], leaf[320], file[340];
+        snprintf(top, sizeof(top), "%s/exports.d", f->dir);
+        snprintf(mid, sizeof(mid), "%s/a", top);
+        snprintf(leaf, sizeof(leaf), "%s/b", mid);
+        snprintf(file, sizeof(file), "%s/iofleet.exports", leaf);
+        restore_t *r = NULL;
+        assert_int_equal(restore_open(f->state, &r), 0);
+        assert_int_equal(restore_mkdir(r, f->dir, 0755), 0); /* exists: nothing recorded */
+        assert_false(restore_pending(r));
+        assert_int_equal(restore_mkdir(r, leaf, 0700), 0);
+        assert_true(restore_pending(r));
+        struct stat st;
+        assert_int_equal(stat(leaf, &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        assert_int_equal(restore_mkdir(r, leaf, 0700), 0); /* again: already there */
+        assert_int_equal(restore_save_file(r, file), 0);
+        write_bytes(file, "x", 1);
+        restore_close(&r);
+        assert_int_equal(restore_open(f->state, &r), 0);
+        assert_int_equal(restore_apply(r, f->err, sizeof(f->err)), 0);
+        assert_int_equal(access(top, F_OK), -1);
+        assert_false(restore_pending(r));
+        /* A file that is not the record's keeps its directory. */
+        assert_int_equal(restore_mkdir(r, mid, 0755), 0);
+        write_bytes(leaf, "y", 1); /* a file named like the leaf, made by someone else */
+        assert_int_equal(restore_apply(r, f->err, sizeof(f->err)), 0);
+        assert_int_equal(access(leaf, F_OK), 0);
+        assert_false(restore_pending(r));
+        /* A file in the way; a relative path. */
+        assert_int_equal(restore_mkdir(r, file, 0755), -ENOTDIR);
+        assert_int_equal(restore_mkdir(r, "relative/dir", 0755), -EINVAL);
+        restore_close(&r);
+}
+
 /* A child saves the file, starts changing it and is killed: stage 0 before writing anything,
  * stage 1 halfway through the new content. */
 static void crash_child(const fixture_t *f, const char *path, int stage)
@@ -498,6 +537,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_unregistered_kind, setup, teardown),
             cmocka_unit_test_setup_teardown(test_partial_success_keeps_failed, setup, teardown),
             cmocka_unit_test_setup_teardown(test_mount_entry_not_mounted, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_mkdir, setup, teardown),
             cmocka_unit_test_setup_teardown(test_crash, setup, teardown),
             cmocka_unit_test_setup_teardown(test_incomplete_entries_ignored, setup, teardown),
             cmocka_unit_test_setup_teardown(test_tampered_entries, setup, teardown),

@@ -606,7 +606,8 @@ static void test_write_dir(void **state)
         line = strtok_r(csv, "\n", &save);
         assert_non_null(line);
         assert_string_equal(line, "interval,start_s,agent,read_bytes,read_ios,write_bytes,"
-                                  "write_ios,errors,meta_ops,agent_rank,reported");
+                                  "write_ios,errors,meta_ops,agent_rank,reported,clat_p50_ns,"
+                                  "clat_p99_ns");
         while ((line = strtok_r(NULL, "\n", &save))) {
                 char expect[256];
                 size_t k = rows / (N_AGENTS + 1), a = rows % (N_AGENTS + 1);
@@ -624,7 +625,17 @@ static void test_write_dir(void **state)
                                  (unsigned long long)(iv_read[a - 1] / 4096),
                                  (unsigned long long)iv_write[a - 1],
                                  (unsigned long long)(iv_write[a - 1] / 65536), a - 1);
-                assert_string_equal(line, expect);
+                {
+                        /* Then the interval's latency: the cluster's p50 <= p99, none per agent. */
+                        unsigned long long p50, p99;
+                        char end;
+                        if (strncmp(line, expect, strlen(expect)) != 0 ||
+                            sscanf(line + strlen(expect), ",%llu,%llu%c", &p50, &p99, &end) != 2)
+                                fail_msg("row '%s' is not '%s,P50,P99'", line, expect);
+                        assert_true(p50 <= p99);
+                        if (a != 0)
+                                assert_true(p99 == 0);
+                }
                 rows++;
         }
         assert_int_equal(rows, N_IV * (N_AGENTS + 1));

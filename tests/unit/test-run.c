@@ -1178,6 +1178,39 @@ static void test_max_intervals(void **state)
         }
 }
 
+/* The live display learns which intervals are ramp-up and how many measured ones follow:
+ * ramp_time=1500ms with runtime=3s at 1 s intervals is 2 ramp intervals, then [1/3] .. [3/3]. */
+static void test_ramp_intervals_marked(void **state)
+{
+        static const job_def_t ramp = {
+            "ramp", {"ioengine", "null", "time_based", "1", "ramp_time", "1500ms", "runtime", "3s",
+                     NULL}};
+        fx_t fx;
+        envelope_t *u[4];
+        int64_t s;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &ramp, 1, NSEC_PER_SEC, NSEC_PER_SEC);
+        for (size_t i = 0; i < fx.n; i++)
+                assert_int_equal(send_prepared(&fx, i, T0 + 10 * MSEC), 0);
+        s = fx.run->start_ns;
+        for (size_t i = 0; i < fx.n; i++)
+                assert_int_equal(send_started(&fx, i, s, 5 * SEC, s + 2 * MSEC), 0);
+        assert_int_equal(updates(&fx.out.control, KIND(STARTED), u, 4), 1);
+        assert_int_equal(u[0]->run_update->ramp_intervals, 2);
+        assert_int_equal(u[0]->run_update->measured_intervals, 3);
+        free_all(u, 1);
+        fx_clear(&fx);
+        for (size_t i = 0; i < fx.n; i++)
+                assert_int_equal(send_interval(&fx, i, 0, false, s + SEC + 5 * MSEC), 0);
+        assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 4), 1);
+        assert_int_equal(u[0]->run_update->index, 0);
+        assert_int_equal(u[0]->run_update->ramp_intervals, 2);
+        assert_int_equal(u[0]->run_update->measured_intervals, 3);
+        free_all(u, 1);
+        fx_done(&fx);
+}
+
 static void test_stop_deadline(void **state)
 {
         fx_t fx;
@@ -1946,6 +1979,7 @@ int main(void)
             cmocka_unit_test(test_agent_lost_while_preparing),
             cmocka_unit_test(test_agent_lost_while_starting),
             cmocka_unit_test(test_max_intervals),
+            cmocka_unit_test(test_ramp_intervals_marked),
             cmocka_unit_test(test_stop_deadline),
             cmocka_unit_test(test_stop_deadline_finished_in_time),
             cmocka_unit_test(test_cancel_while_running),

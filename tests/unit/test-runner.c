@@ -9,11 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "agent-config.h"
 #include "clock.h"
 #include "intervals.h"
 #include "options.h"
@@ -21,19 +24,27 @@
 #include "util.h"
 
 static char dir[256];
+/* The agents' path policy: the scratch directory, and a root that does not exist. */
+static agent_config_t cfg;
 
 static int setup(void **state)
 {
         snprintf(dir, sizeof(dir), "/tmp/test-runner.XXXXXX");
         assert_non_null(mkdtemp(dir));
+        assert_int_equal(agent_config_defaults(&cfg), 0);
+        assert_int_equal(strv_push(&cfg.allow_paths, dir), 0);
+        assert_int_equal(strv_push(&cfg.allow_paths, "/nonexistent"), 0);
         return 0;
 }
 
 static int teardown(void **state)
 {
         char cmd[300];
+        snprintf(cmd, sizeof(cmd), "%s/small", dir);
+        umount2(cmd, MNT_DETACH); /* a tmpfs test that failed half-way */
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
         assert_int_equal(system(cmd), 0);
+        config_free(&agent_config_schema, &cfg);
         return 0;
 }
 
@@ -68,7 +79,7 @@ static runner_state_t wait_state(runner_t *r, runner_state_t want)
 static runner_t *new_runner(size_t n, const char *const *const *opts, char *err, size_t errlen,
                             int *rc)
 {
-        runner_params_t p = {.agent_name = "a0", .rank = 0, .work_dir = dir};
+        runner_params_t p = {.cfg = &cfg, .agent_name = "a0", .rank = 0, .work_dir = dir};
         runner_t *r = NULL;
         p.jobs = jobs_of(n, opts);
         p.n_jobs = n;
@@ -256,12 +267,12 @@ static void test_refusals(void **state)
         assert_null(r);
         assert_non_null(strstr(err, "directory=/nonexistent/x does not exist"));
 
-        /* Only regular files: a device is refused at preparation, with its kind named. */
+        /* A device in /dev is refused before anything starts. */
         r = new_runner(1, o2, err, sizeof(err), &rc);
-        assert_int_equal(rc, 0);
-        assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_FAILED);
-        assert_non_null(strstr(runner_error(r), "/dev/null is a character device"));
-        runner_destroy(&r);
+        assert_int_equal(rc, -EPERM);
+        assert_null(r);
+        assert_non_null(strstr(err, "job j: filename=/dev/null: job file '/dev/null': /dev and "
+                                    "below is never allowed"));
 
         /* A symbolic link where a job file goes is not followed. */
         {
@@ -276,11 +287,11 @@ static void test_refusals(void **state)
                 snprintf(link, sizeof(link), "%s/lnk.a0.0.0", dir);
                 assert_int_equal(symlink(target, link), 0);
                 r = new_runner(1, o4, err, sizeof(err), &rc);
-                assert_int_equal(rc, 0);
-                assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_FAILED);
-                assert_non_null(strstr(runner_error(r), "lnk.a0.0.0"));
+                assert_int_equal(rc, -ELOOP);
+                assert_null(r);
+                assert_non_null(strstr(err, "lnk.a0.0.0"));
+                assert_non_null(strstr(err, "a symbolic link; job files are never opened through"));
                 assert_int_equal(access(target, F_OK), -1);
-                runner_destroy(&r);
         }
 
         r = new_runner(2, o3, err, sizeof(err), &rc);
@@ -307,7 +318,8 @@ static job_spec_t job_of(const char *name, const char *engine, rw_mode_t rw, uin
 
 static runner_t *runner_of(job_spec_t *jobs, size_t n, char *err, size_t errlen, int *rc)
 {
-        runner_params_t p = {.agent_name = "a0", .work_dir = dir, .jobs = jobs, .n_jobs = n};
+        runner_params_t p = {
+            .cfg = &cfg, .agent_name = "a0", .work_dir = dir, .jobs = jobs, .n_jobs = n};
         runner_t *r = NULL;
         *rc = runner_new(&p, &r, err, errlen);
         return r;
@@ -587,6 +599,198 @@ static void test_verify_write_then_read(void **state)
         }
 }
 
+/* Writes len bytes of pattern c at path (relative to dir). */
+static void put_file(const char *rel, size_t len, int c)
+{
+        char path[400], *buf = malloc(len ? len : 1);
+        int fd;
+        assert_non_null(buf);
+        memset(buf, c, len);
+        snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, buf, len), (ssize_t)len);
+        close(fd);
+        free(buf);
+}
+
+/* Whether rel (under dir) holds exactly len bytes of c. */
+static bool file_is(const char *rel, size_t len, int c)
+{
+        char path[400], buf[4096];
+        size_t got = 0;
+        ssize_t n;
+        int fd;
+        snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return false;
+        while ((n = read(fd, buf, sizeof(buf))) > 0) {
+                for (ssize_t i = 0; i < n; i++)
+                        if (buf[i] != (char)c) {
+                                close(fd);
+                                return false;
+                        }
+                got += (size_t)n;
+        }
+        close(fd);
+        return got == len;
+}
+
+static bool exists(const char *rel)
+{
+        char path[400];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        return lstat(path, &st) == 0;
+}
+
+/* A small tmpfs at dir/small (1.5 MiB) holding a 4 KiB file "pre"; skips where mounts are not
+ * allowed. teardown() unmounts it. */
+static void mount_small(char *small, size_t len)
+{
+        snprintf(small, len, "%s/small", dir);
+        assert_int_equal(mkdir(small, 0755), 0);
+        if (mount("iofleet-test", small, "tmpfs", 0, "size=1536k") < 0) {
+                fprintf(stderr, "skipped: cannot mount a tmpfs here: %s\n", strerror(errno));
+                skip();
+        }
+        put_file("small/pre", 4096, 'q');
+}
+
+/* A failed prepare takes back what its layout made, files and directories, and nothing else. The
+ * last job fills its file system; a worker whose layout fails waits for the others' layouts
+ * before it reports, so the other jobs have laid out their files by then. */
+static void test_failed_prepare_removes_its_layout(void **state)
+{
+        char small[400], err[512];
+        const char *a[] = {"first",     "rw", "read",     "size",          "256k",
+                           "directory", dir,  "filename", "made/by/first", NULL};
+        const char *b[] = {"again",     "rw", "read",     "size", "256k",
+                           "directory", dir,  "filename", "pre",  NULL};
+        const char *c[] = {"keeps",
+                           "rw",
+                           "write",
+                           "size",
+                           "64k",
+                           "numjobs",
+                           "2",
+                           "directory",
+                           dir,
+                           "filename_format",
+                           "keep/$jobname.$jobnum",
+                           NULL};
+        const char *d[] = {"second",    "rw", "read",     "size", "4m",
+                           "directory", NULL, "filename", "fill", NULL};
+        const char *const *o[] = {a, b, c, d};
+        runner_t *r;
+        int rc;
+
+        mount_small(small, sizeof(small));
+        d[6] = small;
+        put_file("pre", 1 << 20, 'p');
+        {
+                char k[400];
+                snprintf(k, sizeof(k), "%s/keep", dir);
+                assert_int_equal(mkdir(k, 0755), 0);
+        }
+        r = new_runner(4, o, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_FAILED);
+        assert_non_null(strstr(runner_error(r), "job second: laying out "));
+        assert_non_null(strstr(runner_error(r), "No space left on device"));
+        /* Laid out indeed, before the failure was reported. */
+        assert_true(exists("made/by/first") && exists("keep/keeps.0") && exists("keep/keeps.1"));
+        runner_destroy(&r);
+        assert_false(exists("made/by/first") || exists("made/by") || exists("made"));
+        assert_false(exists("keep/keeps.0") || exists("keep/keeps.1"));
+        assert_false(exists("small/fill"));
+        /* What was there before stays as it was. */
+        assert_true(exists("keep"));
+        assert_true(file_is("pre", 1 << 20, 'p'));
+        assert_true(file_is("small/pre", 4096, 'q'));
+        assert_int_equal(umount2(small, MNT_DETACH), 0);
+}
+
+/* A file with a second name (a hard link) is laid out and read as it is, never written. */
+static void test_hard_linked_file_is_read_not_written(void **state)
+{
+        const char *rd[] = {"r", "rw", "read", "size", "64k", "directory", dir, "filename", "h",
+                            NULL};
+        const char *wr[] = {"w", "rw", "write", "size", "64k", "directory", dir, "filename", "h",
+                            NULL};
+        const char *const *ro[] = {rd}, *const *wo[] = {wr};
+        char a[400], b[400], err[512];
+        runner_t *r;
+        int rc;
+
+        put_file("h", 64 << 10, 'h');
+        snprintf(a, sizeof(a), "%s/h", dir);
+        snprintf(b, sizeof(b), "%s/h-other-name", dir);
+        assert_int_equal(link(a, b), 0);
+        r = new_runner(1, ro, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        runner_destroy(&r);
+        r = new_runner(1, wo, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_FAILED);
+        assert_non_null(strstr(runner_error(r), "has 2 hard links"));
+        runner_destroy(&r);
+        assert_true(file_is("h", 64 << 10, 'h'));
+}
+
+/* A run prepared but never started (called off elsewhere) leaves nothing either; a run that ran
+ * keeps its files, as fio does. */
+static void test_unstarted_run_removes_its_layout(void **state)
+{
+        const char *a[] = {"p",         "rw", "write",    "size",  "64k",
+                           "directory", dir,  "filename", "sub/p", NULL};
+        const char *const *o[] = {a};
+        char err[512];
+        runner_t *r;
+        int rc;
+
+        r = new_runner(1, o, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_PREPARED);
+        assert_true(exists("sub/p"));
+        runner_destroy(&r);
+        assert_false(exists("sub/p") || exists("sub"));
+
+        r = new_runner(1, o, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        run_now(r);
+        runner_destroy(&r);
+        assert_true(exists("sub/p"));
+}
+
+/* A layout that fills its (small tmpfs) file system fails, and gives the space back. */
+static void test_full_filesystem_gives_the_space_back(void **state)
+{
+        const char *a[] = {"fill",    "rw", "read",      "size", "2m",
+                           "nrfiles", "2",  "directory", NULL,   NULL};
+        const char *const *o[] = {a};
+        char small[400], err[512];
+        struct statvfs before, after;
+        runner_t *r;
+        int rc;
+
+        mount_small(small, sizeof(small));
+        assert_int_equal(statvfs(small, &before), 0);
+        a[8] = small;
+        r = new_runner(1, o, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_FAILED);
+        assert_non_null(strstr(runner_error(r), "No space left on device"));
+        runner_destroy(&r);
+        assert_false(exists("small/fill.a0.0.0") || exists("small/fill.a0.0.1"));
+        assert_true(file_is("small/pre", 4096, 'q'));
+        assert_int_equal(statvfs(small, &after), 0);
+        assert_int_equal(after.f_bfree, before.f_bfree);
+        assert_int_equal(umount2(small, MNT_DETACH), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -596,6 +800,13 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_null_engine_and_per_job_runtime, setup, teardown),
             cmocka_unit_test_setup_teardown(test_stop_before_a_far_start, setup, teardown),
             cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_failed_prepare_removes_its_layout, setup,
+                                            teardown),
+            cmocka_unit_test_setup_teardown(test_unstarted_run_removes_its_layout, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_hard_linked_file_is_read_not_written, setup,
+                                            teardown),
+            cmocka_unit_test_setup_teardown(test_full_filesystem_gives_the_space_back, setup,
+                                            teardown),
             cmocka_unit_test_setup_teardown(test_shared_file_laid_out_once_to_the_largest, setup,
                                             teardown),
             cmocka_unit_test_setup_teardown(test_buffer_memory_counts_iodepth, setup, teardown),

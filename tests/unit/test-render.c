@@ -1,0 +1,141 @@
+/* Unit tests for what people read: the live line's ramp marking and counter, the metadata
+ * workload's bonnie++-style table, and the agents' clock offset with its uncertainty. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "render.h"
+#include "util.h"
+
+#define assert_contains(hay, needle)                                                               \
+        do {                                                                                       \
+                if (!strstr((hay), (needle)))                                                      \
+                        fail_msg("'%s' does not mention '%s'", (hay), (needle));                   \
+        } while (0)
+
+static char *interval_line(uint32_t index, uint32_t ramp, uint64_t measured, uint64_t total)
+{
+        Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        assert_non_null(f);
+        u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_INTERVAL;
+        u.index = index;
+        u.interval_ns = 1000000000;
+        u.read_bytes = 100 << 20;
+        u.read_ios = 100;
+        u.reported = u.agents = 2;
+        u.ramp_intervals = ramp;
+        u.measured_intervals = measured;
+        render_interval(f, &u, total, false);
+        fclose(f);
+        return buf;
+}
+
+static void test_ramp_and_counter(void **state)
+{
+        char *s;
+        /* ramp_time=1 runtime=3: one ramp interval, then [1/3] .. [3/3], never [4/3]. */
+        s = interval_line(0, 1, 3, 3);
+        assert_contains(s, "[ramp 1/1] read 100.0MiB/s");
+        free(s);
+        s = interval_line(1, 1, 3, 3);
+        assert_contains(s, "[ 1/3]");
+        free(s);
+        s = interval_line(3, 1, 3, 3);
+        assert_contains(s, "[ 3/3]");
+        free(s);
+        /* The coordinator's measured count wins over the CLI's own estimate. */
+        s = interval_line(2, 2, 5, 3);
+        assert_contains(s, "[ 1/5]");
+        free(s);
+        /* An open-ended run counts without a total; an older coordinator (no ramp fields). */
+        s = interval_line(4, 1, 0, 0);
+        assert_contains(s, "[  4]");
+        free(s);
+        s = interval_line(3, 0, 0, 10);
+        assert_contains(s, "[ 4/10]");
+        free(s);
+}
+
+static const char metadata_doc[] =
+    "{\"client_stats\": ["
+    " {\"jobname\": \"md\", \"agent\": \"c1\", \"hostname\": \"h1\", \"error\": 0,"
+    "  \"metadata\": {"
+    "   \"seq_create\": {\"ops\": 1000, \"ops_per_sec\": 2000.0,"
+    "     \"lat_ns\": {\"mean\": 250000.0, \"N\": 1000, \"percentile\": {\"99.000000\": 4000000}}},"
+    "   \"seq_stat\": {\"ops\": 1000, \"ops_per_sec\": 500000.0,"
+    "     \"lat_ns\": {\"mean\": 1500.0, \"N\": 1000, \"percentile\": {\"99.000000\": 3000}}},"
+    "   \"rand_delete\": {\"ops\": 1000, \"ops_per_sec\": 12000.0,"
+    "     \"lat_ns\": {\"mean\": 80000.0, \"N\": 1000, \"percentile\": {\"99.000000\": 32000}}}}},"
+    " {\"jobname\": \"md\", \"agent\": \"c2\", \"hostname\": \"h2\", \"error\": 0,"
+    "  \"metadata\": {\"seq_create\": {\"ops\": 1000, \"ops_per_sec\": 1000.0,"
+    "     \"lat_ns\": {\"mean\": 500000.0, \"N\": 1000, \"percentile\": {\"99.000000\": "
+    "9000000}}}}},"
+    " {\"jobname\": \"All clients\", \"hostname\": \"All clients\", \"error\": 0,"
+    "  \"metadata\": {\"seq_create\": {\"ops\": 2000, \"ops_per_sec\": 3000.0,"
+    "     \"lat_ns\": {\"mean\": 375000.0, \"N\": 2000, \"percentile\": {\"99.000000\": "
+    "9000000}}}}}"
+    "], \"iofleet\": {\"run_id\": \"r\", \"status\": \"ok\", \"agents\": [{}, {}]}}";
+
+static void test_metadata_table(void **state)
+{
+        json_error_t je;
+        json_t *doc = json_loads(metadata_doc, 0, &je);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        assert_non_null(doc);
+        assert_non_null(f);
+        render_summary(f, doc, NULL);
+        fclose(f);
+        assert_contains(buf, "Sequential");
+        assert_contains(buf, "Random");
+        assert_contains(buf, "  create     stat     read   delete    create     stat     read");
+        /* c1: files/s then mean and p99 latency; phases it did not run show "-". */
+        assert_contains(buf, "c1                   files/s       2000   500.0k        -        - "
+                             "        -        -        -    12.0k");
+        assert_contains(buf, "lat mean     250us   1500ns        -        -         -        -  "
+                             "      -     80us");
+        assert_contains(buf, "lat p99     4000us   3000ns");
+        assert_contains(buf, "c2                   files/s       1000");
+        assert_contains(buf, "All clients          files/s       3000");
+        json_decref(doc);
+        free(buf);
+}
+
+static void test_clock_offset(void **state)
+{
+        Iofleet__AgentInfo a = IOFLEET__AGENT_INFO__INIT;
+        char buf[64];
+
+        agents_format_offset(&a, buf, sizeof(buf));
+        assert_string_equal(buf, "-");
+        a.clock_offset_known = true;
+        a.clock_offset_ns = 12345;
+        a.clock_error_ns = 4100;
+        agents_format_offset(&a, buf, sizeof(buf));
+        assert_string_equal(buf, "+12.3\u00b5s \u00b14.1\u00b5s");
+        a.clock_offset_ns = -2000000000LL;
+        agents_format_offset(&a, buf, sizeof(buf));
+        assert_string_equal(buf, "-2.000000s \u00b14.1\u00b5s");
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_ramp_and_counter),
+            cmocka_unit_test(test_metadata_table),
+            cmocka_unit_test(test_clock_offset),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
