@@ -34,6 +34,9 @@
 #define START_MAX_AHEAD_NS ((int64_t)(3600 + 60) * (int64_t)NSEC_PER_SEC)
 /* Sent and not acknowledged this long: sent again. */
 #define RESEND_NS (5 * (int64_t)NSEC_PER_SEC)
+/* A Prepare that comes while the last run ends (its host put back, its last Ack on the way)
+ * waits this long for it before it is refused BUSY. */
+#define NEXT_PREPARE_WAIT_NS (5 * (int64_t)NSEC_PER_SEC)
 /* At SIGTERM, the run's end (its host put back: an unmount may take a minute) gets this long. */
 #define STOP_WAIT_NS (75 * (int64_t)NSEC_PER_SEC)
 
@@ -244,21 +247,36 @@ static void on_prepare(agent_t *ag, envelope_t **msg)
         int r;
 
         if (ag->run) {
+                arun_phase_t ph = arun_phase(ag->run->ar);
                 char err[256];
-                if (arun_phase(ag->run->ar) == ARUN_DONE) {
+                if (ph == ARUN_DONE) {
                         /* Only its last messages wait for an Ack: ask again now (an Ack, or the
                          * coordinator saying it closed that run, frees this agent). */
                         arun_out_t again = {0};
                         arun_resend(ag->run->ar, clock_mono_ns(), &again);
                         apply(ag, &again);
                         outbox_done(&again.coord);
-                        snprintf(err, sizeof(err),
-                                 "busy: the last messages of run %s are not acknowledged yet",
-                                 ag->run->id);
-                } else
-                        snprintf(err, sizeof(err), "busy with run %s", ag->run->id);
-                session_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, p->run_id, err);
-                return;
+                }
+                /* The coordinator is done with the last run and this one follows it: while the
+                 * host is put back (off the loop) or the last Ack is on its way, the Prepare
+                 * waits (take_next_prepare()). */
+                if ((ph == ARUN_DONE || ph == ARUN_TEARDOWN) && !ag->next_prepare) {
+                        ag->next_prepare = *msg;
+                        *msg = NULL;
+                        ag->next_prepare_until = clock_mono_ns() + NEXT_PREPARE_WAIT_NS;
+                        return;
+                }
+                if (ag->run) {
+                        if (ph == ARUN_DONE)
+                                snprintf(err, sizeof(err),
+                                         "busy: the last messages of run %s are not "
+                                         "acknowledged yet",
+                                         ag->run->id);
+                        else
+                                snprintf(err, sizeof(err), "busy with run %s", ag->run->id);
+                        session_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, p->run_id, err);
+                        return;
+                }
         }
         if (!(ag->run = ctx_new(p->run_id))) {
                 session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, p->run_id, "out of memory");
@@ -278,6 +296,27 @@ static void on_prepare(agent_t *ag, envelope_t **msg)
         ag->run->prepare = *msg;
         *msg = NULL;
         apply(ag, &out);
+}
+
+/* The Prepare that waited for the last run: taken once that run is freed, refused when it
+ * waited too long (or dropped, with drop, when the session it came on is gone). */
+static void take_next_prepare(agent_t *ag, bool drop)
+{
+        envelope_t *e = ag->next_prepare;
+        char err[300];
+        if (!e)
+                return;
+        if (!drop && ag->run && clock_mono_ns() < ag->next_prepare_until)
+                return;
+        ag->next_prepare = NULL;
+        if (!drop && !ag->run)
+                on_prepare(ag, &e);
+        else if (!drop) {
+                snprintf(err, sizeof(err), "busy: run %s is still ending (%s)", ag->run->id,
+                         arun_phase_name(ag->run->ar));
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, e->prepare->run_id, err);
+        }
+        wire_free(&e);
 }
 
 static void on_start(agent_t *ag, const Iofleet__Start *s)
@@ -322,6 +361,7 @@ static void reconnect(agent_t *ag)
                 apply(ag, &out);
                 outbox_done(&out.coord);
         }
+        take_next_prepare(ag, true);
         session_close(ag);
         session_open(ag);
         sd_notify(0, "STATUS=reconnecting");
@@ -594,6 +634,8 @@ static int64_t next_wakeup(const agent_t *ag)
                 t = ag->next_burst_probe;
         if (ag->run && ag->run->burst && ag->burst_deadline < t)
                 t = ag->burst_deadline;
+        if (ag->next_prepare && ag->next_prepare_until < t)
+                t = ag->next_prepare_until;
         return t;
 }
 
@@ -781,6 +823,7 @@ int daemon_run(const agent_config_t *cfg)
                 if (ag.run == run && (items[3].revents & ZMQ_POLLIN))
                         on_runner(&ag);
                 tick(&ag);
+                take_next_prepare(&ag, ag.quit);
                 if (watchdog_usec && clock_mono_ns() >= next_watchdog) {
                         sd_notify(0, "WATCHDOG=1");
                         next_watchdog = clock_mono_ns() + (int64_t)watchdog_usec * 1000 / 2;
@@ -796,6 +839,7 @@ int daemon_run(const agent_config_t *cfg)
                         host_teardown(ag.restore, &ag.run->effective);
                 ctx_free(&ag);
         }
+        take_next_prepare(&ag, true);
         session_goodbye(&ag, "the agent is stopping");
         restore_close(&ag.restore);
 out:

@@ -75,6 +75,10 @@ typedef struct agent {
         int64_t next_burst_probe;
         int64_t burst_deadline;
         run_ctx_t *run;
+        /* A Prepare that came while the last run was putting the host back or waiting for its
+         * last Ack: taken when that run is freed, refused BUSY at next_prepare_until. */
+        envelope_t *next_prepare;
+        int64_t next_prepare_until; /* mono */
         restore_t *restore; /* what this agent changed on the host, to put back */
         /* Why the coordinator cannot be reached, and when that was last said (once, then at
          * backoff: never a line per retry). */
