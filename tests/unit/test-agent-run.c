@@ -634,6 +634,69 @@ static void test_acks(void **state)
         fx_done(&fx);
 }
 
+/* The coordinator says things twice (a Start or Stop sent again after a reconnect) and events
+ * come twice or late: each takes effect once, and the run's messages stay one of each, in
+ * order. */
+static void test_duplicates(void **state)
+{
+        static const Iofleet__Envelope__BodyCase started[] = {BODY(STARTED)},
+                                                  end[] = {BODY(INTERVAL), BODY(FINISHED)};
+        prep_def_t d = {.role = "", .grace_ns = 300 * SEC};
+        fx_t fx;
+        int64_t start = T0 + 2 * SEC;
+
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        fx_new(&fx, &d, T0);
+        /* A Start before the agent is prepared is not its Start: nothing happens. */
+        arun_on_start(fx.ar, start, NULL, T0 + 5 * MSEC, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_START, 0);
+        arun_host_prepared(fx.ar, 0, "", T0 + 10 * MSEC, &fx.out);
+        arun_host_prepared(fx.ar, 0, "", T0 + 11 * MSEC, &fx.out);
+        assert_int_equal(arun_phase(fx.ar), ARUN_LAYOUT);
+        arun_runner_prepared(fx.ar, T0 + 20 * MSEC, &fx.out);
+        arun_clock_ready(fx.ar, true, T0 + 30 * MSEC, &fx.out);
+        arun_clock_ready(fx.ar, true, T0 + 31 * MSEC, &fx.out);
+        assert_int_equal(arun_made(fx.ar), 1); /* one Prepared */
+        fx_clear(&fx);
+        arun_on_start(fx.ar, start, NULL, T0 + 40 * MSEC, &fx.out);
+        assert_int_equal(fx.out.todo, ARUN_DO_START);
+        fx.out.todo = 0;
+        /* The same Start again (or another instant): the runner has its instant already. */
+        arun_on_start(fx.ar, start, NULL, T0 + 50 * MSEC, &fx.out);
+        arun_on_start(fx.ar, start + SEC, NULL, T0 + 60 * MSEC, &fx.out);
+        assert_int_equal(fx.out.todo, 0);
+        arun_runner_running(fx.ar, start, &fx.out);
+        arun_runner_running(fx.ar, start + MSEC, &fx.out);
+        expect_sent(&fx, 1, started, 2);
+        fx_clear(&fx);
+        /* Stop twice: the workers are asked to stop (runner_stop() may be called again), and
+         * their one end makes one last interval and one Finished. */
+        arun_on_stop(fx.ar, "cancelled", start + 500 * MSEC, &fx.out);
+        arun_on_stop(fx.ar, "cancelled", start + 600 * MSEC, &fx.out);
+        assert_int_equal(fx.out.todo, ARUN_DO_STOP);
+        fx.out.todo = 0;
+        arun_runner_done(fx.ar, start + 700 * MSEC, start + 710 * MSEC, &fx.out);
+        expect_sent(&fx, 2, end, 3);
+        assert_int_equal(fx.out.todo, ARUN_DO_FREE_RUNNER | ARUN_DO_TEARDOWN);
+        fx_clear(&fx);
+        /* The runner's end seen again, a Stop and a Start during the put-back: nothing. */
+        arun_runner_done(fx.ar, start + 700 * MSEC, start + 720 * MSEC, &fx.out);
+        arun_on_stop(fx.ar, "cancelled", start + 730 * MSEC, &fx.out);
+        arun_on_start(fx.ar, start, NULL, start + 740 * MSEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        assert_int_equal(fx.out.todo, 0);
+        arun_host_done(fx.ar, 0, start + 800 * MSEC, &fx.out);
+        arun_host_done(fx.ar, 0, start + 810 * MSEC, &fx.out);
+        assert_int_equal(arun_phase(fx.ar), ARUN_DONE);
+        assert_int_equal(arun_made(fx.ar), 4); /* no Restored: nothing on the host changed */
+        /* Acks out of order: the later one counts, the earlier changes nothing. */
+        arun_on_ack(fx.ar, 4, start + 900 * MSEC, &fx.out);
+        arun_on_ack(fx.ar, 2, start + 900 * MSEC, &fx.out);
+        assert_int_equal(arun_pending(fx.ar), 0);
+        assert_true(arun_over(fx.ar));
+        fx_done(&fx);
+}
+
 /* --- the orphan grace --------------------------------------------------------------------------- */
 
 static void test_grace_expires(void **state)
@@ -903,6 +966,7 @@ int main(void)
             cmocka_unit_test(test_partition_resends_in_order),
             cmocka_unit_test(test_resend_after_silence),
             cmocka_unit_test(test_acks),
+            cmocka_unit_test(test_duplicates),
             cmocka_unit_test(test_grace_expires),
             cmocka_unit_test(test_back_within_grace),
             cmocka_unit_test(test_no_grace),
