@@ -39,6 +39,24 @@ jqcheck "all 4 intervals are there" "$J" '(.iofleet.intervals | length) == 4'
 check "the live display said so" grep -q "agent a2 lost" "$T/lost.log"
 check "... and showed the partial points" grep -q "PARTIAL: missing a2" "$T/lost.log"
 check "the CLI says the run is partial" grep -q "did not complete: partial: agent a2 lost" "$T/lost.log"
+"$IOFLEET" report --no-plots "$T/runs/$(jq -r .iofleet.run_id "$J")" >"$T/lost-report.txt" 2>&1
+check "iofleet report keeps the partial point, marked (exit $?)" grep -q "PARTIAL: .*a2" "$T/lost-report.txt"
+
+# The same with --on-agent-loss=continue: still partial, said so, but the run passes (exit 0).
+start_agent a2
+A2=$LAST_PID
+wait_agents 3
+"$IOFLEET" run --coordinator="$CTL" --orphan-grace=2s --on-agent-loss=continue --name=n \
+	--ioengine=null --rw=read --bs=4k --time_based --runtime=4s --output-format=json \
+	--output="$T/cont.json" >"$T/cont.log" 2>&1 &
+RUN=$!
+for _ in $(seq 200); do grep -q '^\[ 1/4\]' "$T/cont.log" && break; sleep 0.05; done
+forget "$A2"
+kill -KILL "$A2"
+wait "$RUN"
+check "with --on-agent-loss=continue a run that lost an agent exits 0" [ $? -eq 0 ]
+jqcheck "... and is still partial" "$T/cont.json" '.iofleet.status == "partial" and ([.iofleet.agents[] | select(.name == "a2") | .status] == ["lost"])'
+check "... which the CLI says" grep -q "is PARTIAL (on_agent_loss=continue)" "$T/cont.log"
 
 # ^C cancels: agents stop, the result says cancelled, the CLI exits non-zero.
 "$IOFLEET" run --coordinator="$CTL" --agents=name=a0 --name=n --ioengine=null --rw=read --bs=4k \

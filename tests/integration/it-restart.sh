@@ -25,10 +25,11 @@ every_interval() {
 	jqcheck "$(basename "$j"): all $n intervals, each with $*" "$j" \
 		"(.iofleet.intervals | length) == $n and ([.iofleet.intervals[] | ([.agents[].name] | sort) == ([${names%,}] | sort)] | all)"
 }
-# own_count_matches JSON AGENT: the result's bytes for the agent are its own count.
+# own_count_matches JSON AGENT: the result's bytes for the agent are its own count (for the run
+# of JSON).
 own_count_matches() {
 	local own
-	own=$(own_bytes "$2")
+	own=$(own_bytes "$2" "$(jq -r .iofleet.run_id "$1")")
 	check "$(basename "$1"): $2's bytes are its own count ($own)" \
 		[ -n "$own" ] && [ "$(jq "[.iofleet.agents[] | select(.name == \"$2\") | .interval_read_bytes] == [$own]" "$1")" = true ]
 }
@@ -60,6 +61,8 @@ jqcheck "a2 delivered every interval it made before it died ($n), none after" "$
 own_count_matches "$J" a2
 own_count_matches "$J" a0
 jqcheck "a2's gap is listed from where it died" "$J" "[.iofleet.agents[] | select(.name == \"a2\") | .gaps[0][0]] == [$n]"
+check "intervals.csv holds every row a2 delivered and the others' ($(csv_rows "$(rundir "$J")"))" \
+	[ "$(csv_rows "$(rundir "$J")")" = "15 $((30 + n))" ]
 wait_agents 3 && ok "the restarted agent is idle again"
 check "and holds no run" test -z "$(ls -A "$T/state-a2/runs" 2>/dev/null)"
 
@@ -121,6 +124,8 @@ for p in 0 1 2; do
 	J=$SW/$(jq -r ".points[] | select(.index == $p) | .dir" "$SW/sweep.json")/result.json
 	jqcheck "point $p is whole" "$J" '.iofleet.status == "ok"'
 	every_interval "$J" 6 a0 a1 a2
+	for a in a0 a1 a2; do own_count_matches "$J" $a; done
+	check "point $p: intervals.csv holds every row" [ "$(csv_rows "$(dirname "$J")")" = "6 18" ]
 done
 
 # --- 4. the CLI killed, re-attached with iofleet watch ----------------------------------------
@@ -134,6 +139,8 @@ wait "$RUN" 2>/dev/null
 check "iofleet watch RUN follows it to its end (exit 0)" [ $? -eq 0 ]
 check "... having re-attached to it" grep -q "watching run $RID" "$T/watch.log"
 every_interval "$T/watch.json" 12 a0 a1 a2
+for a in a0 a1 a2; do own_count_matches "$T/watch.json" $a; done
+check "intervals.csv holds every row" [ "$(csv_rows "$(rundir "$T/watch.json")")" = "12 36" ]
 "$IOFLEET" watch --coordinator="$CTL" --output-format=json --output="$T/watch2.json" "$RID" >"$T/watch2.log" 2>&1
 check "iofleet watch of a finished run gives its result at once (exit 0)" [ $? -eq 0 ]
 jqcheck "... the same result" "$T/watch2.json" '.iofleet.status == "ok" and (.iofleet.intervals | length) == 12'
@@ -155,4 +162,6 @@ restart_coordinator
 "$IOFLEET" watch --coordinator="$CTL" --output-format=json --output="$T/bound.json" "$RID" >"$T/bound-watch.log" 2>&1
 check "the run taken up ends well, followed by iofleet watch (exit 0)" [ $? -eq 0 ]
 every_interval "$T/bound.json" 25 a0 a1 a2
+for a in a0 a1 a2; do own_count_matches "$T/bound.json" $a; done
+check "intervals.csv holds every row" [ "$(csv_rows "$(rundir "$T/bound.json")")" = "25 75" ]
 finish

@@ -149,11 +149,13 @@ wait_line() {
 	return 1
 }
 
-# own_bytes NAME: the bytes agent NAME's workers read in its last run, by its own count (the line
-# it logs when it finishes, or when a restarted agent finds a run it died in).
+# own_bytes NAME [RUN_ID]: the bytes agent NAME's workers read in its last run (or in RUN_ID), by
+# its own count (the line it logs when it finishes, or when a restarted agent finds a run it died
+# in).
 own_bytes() {
-	sed -n 's/.*\(finished after [0-9]* intervals: read\|[0-9]* intervals: read\) \([0-9]*\) bytes.*/\2/p' \
-		"$T/$1.log" | tail -n1
+	grep "run ${2:-}" "$T/$1.log" |
+		sed -n 's/.*\(finished after [0-9]* intervals: read\|[0-9]* intervals: read\) \([0-9]*\) bytes.*/\2/p' |
+		tail -n1
 }
 
 # start_agent NAME [EXTRA ARGS...]: an agent with key $T/NAME.key; log in $T/NAME.log. It goes by

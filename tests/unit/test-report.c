@@ -376,6 +376,9 @@ static void test_partial(void **state)
 
         json_object_set_new(json_object_get(doc, "iofleet"), "partial",
                             json_string("agent a1 lost; 4 intervals missing"));
+        /* on_agent_loss=fail (the default): the run also says why it exited non-zero. */
+        json_object_set_new(json_object_get(doc, "iofleet"), "error",
+                            json_string("partial: agent a1 lost; 4 intervals missing"));
         snprintf(dir, sizeof(dir), "/tmp/test-report.XXXXXX");
         assert_non_null(mkdtemp(dir));
         write_doc(".", doc);
