@@ -68,3 +68,7 @@ int mkdir_p(const char *path, mode_t mode);
 /* Replaces path with data: a temporary file beside it (keeping an existing file's owner and
  * mode, else mode), synced, renamed over it, the directory synced. 0 or -errno. */
 int write_file_atomic(const char *path, const char *data, size_t len, unsigned mode);
+/* The same, the content written by fill(fd, user) (0 or -errno): for what is too big to hold
+ * twice in memory. */
+int write_file_atomic_with(const char *path, unsigned mode, int (*fill)(int fd, void *user),
+                           void *user);

@@ -5,12 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "fileio.h"
 #include "intervals.h"
 #include "log.h"
 #include "sweep.h"
@@ -948,22 +950,75 @@ void result_dir_of(const run_t *run, const char *results_dir, char *buf, size_t 
                 snprintf(buf, len, "%s/%s", results_dir, run->id);
 }
 
-int result_write_dir(const run_t *run, json_t *doc, const char *text, const char *results_dir,
-                     char *dir_out, size_t dir_len)
+/* json_dump_callback() into a file through a buffer: a result of thousands of agents is written
+ * as it is dumped, never held whole as text next to its tree. */
+typedef struct json_out {
+        int fd, err;
+        size_t n;
+        char buf[1 << 16];
+} json_out_t;
+
+static int json_out_flush(json_out_t *o)
+{
+        for (size_t off = 0; !o->err && off < o->n;) {
+                ssize_t w = write(o->fd, o->buf + off, o->n - off);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
+                        o->err = -errno;
+                else
+                        off += (size_t)w;
+        }
+        o->n = 0;
+        return o->err;
+}
+
+static int json_out_add(const char *data, size_t len, void *user)
+{
+        json_out_t *o = user;
+        while (len && !o->err) {
+                size_t k = len < sizeof(o->buf) - o->n ? len : sizeof(o->buf) - o->n;
+                memcpy(o->buf + o->n, data, k);
+                o->n += k;
+                data += k;
+                len -= k;
+                if (o->n == sizeof(o->buf))
+                        json_out_flush(o);
+        }
+        return o->err ? -1 : 0;
+}
+
+static int fill_json(int fd, void *doc)
+{
+        json_out_t *o = malloc(sizeof(*o));
+        int r;
+        if (!o)
+                return -ENOMEM;
+        o->fd = fd;
+        o->err = 0;
+        o->n = 0;
+        r = json_dump_callback(doc, json_out_add, o, RESULT_JSON_FLAGS);
+        if (json_out_flush(o) < 0)
+                r = o->err;
+        else if (r < 0)
+                r = -ENOMEM;
+        else
+                r = json_out_add("\n", 1, o) < 0 || json_out_flush(o) < 0 ? o->err : 0;
+        free(o);
+        return r;
+}
+
+int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, char *dir_out,
+                     size_t dir_len)
 {
         char dir[4096], path[4200];
-        char *own = NULL;
         int r;
 
         result_dir_of(run, results_dir, dir, sizeof(dir));
         if ((r = mkdir_p(dir, 0755)) < 0)
                 return log_error_errno(r, "results: cannot create %s: %m", dir);
-        if (!text && !(text = own = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10))))
-                return -ENOMEM;
         snprintf(path, sizeof(path), "%s/result.json", dir);
-        r = write_file_atomic(path, text, strlen(text), 0644);
-        free(own);
-        if (r < 0)
+        if ((r = write_file_atomic_with(path, 0644, fill_json, doc)) < 0)
                 return log_error_errno(r, "results: cannot write %s: %m", path);
 
         snprintf(path, sizeof(path), "%s/intervals.csv", dir);
@@ -981,4 +1036,13 @@ int result_write_dir(const run_t *run, json_t *doc, const char *text, const char
                 return log_error_errno(r, "results: cannot write %s: %m", path);
         snprintf(dir_out, dir_len, "%s", dir);
         return 0;
+}
+
+char *result_read_text(const char *dir, size_t max)
+{
+        char path[4200], *text = NULL;
+        snprintf(path, sizeof(path), "%s/result.json", dir);
+        if (read_full_file(path, READ_FULL_REGULAR, max, &text, NULL) < 0)
+                return NULL;
+        return text;
 }

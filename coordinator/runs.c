@@ -217,9 +217,13 @@ static void finish(runs_t *rs, size_t i)
                         snprintf(run->message, sizeof(run->message), "partial: %s", partial);
                         result_set_error(doc, run->message);
                 }
-                /* Dumped once: the file and the RunDone carry the same text. */
-                text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-                r = result_write_dir(run, doc, text, rs->ctx.cfg->results_dir, dir, sizeof(dir));
+                /* Dumped once, into the file; the RunDone carries the file's text when it fits
+                 * in a control message (the CLI reads a bigger one from the directory). */
+                r = result_write_dir(run, doc, rs->ctx.cfg->results_dir, dir, sizeof(dir));
+                if (r >= 0 && !(text = result_read_text(dir, RESULT_MAX_SENT)))
+                        log_warning("run %s: result not sent to the CLI (bigger than %zu bytes, or "
+                                    "unreadable): it is in %s",
+                                    run->id, (size_t)RESULT_MAX_SENT, dir);
         }
         if (!strempty(run->submit->submit_run->sweep_id))
                 sweep_record(rs->ctx.cfg->results_dir, run->submit->submit_run, run->id,
@@ -237,12 +241,6 @@ static void finish(runs_t *rs, size_t i)
         d.message = run->message;
         d.status = (char *)status;
         d.result_json = text ? text : "";
-        if (text && strlen(text) > WIRE_MAX_CONTROL_MSG - 64 * 1024) {
-                /* Too big for one control message: the CLI reads it from the run directory. */
-                log_warning("run %s: result of %zu bytes not sent to the CLI: it is in %s", run->id,
-                            strlen(text), dir);
-                d.result_json = "";
-        }
         d.results_dir = dir;
         e.body_case = IOFLEET__ENVELOPE__BODY_RUN_DONE;
         e.run_done = &d;
@@ -531,9 +529,13 @@ static bool watch_finished(runs_t *rs, const char *peer, const char *run_id)
                 return false;
         dir[n] = 0;
         snprintf(path, sizeof(path), "%s/result.json", dir);
-        if (!(doc = json_load_file(path, 0, &je)))
+        /* The file's own text when it fits in a message, else only what it says. */
+        text = result_read_text(dir, RESULT_MAX_SENT);
+        doc = text ? json_loads(text, 0, &je) : json_load_file(path, 0, &je);
+        if (!doc) {
+                free(text);
                 return false;
-        text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        }
         d.run_id = (char *)run_id;
         d.status = (char *)result_status(doc, NULL, 0);
         d.code = streq(d.status, "ok") ? IOFLEET__ERROR_CODE__ERROR_NONE
@@ -543,7 +545,7 @@ static bool watch_finished(runs_t *rs, const char *peer, const char *run_id)
         d.message = (char *)result_error(doc);
         if (d.code && strempty(d.message))
                 d.message = (char *)d.status;
-        d.result_json = text && strlen(text) < WIRE_MAX_CONTROL_MSG - 64 * 1024 ? text : "";
+        d.result_json = text ? text : "";
         d.results_dir = dir;
         e.seq = ++*rs->ctx.control_seq;
         e.body_case = IOFLEET__ENVELOPE__BODY_RUN_DONE;
