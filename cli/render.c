@@ -375,6 +375,15 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
                                 num(entry, "away_ns") / 1e9);
                 fputc('\n', f);
         }
+        json_array_foreach(agents, i, entry)
+        {
+                /* A host left changed is said loudly, whatever the figures' status. */
+                const char *restored = json_string_value(
+                    json_object_get(json_object_get(entry, "effective"), "restored"));
+                if (restored && !streq(restored, "yes"))
+                        fprintf(f, "iofleet: agent %s: its host is NOT known to be put back: %s\n",
+                                json_string_value(json_object_get(entry, "name")), restored);
+        }
         {
                 const char *st = json_string_value(json_object_get(io, "status"));
                 const char *why = json_string_value(json_object_get(io, "partial"));

@@ -125,7 +125,10 @@ static void test_partial(void **state)
             "   \"away_ns\": 15200000000},"
             "  {\"name\": \"c2\", \"status\": \"lost\", \"lost\": true,"
             "   \"missing_intervals\": 3},"
-            "  {\"name\": \"c3\", \"status\": \"ok\", \"missing_intervals\": 0}]}}";
+            "  {\"name\": \"c3\", \"status\": \"ok\", \"missing_intervals\": 0,"
+            "   \"effective\": {\"restored\": \"yes\"}},"
+            "  {\"name\": \"c4\", \"status\": \"ok\", \"missing_intervals\": 0,"
+            "   \"effective\": {\"restored\": \"failed: umount: target is busy\"}}]}}";
         Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
         char *names[10] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"};
         char *buf = NULL;
@@ -167,6 +170,9 @@ static void test_partial(void **state)
                         "iofleet: agent c1: rejoined after 15.2s away; every interval delivered");
         assert_contains(buf, "iofleet: agent c2: lost; 3 intervals missing");
         assert_null(strstr(buf, "agent c3"));
+        /* A host not put back is said, whatever else: here c4's unmount failed. */
+        assert_contains(buf, "iofleet: agent c4: its host is NOT known to be put back: failed: "
+                             "umount: target is busy");
         assert_contains(buf, "iofleet: PARTIAL run: agent c2 lost; 3 intervals missing");
         json_decref(doc);
         free(buf);
