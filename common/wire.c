@@ -883,7 +883,7 @@ Iofleet__Setting *wire_settings(const kvlist_t *kv, Iofleet__Setting ***ptrs)
 }
 
 /* An agent's run messages: the bodies that carry run_id and a run_seq numbering them. */
-static bool is_run_message(const envelope_t *e)
+bool wire_is_run_message(const envelope_t *e)
 {
         switch (e->body_case) {
         case IOFLEET__ENVELOPE__BODY_PREPARED:
@@ -904,7 +904,7 @@ static void *run_field(const envelope_t *e, const char *name)
 {
         const ProtobufCFieldDescriptor *bf, *f;
         ProtobufCMessage *body;
-        if (!is_run_message(e))
+        if (!wire_is_run_message(e))
                 return NULL;
         bf = protobuf_c_message_descriptor_get_field(&iofleet__envelope__descriptor,
                                                      (unsigned)e->body_case);

@@ -80,8 +80,11 @@ void wire_dir_done(wire_dir_t *w);
  * (unknown option, bad value, invalid job) fill err with "job NAME: ..." */
 int wire_job_spec(const Iofleet__Job *job, job_spec_t *spec, char *err, size_t errlen);
 
-/* The run message number of an agent's run message (Prepared, Started, Interval, Finished,
- * Restored, Error), 0 for other bodies or unnumbered ones; wire_set_run_seq() sets it. */
+/* An agent's run message: Prepared, Started, Interval, Finished, Restored or an Error, the bodies
+ * that carry run_id and a run_seq numbering them. */
+bool wire_is_run_message(const envelope_t *e);
+/* The run message number of such a message, 0 for other bodies or unnumbered ones;
+ * wire_set_run_seq() sets it. */
 uint64_t wire_run_seq(const envelope_t *e);
 void wire_set_run_seq(envelope_t *e, uint64_t seq);
 /* The run id of such a message, "" for other bodies. */

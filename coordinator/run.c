@@ -888,17 +888,8 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
                 if (m->body_case != IOFLEET__ENVELOPE__BODY_ERROR || !strempty(wire_run_id(m)))
                         return -ESRCH;
         }
-        switch (m->body_case) {
-        case IOFLEET__ENVELOPE__BODY_PREPARED:
-        case IOFLEET__ENVELOPE__BODY_STARTED:
-        case IOFLEET__ENVELOPE__BODY_INTERVAL:
-        case IOFLEET__ENVELOPE__BODY_FINISHED:
-        case IOFLEET__ENVELOPE__BODY_RESTORED:
-        case IOFLEET__ENVELOPE__BODY_ERROR:
-                break;
-        default:
+        if (!wire_is_run_message(m))
                 return -ESRCH;
-        }
         if (take_in_order(run, a, wire_run_seq(m), out) < 0)
                 return -EALREADY;
         rec.rank = a->rank;
