@@ -332,8 +332,9 @@ static void option_usage(const cli_option_t *o, FILE *f)
                         *c = '|';
         } else
                 snprintf(head, sizeof(head), "--%s=%s", o->name, o->metavar);
+        /* The help starts on the next line when the option leaves no space before it. */
         fprintf(f, "  %-26s", head);
-        if (strlen(head) > 26)
+        if (strlen(head) >= 26)
                 fprintf(f, "\n  %-26s", "");
         while (*h) {
                 size_t n = strcspn(h, "\n");
