@@ -244,7 +244,7 @@ static void test_usage_lists_every_option(void **state)
                                  o->value == CLI_FLAG ? "" : "=");
                         if (!(at = strstr(buf, name)))
                                 fail_msg("--%s: no line of its own", o->name);
-                        at += 1 + strcspn(at + 1, " \n");
+                        at += 3 + strcspn(at + 3, " \n"); /* past the new line, indent and name */
                         if (strncmp(at, "  ", 2) != 0 && *at != '\n')
                                 fail_msg("--%s: its help runs into it", o->name);
                         /* Each help line fits a terminal beside the 28 columns of names. */
