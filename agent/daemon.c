@@ -1,7 +1,8 @@
-/* The agent daemon: its one poll loop, and its part of a run (prepare, start, intervals, finish).
- */
+/* The agent daemon: its one poll loop around the session, and the shell that does what its run's
+ * state machine (agent-run.c) asks: host work, the runner, the timer, sending. */
 #include "daemon.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -21,8 +22,9 @@
 #include "keys.h"
 #include "log.h"
 #include "policy.h"
+#include "run-queue.h"
+#include "run-report.h"
 #include "runner.h"
-#include "serve.h"
 #include "session.h"
 #include "sock.h"
 #include "util.h"
@@ -30,16 +32,28 @@
 
 /* A start further ahead than the longest lead (plus slack for clock error) is a bad instant. */
 #define START_MAX_AHEAD_NS ((int64_t)(3600 + 60) * (int64_t)NSEC_PER_SEC)
+/* Sent and not acknowledged this long: sent again. */
+#define RESEND_NS (5 * (int64_t)NSEC_PER_SEC)
+/* A Prepare that comes while the last run ends (its host put back, its last Ack on the way)
+ * waits this long for it before it is refused BUSY. */
+#define NEXT_PREPARE_WAIT_NS (5 * (int64_t)NSEC_PER_SEC)
+/* At SIGTERM, the run's end (its host put back: an unmount may take a minute) gets this long. */
+#define STOP_WAIT_NS (75 * (int64_t)NSEC_PER_SEC)
 
-static void run_free(agent_t *ag)
+static void run_dir_of(const agent_t *ag, const char *run_id, char *buf, size_t len)
+{
+        snprintf(buf, len, "%s/runs/%s", ag->cfg->state_dir, run_id);
+}
+
+static void ctx_free(agent_t *ag)
 {
         run_ctx_t *run = ag->run;
         if (!run)
                 return;
+        hostwork_free(&run->work);
         runner_destroy(&run->runner);
-        /* Whatever ended the run, the mount and sysctls go back (after the workers are gone). */
-        if (ag->restore && restore_pending(ag->restore))
-                host_teardown(ag->restore, &run->effective);
+        arun_free(&run->ar);
+        wire_free(&run->prepare);
         kv_clear(&run->effective);
         runner_dir_done(&run->prev[0]);
         runner_dir_done(&run->prev[1]);
@@ -50,500 +64,390 @@ static void run_free(agent_t *ag)
         sd_notify(0, "STATUS=registered; idle");
 }
 
-static int64_t timeline_of_mono(agent_t *ag, int64_t mono)
+static run_ctx_t *ctx_new(const char *run_id)
 {
-        time_sample_t s = {};
-        session_best_offset(ag, &s);
-        /* mono -> the agent's own clock (with any test offset) -> the coordinator timeline */
-        return clock_local_ns() - clock_mono_ns() + mono + s.offset_ns;
-}
-
-/* One direction as it travels, with the memory its three histograms need. */
-typedef struct dir_wire {
-        Iofleet__DirStats pb;
-        Iofleet__Hist h[4];
-} dir_wire_t;
-
-static Iofleet__Hist *hist_part(Iofleet__Hist *pb, const hist_t *now, const hist_t *before,
-                                hist_t *delta)
-{
-        if (before)
-                hist_delta(delta, now, before);
-        else
-                hist_snapshot(delta, now);
-        return wire_hist_from(pb, delta) == 0 ? pb : NULL;
-}
-
-/* Fills w with now, or with now - before (an interval) when before is given. */
-static void dir_wire_fill(dir_wire_t *w, const runner_dir_t *now, const runner_dir_t *before,
-                          hist_t *delta)
-{
-        Iofleet__DirStats *pb = &w->pb;
-        iofleet__dir_stats__init(pb);
-        memset(w->h, 0, sizeof(w->h));
-        pb->bytes = now->bytes - (before ? before->bytes : 0);
-        pb->ios = now->ios - (before ? before->ios : 0);
-        pb->errors = now->errors - (before ? before->errors : 0);
-        pb->short_ios = now->short_ios - (before ? before->short_ios : 0);
-        pb->issued = now->issued - (before ? before->issued : 0);
-        pb->dropped = now->dropped - (before ? before->dropped : 0);
-        pb->clat = hist_part(&w->h[0], now->clat, before ? before->clat : NULL, delta);
-        pb->slat = hist_part(&w->h[1], now->slat, before ? before->slat : NULL, delta);
-        pb->lat = hist_part(&w->h[2], now->lat, before ? before->lat : NULL, delta);
-        pb->syncs = now->syncs - (before ? before->syncs : 0);
-        pb->verify_errors = now->verify_errors - (before ? before->verify_errors : 0);
-        if (now->sync_lat && now->sync_lat->n)
-                pb->sync_lat =
-                    hist_part(&w->h[3], now->sync_lat, before ? before->sync_lat : NULL, delta);
-}
-
-static void dir_wire_done(dir_wire_t *w)
-{
-        for (int i = 0; i < 4; i++)
-                wire_hist_done(&w->h[i]);
-}
-
-/* Sends interval k: what every worker did since the previous one. */
-static void send_interval(agent_t *ag, bool last)
-{
-        run_ctx_t *run = ag->run;
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__Interval iv = IOFLEET__INTERVAL__INIT;
-        dir_wire_t d[2];
-        runner_dir_t now[2];
-        hist_t *delta;
-
-        if (runner_dir_init(&now[0]) < 0 || runner_dir_init(&now[1]) < 0 || hist_new(&delta) < 0) {
-                runner_dir_done(&now[0]);
-                runner_dir_done(&now[1]);
-                return;
+        run_ctx_t *run = calloc(1, sizeof(*run));
+        if (!run)
+                return NULL;
+        snprintf(run->id, sizeof(run->id), "%s", run_id);
+        run->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        if (run->tfd < 0 || hostwork_new(&run->work) < 0 || runner_dir_init(&run->prev[0]) < 0 ||
+            runner_dir_init(&run->prev[1]) < 0) {
+                if (run->tfd >= 0)
+                        close(run->tfd);
+                hostwork_free(&run->work);
+                runner_dir_done(&run->prev[0]);
+                runner_dir_done(&run->prev[1]);
+                free(run);
+                return NULL;
         }
-        runner_totals(run->runner, now);
-        for (int i = 0; i < 2; i++)
-                dir_wire_fill(&d[i], &now[i], &run->prev[i], delta);
-        iv.run_id = run->id;
-        iv.index = (uint32_t)run->next_interval;
-        iv.read = &d[0].pb;
-        iv.write = &d[1].pb;
-        iv.last = last;
-        iv.meta_ops = runner_meta_ops_interval(run->runner);
-        e.body_case = IOFLEET__ENVELOPE__BODY_INTERVAL;
-        e.interval = &iv;
-        session_send(ag, &e);
-        for (int i = 0; i < 2; i++) {
-                dir_wire_done(&d[i]);
-                runner_dir_done(&run->prev[i]);
-                run->prev[i] = now[i];
-        }
-        hist_free(&delta);
-        run->next_interval++;
-        sd_notifyf(0, "STATUS=run %s: interval %zu", run->id, run->next_interval);
+        return run;
 }
 
-static void arm_interval(run_ctx_t *run)
+static void arm_timer(run_ctx_t *run)
 {
-        int64_t t = run->start_mono + (int64_t)((run->next_interval + 1) * run->interval_ns);
-        struct itimerspec its = {.it_value = {.tv_sec = t / (int64_t)NSEC_PER_SEC,
-                                              .tv_nsec = t % (int64_t)NSEC_PER_SEC}};
+        int64_t t = arun_next_deadline(run->ar);
+        struct itimerspec its = {{0, 0}, {0, 0}};
+        if (t != INT64_MAX) {
+                if (t <= 0)
+                        t = 1;
+                its.it_value.tv_sec = t / (int64_t)NSEC_PER_SEC;
+                its.it_value.tv_nsec = t % (int64_t)NSEC_PER_SEC;
+        }
         timerfd_settime(run->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-static void on_interval_timer(agent_t *ag)
+/* The client's runner, once its host is ready (the jobs' files live in its mount). */
+static int make_runner(agent_t *ag, char *err, size_t errlen)
 {
         run_ctx_t *run = ag->run;
-        uint64_t n;
-        if (read(run->tfd, &n, sizeof(n)) < 0)
-                return;
-        /* The final interval of a timed run waits for the workers, so it holds their last I/Os. */
-        if (run->max_intervals && run->next_interval + 1 >= run->max_intervals)
-                return;
-        send_interval(ag, false);
-        arm_interval(run);
-}
-
-/* A metadata job's phases as they travel: one Phase per slot that ran, in slot order (the order
- * they run). */
-typedef struct phases_wire {
-        Iofleet__Phase pb[MD_SLOTS];
-        Iofleet__Phase *ptr[MD_SLOTS];
-        Iofleet__Hist h[MD_SLOTS];
-        size_t n;
-} phases_wire_t;
-
-static int phases_wire_fill(phases_wire_t *pw, runner_t *runner, size_t job)
-{
-        metadata_phase_stats_t *st = malloc(sizeof(*st));
+        const Iofleet__Prepare *p = run->prepare->prepare;
+        runner_params_t params = {.cfg = ag->cfg, .agent_name = ag->name, .rank = p->rank};
+        char work[4200];
         int r = 0;
 
-        memset(pw, 0, sizeof(*pw));
-        if (!st)
-                return -ENOMEM;
-        for (int slot = 0; slot < MD_SLOTS; slot++) {
-                Iofleet__Phase *ph = &pw->pb[pw->n];
-                r = runner_job_phase(runner, job, slot, st);
-                if (r < 0)
-                        break;
-                if (r == 0)
-                        continue;
-                iofleet__phase__init(ph);
-                ph->name = (char *)metadata_slot_name(slot);
-                ph->ops = st->ops;
-                ph->errors = st->errors;
-                ph->bytes = st->bytes;
-                ph->elapsed_ns = st->elapsed_ns > 0 ? (uint64_t)st->elapsed_ns : 0;
-                if ((r = wire_hist_from(&pw->h[pw->n], &st->lat)) < 0)
-                        break;
-                ph->lat = &pw->h[pw->n];
-                pw->ptr[pw->n] = ph;
-                pw->n++;
-                r = 0;
-        }
-        free(st);
-        return r;
-}
-
-static void phases_wire_done(phases_wire_t *pw)
-{
-        for (size_t i = 0; i < pw->n; i++)
-                wire_hist_done(&pw->h[i]);
-        pw->n = 0;
-}
-
-/* Entries a job gets in Finished: one per clone, as fio reports without group_reporting, or one
- * for all its clones (group_reporting, and the metadata workload, whose phases merge). */
-static unsigned entries_of(runner_t *r, size_t j)
-{
-        return runner_job_grouped(r, j) || runner_job_is_metadata(r, j) ? 1
-                                                                        : runner_job_numjobs(r, j);
-}
-
-static void send_finished(agent_t *ag, const char *error)
-{
-        run_ctx_t *run = ag->run;
-        size_t nj = runner_njobs(run->runner), n = 0, k = 0;
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__Finished f = IOFLEET__FINISHED__INIT;
-        Iofleet__JobResult *jr = NULL, **jp = NULL;
-        dir_wire_t *ds = NULL;
-        runner_dir_t *dirs = NULL;
-        phases_wire_t *phases = NULL;
-        hist_t *delta = NULL;
-
-        for (size_t j = 0; j < nj; j++)
-                n += entries_of(run->runner, j);
-        jr = calloc(n, sizeof(*jr));
-        jp = calloc(n, sizeof(*jp));
-        ds = calloc(2 * n, sizeof(*ds));
-        dirs = calloc(2 * n, sizeof(*dirs));
-        phases = calloc(n, sizeof(*phases));
-        if (!jr || !jp || !ds || !dirs || !phases || hist_new(&delta) < 0)
-                goto done;
-        for (size_t j = 0; j < nj; j++) {
-                unsigned clones = entries_of(run->runner, j);
-                for (unsigned c = 0; c < clones; c++, k++) {
-                        runner_job_result_t res;
-                        runner_dir_init(&dirs[2 * k]);
-                        runner_dir_init(&dirs[2 * k + 1]);
-                        if (clones == 1 && runner_job_numjobs(run->runner, j) != 1)
-                                runner_job_result(run->runner, j, &res, &dirs[2 * k]);
-                        else
-                                runner_clone_result(run->runner, j, c, &res, &dirs[2 * k]);
-                        iofleet__job_result__init(&jr[k]);
-                        jr[k].name = (char *)res.name;
-                        jr[k].numjobs = clones == 1 ? res.numjobs : 1;
-                        /* fio's job number for a clone's own entry; -1 for all clones merged */
-                        jr[k].clone = clones == 1 && runner_job_numjobs(run->runner, j) != 1
-                                          ? -1
-                                          : (int32_t)c;
-                        jr[k].runtime_ns = res.runtime_ns;
-                        jr[k].first_done_ns = res.first_done_ns;
-                        jr[k].last_done_ns = res.last_done_ns;
-                        jr[k].error = res.error;
-                        jr[k].error_offset = res.error_offset;
-                        jr[k].end_syncs = res.end_syncs;
-                        jr[k].error_msg = (char *)(res.errmsg ? res.errmsg : "");
-                        for (int d = 0; d < 2; d++)
-                                dir_wire_fill(&ds[2 * k + d], &dirs[2 * k + d], NULL, delta);
-                        jr[k].read = &ds[2 * k].pb;
-                        jr[k].write = &ds[2 * k + 1].pb;
-                        if (runner_job_is_metadata(run->runner, j)) {
-                                if (phases_wire_fill(&phases[k], run->runner, j) < 0)
-                                        log_warning("run %s: job %s: no memory for its metadata "
-                                                    "phases",
-                                                    run->id, res.name);
-                                jr[k].phases = phases[k].ptr;
-                                jr[k].n_phases = phases[k].n;
-                        }
-                        jp[k] = &jr[k];
-                        if (res.error && !error)
-                                error = res.errmsg;
-                }
-        }
-        f.run_id = run->id;
-        f.jobs = jp;
-        f.n_jobs = n;
-        f.error = (char *)(error ? error : "");
-        /* The mount and sysctls go back in run_free(), once the workers' files are closed. */
-        e.body_case = IOFLEET__ENVELOPE__BODY_FINISHED;
-        e.finished = &f;
-        session_send_settings(ag, &e, &f.effective, &f.n_effective, &run->effective);
-        log_info("run %s: finished%s%s", run->id, error ? ": " : "", error ? error : "");
-done:
-        for (size_t j = 0; dirs && ds && j < 2 * n; j++) {
-                runner_dir_done(&dirs[j]);
-                dir_wire_done(&ds[j]);
-        }
-        for (size_t j = 0; phases && j < n; j++)
-                phases_wire_done(&phases[j]);
-        free(phases);
-        hist_free(&delta);
-        free(jr);
-        free(jp);
-        free(ds);
-        free(dirs);
-}
-
-/* Prepared goes out when the workers are ready and the fresh probe burst is in (or timed out). */
-static void maybe_prepared(agent_t *ag)
-{
-        run_ctx_t *run = ag->run;
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
-        time_sample_t s = {};
-
-        if (run->prepared_sent)
-                return;
-        if (clock_sync_best(&ag->sync, ag->burst_since, &s) < 0 &&
-            clock_mono_ns() < ag->burst_deadline)
-                return;
-        if (ag->burst_left > 0 && clock_mono_ns() < ag->burst_deadline)
-                return;
-        if (session_best_offset(ag, &s) < 0) {
-                session_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, run->id,
-                              "no clock probe answered by the coordinator within 500ms: cannot "
-                              "place the start instant");
-                run_free(ag);
-                return;
-        }
-        p.run_id = run->id;
-        p.offset_ns = s.offset_ns;
-        p.rtt_ns = (uint64_t)s.rtt_ns;
-        p.workers = (uint32_t)runner_workers(run->runner);
-        e.body_case = IOFLEET__ENVELOPE__BODY_PREPARED;
-        e.prepared = &p;
-        session_send_settings(ag, &e, &p.effective, &p.n_effective, &run->effective);
-        run->prepared_sent = true;
-        log_info("run %s: prepared %u workers; clock offset %lldns (rtt %lldns)", run->id,
-                 p.workers, (long long)s.offset_ns, (long long)s.rtt_ns);
-}
-
-static void on_runner(agent_t *ag)
-{
-        run_ctx_t *run = ag->run;
-        runner_state_t st = runner_update(run->runner);
-
-        if (st == RUNNER_FAILED) {
-                log_error("run %s: preparation failed: %s", run->id, runner_error(run->runner));
-                session_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, run->id,
-                              runner_error(run->runner));
-                run_free(ag);
-                return;
-        }
-        if (st == RUNNER_PREPARED) {
-                maybe_prepared(ag);
-                return;
-        }
-        if ((st == RUNNER_RUNNING || st == RUNNER_DONE) && !run->started_sent) {
-                envelope_t e = IOFLEET__ENVELOPE__INIT;
-                Iofleet__Started s = IOFLEET__STARTED__INIT;
-                int64_t at = runner_started_mono(run->runner);
-                s.run_id = run->id;
-                s.start_ns = timeline_of_mono(ag, at);
-                s.host_mono_ns = at;
-                s.workers_lag_ns = runner_workers_lag_ns(run->runner);
-                e.body_case = IOFLEET__ENVELOPE__BODY_STARTED;
-                e.started = &s;
-                session_send(ag, &e);
-                run->started_sent = true;
-                log_info("run %s: started %+lldns from the instant, %zu workers%s", run->id,
-                         (long long)(at - run->start_mono), runner_workers(run->runner),
-                         runner_started_realtime(run->runner)
-                             ? ""
-                             : " (no real-time priority for the starter: less precise)");
-        }
-        if (st == RUNNER_DONE) {
-                size_t last =
-                    intervals_final(runner_last_done_mono(run->runner) - run->start_mono,
-                                    run->interval_ns, run->max_intervals, run->next_interval);
-                while (run->next_interval < last)
-                        send_interval(ag, false);
-                send_interval(ag, true);
-                send_finished(ag, NULL);
-                run_free(ag);
-        }
-}
-
-static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
-{
-        runner_params_t params = {.cfg = ag->cfg, .agent_name = ag->name, .rank = p->rank};
-        char err[1024] = "", work[4200];
-        run_ctx_t *run;
-        int r;
-
-        if (ag->run || ag->serve) {
-                snprintf(err, sizeof(err), "busy with run %s", ag->run ? ag->run->id : serve_run_id(ag));
-                session_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, p->run_id, err);
-                return;
-        }
-        log_set_field("RUN_ID", p->run_id);
-        if (streq(p->role, "server")) {
-                serve_start(ag, p);
-                return;
-        }
-        run = calloc(1, sizeof(*run));
-        params.jobs = calloc(p->n_jobs, sizeof(*params.jobs));
-        if (!run || !params.jobs) {
-                free(run);
-                free(params.jobs);
-                session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, p->run_id, "out of memory");
-                return;
-        }
-        run->tfd = -1;
-        snprintf(run->id, sizeof(run->id), "%s", p->run_id);
-        run->interval_ns = p->interval_ns;
+        params.jobs = calloc(p->n_jobs + 1, sizeof(*params.jobs));
+        if (!params.jobs)
+                return errorf(err, errlen, -ENOMEM, "out of memory");
         if (ag->cfg->work_dir)
                 snprintf(work, sizeof(work), "%s", ag->cfg->work_dir);
         else
                 snprintf(work, sizeof(work), "%s/work", ag->cfg->state_dir);
-        /* Sysctls and the NFS mount first: the jobs' files live in the mount. */
-        r = host_prepare_client(ag->cfg, ag->restore, p, run->mountpoint, sizeof(run->mountpoint),
-                                &run->effective, err, sizeof(err));
         for (size_t i = 0; r >= 0 && i < p->n_jobs; i++) {
-                if ((r = wire_job_spec(p->jobs[i], &params.jobs[i], err, sizeof(err))) < 0)
+                if ((r = wire_job_spec(p->jobs[i], &params.jobs[i], err, errlen)) < 0)
                         break;
                 params.n_jobs++;
-                if ((r = host_job_defaults(p, run->mountpoint, &params.jobs[i], err,
-                                           sizeof(err))) < 0 ||
+                if ((r = host_job_defaults(p, run->mountpoint, &params.jobs[i], err, errlen)) < 0 ||
                     (r = policy_check_job(ag->cfg, &params.jobs[i], work, ag->name, err,
-                                          sizeof(err))) < 0)
+                                          errlen)) < 0)
                         break;
         }
-        if (params.n_jobs == p->n_jobs) {
-                bool all_timed = true;
-                for (size_t i = 0; i < params.n_jobs; i++) {
-                        if (!params.jobs[i].runtime_ns)
-                                all_timed = false;
-                        if (intervals_job_span(&params.jobs[i]) > run->runtime_ns)
-                                run->runtime_ns = intervals_job_span(&params.jobs[i]);
-                }
-                if (all_timed)
-                        run->max_intervals =
-                            intervals_of_runtime(run->runtime_ns, run->interval_ns);
-                else
-                        run->runtime_ns = 0;
-        }
         params.work_dir = work;
-        if (r < 0 || params.n_jobs != p->n_jobs) {
+        if (r < 0) {
                 for (size_t i = 0; i < params.n_jobs; i++)
                         job_spec_done(&params.jobs[i]);
                 free(params.jobs);
-                r = -EINVAL;
-        } else {
-                if (!ag->cfg->work_dir)
-                        mkdir(work, 0750);
-                r = runner_new(&params, &run->runner, err, sizeof(err));
+                return r == -ENOMEM ? r : -EINVAL;
         }
-        if (r >= 0 && (r = runner_dir_init(&run->prev[0])) >= 0 &&
-            (r = runner_dir_init(&run->prev[1])) >= 0) {
-                run->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-                if (run->tfd < 0)
-                        r = -errno;
-        }
-        ag->run = run;
+        if (!ag->cfg->work_dir)
+                mkdir(work, 0750);
+        r = runner_new(&params, &run->runner, err, errlen);
+        if (r >= 0)
+                log_info("run %s: preparing %zu jobs, %zu workers (rank %u of %u)", run->id,
+                         runner_njobs(run->runner), runner_workers(run->runner), p->rank,
+                         p->nagents);
+        return r;
+}
+
+static void start_host_work(agent_t *ag, hostwork_kind_t kind)
+{
+        run_ctx_t *run = ag->run;
+        hostwork_job_t job = {.kind = kind,
+                              .cfg = ag->cfg,
+                              .restore = ag->restore,
+                              .prepare = run->prepare ? run->prepare->prepare : NULL,
+                              .effective = &run->effective,
+                              .mountpoint = run->mountpoint,
+                              .mplen = sizeof(run->mountpoint)};
+        int r = hostwork_start(run->work, &job);
         if (r < 0) {
-                log_error("run %s: cannot prepare: %s", p->run_id, err[0] ? err : strerror(-r));
-                session_error(ag,
-                              r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
-                                           : IOFLEET__ERROR_CODE__ERROR_PREPARE,
-                              p->run_id, err[0] ? err : strerror(-r));
-                run_free(ag);
+                arun_out_t out = {0};
+                log_error("run %s: cannot start host work: %s", run->id, strerror(-r));
+                if (kind == HOSTWORK_TEARDOWN) {
+                        /* No thread: do it here; the loop waits this once. */
+                        int rc = host_teardown(ag->restore, &run->effective);
+                        arun_host_done(run->ar, rc, clock_mono_ns(), &out);
+                } else
+                        arun_host_prepared(run->ar, r, "cannot start the host work (out of threads?)",
+                                           clock_mono_ns(), &out);
+                /* Rare: what it asks waits for the next turn of the loop. */
+                for (size_t i = 0; i < out.coord.n; i++)
+                        session_send_raw(ag, out.coord.items[i].buf, out.coord.items[i].len);
+                outbox_done(&out.coord);
                 return;
         }
-        log_info("run %s: preparing %zu jobs, %zu workers (rank %u of %u)", run->id,
-                 runner_njobs(run->runner), runner_workers(run->runner), p->rank, p->nagents);
-        sd_notifyf(0, "STATUS=run %s: preparing", run->id);
-        session_start_burst(ag);
+        if (kind == HOSTWORK_SERVER)
+                log_info("run %s: configuring the NFS server", run->id);
+        sd_notifyf(0, "STATUS=run %s: %s", run->id,
+                   kind == HOSTWORK_TEARDOWN ? "putting the host back" : "preparing the host");
+}
+
+/* Does what the run's state machine asked, sends what it made, and frees the run when it is
+ * over. Loops while doing one thing asks for another (a failed runner, say). */
+static void apply(agent_t *ag, arun_out_t *out)
+{
+        for (int round = 0; round < 8; round++) {
+                run_ctx_t *run = ag->run;
+                unsigned todo = out->todo;
+                int64_t now = clock_mono_ns();
+                char err[1024] = "";
+                out->todo = 0;
+                /* A registered session takes them; otherwise they wait in the run's queue. */
+                if (ag->state == SESSION_REGISTERED)
+                        for (size_t i = 0; i < out->coord.n; i++)
+                                session_send_raw(ag, out->coord.items[i].buf,
+                                                 out->coord.items[i].len);
+                outbox_clear(&out->coord);
+                if (!run)
+                        return;
+                if (todo & ARUN_DO_HOST)
+                        start_host_work(ag, arun_is_server(run->ar) ? HOSTWORK_SERVER
+                                                                     : HOSTWORK_CLIENT);
+                if (todo & ARUN_DO_RUNNER) {
+                        int r = make_runner(ag, err, sizeof(err));
+                        if (r < 0) {
+                                log_error("run %s: cannot prepare: %s", run->id,
+                                          err[0] ? err : strerror(-r));
+                                arun_fail(run->ar,
+                                          r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
+                                                       : IOFLEET__ERROR_CODE__ERROR_PREPARE,
+                                          err[0] ? err : strerror(-r), now, out);
+                        } else
+                                sd_notifyf(0, "STATUS=run %s: preparing", run->id);
+                }
+                if (todo & ARUN_DO_BURST) {
+                        session_start_burst(ag);
+                        run->burst = true;
+                }
+                if ((todo & ARUN_DO_START) && run->runner) {
+                        run->start_mono = out->start_mono;
+                        if (runner_start_at(run->runner, out->start_mono) < 0)
+                                arun_fail(run->ar, IOFLEET__ERROR_CODE__ERROR_INTERNAL,
+                                          "cannot start the workers", now, out);
+                        else
+                                sd_notifyf(0, "STATUS=run %s: starting", run->id);
+                }
+                if ((todo & ARUN_DO_STOP) && run->runner)
+                        runner_stop(run->runner);
+                if (todo & ARUN_DO_FREE_RUNNER) {
+                        runner_destroy(&run->runner);
+                        run->burst = false;
+                }
+                if (todo & ARUN_DO_TEARDOWN)
+                        start_host_work(ag, HOSTWORK_TEARDOWN);
+                if (!out->todo && !out->coord.n)
+                        break;
+        }
+        if (ag->run && arun_over(ag->run->ar) && !hostwork_busy(ag->run->work)) {
+                log_info("run %s: everything delivered; done", ag->run->id);
+                ctx_free(ag);
+        } else if (ag->run)
+                arm_timer(ag->run);
+}
+
+static void on_prepare(agent_t *ag, envelope_t **msg)
+{
+        const Iofleet__Prepare *p = (*msg)->prepare;
+        arun_cfg_t cfg = {.pack = report_pack,
+                          .user = ag,
+                          .mem_bytes = RQUEUE_MEM_BYTES,
+                          .resend_ns = RESEND_NS};
+        arun_out_t out = {0};
+        char dir[4300];
+        int r;
+
+        if (ag->run) {
+                arun_phase_t ph = arun_phase(ag->run->ar);
+                char err[256];
+                if (ph == ARUN_DONE) {
+                        /* Only its last messages wait for an Ack: ask again now (an Ack, or the
+                         * coordinator saying it closed that run, frees this agent). */
+                        arun_out_t again = {0};
+                        arun_resend(ag->run->ar, clock_mono_ns(), &again);
+                        apply(ag, &again);
+                        outbox_done(&again.coord);
+                }
+                /* The coordinator is done with the last run and this one follows it: while the
+                 * host is put back (off the loop) or the last Ack is on its way, the Prepare
+                 * waits (take_next_prepare()). */
+                if ((ph == ARUN_DONE || ph == ARUN_TEARDOWN) && !ag->next_prepare) {
+                        ag->next_prepare = *msg;
+                        *msg = NULL;
+                        ag->next_prepare_until = clock_mono_ns() + NEXT_PREPARE_WAIT_NS;
+                        return;
+                }
+                if (ag->run) {
+                        if (ph == ARUN_DONE)
+                                snprintf(err, sizeof(err),
+                                         "busy: the last messages of run %s are not "
+                                         "acknowledged yet",
+                                         ag->run->id);
+                        else
+                                snprintf(err, sizeof(err), "busy with run %s", ag->run->id);
+                        session_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, p->run_id, err);
+                        return;
+                }
+        }
+        if (!(ag->run = ctx_new(p->run_id))) {
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, p->run_id, "out of memory");
+                return;
+        }
+        log_set_field("RUN_ID", p->run_id);
+        run_dir_of(ag, p->run_id, dir, sizeof(dir));
+        cfg.dir = dir;
+        if ((r = arun_new(p, &cfg, clock_mono_ns(), &out, &ag->run->ar)) < 0) {
+                char err[512];
+                snprintf(err, sizeof(err), "cannot keep the run in %s: %s", dir, strerror(-r));
+                log_error("run %s: %s", p->run_id, err);
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, p->run_id, err);
+                ctx_free(ag);
+                return;
+        }
+        ag->run->prepare = *msg;
+        *msg = NULL;
+        apply(ag, &out);
+}
+
+/* The Prepare that waited for the last run: taken once that run is freed, refused when it
+ * waited too long (or dropped, with drop, when the session it came on is gone). */
+static void take_next_prepare(agent_t *ag, bool drop)
+{
+        envelope_t *e = ag->next_prepare;
+        char err[300];
+        if (!e)
+                return;
+        if (!drop && ag->run && clock_mono_ns() < ag->next_prepare_until)
+                return;
+        ag->next_prepare = NULL;
+        if (!drop && !ag->run)
+                on_prepare(ag, &e);
+        else if (!drop) {
+                snprintf(err, sizeof(err), "busy: run %s is still ending (%s)", ag->run->id,
+                         arun_phase_name(ag->run->ar));
+                session_error(ag, IOFLEET__ERROR_CODE__ERROR_BUSY, e->prepare->run_id, err);
+        }
+        wire_free(&e);
 }
 
 static void on_start(agent_t *ag, const Iofleet__Start *s)
 {
         run_ctx_t *run = ag->run;
         time_sample_t best = {};
-        int64_t local, mono, now;
-        int r;
+        arun_out_t out = {0};
+        int64_t mono = 0, now = clock_mono_ns();
+        char why[160];
+        const char *err = NULL;
 
         if (!run || !streq(run->id, s->run_id)) {
                 session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, s->run_id,
                               "start for a run this agent has not prepared");
                 return;
         }
-        if (session_best_offset(ag, &best) < 0) {
-                session_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, run->id,
-                              "no clock sample from the coordinator: cannot place the start");
-                run_free(ag);
-                return;
-        }
         /* The coordinator's instant, on this agent's clock, then on the kernel's monotonic. */
-        local = s->start_ns - best.offset_ns;
-        mono = clock_local_to_mono(local);
-        now = clock_mono_ns();
-        if (mono - now > START_MAX_AHEAD_NS) {
-                char why[160];
-                snprintf(why, sizeof(why),
-                         "start instant %llds away: more than the longest lead (1h) allows",
-                         (long long)((mono - now) / (int64_t)NSEC_PER_SEC));
-                session_error(ag, IOFLEET__ERROR_CODE__ERROR_PREPARE, run->id, why);
-                run_free(ag);
-                return;
+        if (session_best_offset(ag, &best) < 0)
+                err = "no clock sample from the coordinator: cannot place the start";
+        else {
+                mono = clock_local_to_mono(s->start_ns - best.offset_ns);
+                if (mono - now > START_MAX_AHEAD_NS) {
+                        snprintf(why, sizeof(why),
+                                 "start instant %llds away: more than the longest lead (1h) allows",
+                                 (long long)((mono - now) / (int64_t)NSEC_PER_SEC));
+                        err = why;
+                } else if (mono <= now && arun_phase(run->ar) == ARUN_PREPARED)
+                        log_warning("run %s: start instant already passed by %lldns: starting now",
+                                    run->id, (long long)(now - mono));
         }
-        if (mono <= now)
-                log_warning("run %s: start instant already passed by %lldns: starting now", run->id,
-                            (long long)(now - mono));
-        run->start_mono = mono;
-        r = runner_start_at(run->runner, mono);
-        if (r < 0) {
-                session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, run->id, "cannot start");
-                run_free(ag);
-                return;
-        }
-        arm_interval(run);
-        sd_notifyf(0, "STATUS=run %s: starting", run->id);
+        arun_on_start(run->ar, mono, err, now, &out);
+        apply(ag, &out);
 }
 
-/* A session from scratch: any run stops (without a coordinator nobody collects its results, nor
- * tells a run's NFS server when the clients are done), then a fresh socket and handshake. */
+/* A session from scratch: a fresh socket and handshake. A run carries on for its orphan grace
+ * (its messages wait in its queue for the next session). */
 static void reconnect(agent_t *ag)
 {
-        if (ag->run) {
-                runner_stop(ag->run->runner);
-                run_free(ag);
+        if (ag->run && ag->state == SESSION_REGISTERED) {
+                arun_out_t out = {0};
+                arun_session(ag->run->ar, false, clock_mono_ns(), &out);
+                apply(ag, &out);
+                outbox_done(&out.coord);
         }
-        serve_abort(ag);
+        take_next_prepare(ag, true);
         session_close(ag);
         session_open(ag);
         sd_notify(0, "STATUS=reconnecting");
 }
 
+static void on_welcome(agent_t *ag, const Iofleet__Welcome *w)
+{
+        ag->state = SESSION_REGISTERED;
+        ag->heartbeat_ns = (int64_t)w->heartbeat_ns;
+        ag->lost_after = w->lost_after;
+        ag->backoff_ns = BACKOFF_MIN_NS;
+        ag->next_heartbeat = clock_mono_ns();
+        log_info("registered with coordinator %s (version %s)%s%s", ag->cfg->coordinator,
+                 w->coordinator_version, ag->run ? "; holding run " : "",
+                 ag->run ? ag->run->id : "");
+        /* With CURVE an agent is known by its key's name, whatever it calls itself. */
+        if (!strempty(w->name) && !streq(w->name, ag->name)) {
+                log_notice("the coordinator knows this agent as '%s' (the name of its key in the "
+                           "coordinator's agent_keys_dir), not '%s'",
+                           w->name, ag->name);
+                snprintf(ag->key_name, sizeof(ag->key_name), "%s", w->name);
+                ag->name = ag->key_name;
+        }
+        sd_notify(0, ag->run ? "STATUS=registered; in a run" : "STATUS=registered; idle");
+        session_start_burst(ag);
+        if (ag->run) {
+                arun_out_t out = {0};
+                /* The Ack that follows says where to resend from. */
+                arun_session(ag->run->ar, true, clock_mono_ns(), &out);
+                apply(ag, &out);
+        }
+}
+
+static void on_error(agent_t *ag, const Iofleet__Error *e)
+{
+        switch (e->code) {
+        case IOFLEET__ERROR_CODE__ERROR_NOT_REGISTERED:
+                /* A restarted coordinator: the run carries on; hello again says which it is. */
+                log_info("coordinator does not know us (restarted?): saying hello again");
+                ag->backoff_ns = BACKOFF_MIN_NS;
+                if (ag->state == SESSION_REGISTERED && ag->run) {
+                        arun_out_t out = {0};
+                        arun_session(ag->run->ar, false, clock_mono_ns(), &out);
+                        apply(ag, &out);
+                }
+                session_hello(ag);
+                break;
+        case IOFLEET__ERROR_CODE__ERROR_UNKNOWN_RUN:
+                if (ag->run && streq(ag->run->id, e->run_id ? e->run_id : "")) {
+                        arun_out_t out = {0};
+                        arun_unknown(ag->run->ar, e->message, clock_mono_ns(), &out);
+                        apply(ag, &out);
+                } else
+                        log_warning("coordinator reports: %s", e->message);
+                break;
+        case IOFLEET__ERROR_CODE__ERROR_KEY_NOT_ALLOWED:
+                /* A new handshake tells whether the key is still admitted. */
+                log_error("coordinator dropped this agent: %s; reconnecting to %s", e->message,
+                          ag->cfg->coordinator);
+                reconnect(ag);
+                break;
+        case IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION:
+        case IOFLEET__ERROR_CODE__ERROR_REFUSED: {
+                char why[WIRE_MAX_TEXT + 64];
+                snprintf(why, sizeof(why), "it refused this agent: %s", e->message);
+                session_unreachable(ag, why);
+                break;
+        }
+        default:
+                log_warning("coordinator reports: %s", e->message);
+        }
+}
+
 static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
 {
         envelope_t *e = NULL;
+        arun_out_t out = {0};
         char err[512];
         int r = wire_decode(m->data, m->len, WIRE_MAX_AGENT_MSG, &e, err, sizeof(err));
 
         if (r == -EPROTO) {
-                log_error("coordinator %s refused: %s%s%s", ag->cfg->coordinator, err,
-                          e->body_case == IOFLEET__ENVELOPE__BODY_ERROR ? ": " : "",
-                          e->body_case == IOFLEET__ENVELOPE__BODY_ERROR ? e->error->message : "");
+                char why[1024];
+                snprintf(why, sizeof(why), "it refused this agent: %s%s%s", err,
+                         e->body_case == IOFLEET__ENVELOPE__BODY_ERROR ? ": " : "",
+                         e->body_case == IOFLEET__ENVELOPE__BODY_ERROR ? e->error->message : "");
+                session_unreachable(ag, why);
                 wire_free(&e);
                 return;
         }
@@ -554,26 +458,20 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
         ag->last_heard = clock_mono_ns();
         switch (e->body_case) {
         case IOFLEET__ENVELOPE__BODY_WELCOME:
-                ag->state = SESSION_REGISTERED;
-                ag->heartbeat_ns = (int64_t)e->welcome->heartbeat_ns;
-                ag->lost_after = e->welcome->lost_after;
-                ag->backoff_ns = BACKOFF_MIN_NS;
-                ag->next_heartbeat = clock_mono_ns();
-                log_info("registered with coordinator %s (version %s)", ag->cfg->coordinator,
-                         e->welcome->coordinator_version);
-                /* With CURVE an agent is known by its key's name, whatever it calls itself. */
-                if (!strempty(e->welcome->name) && !streq(e->welcome->name, ag->name)) {
-                        log_notice("the coordinator knows this agent as '%s' (the name of its "
-                                   "key in the coordinator's agent_keys_dir), not '%s'",
-                                   e->welcome->name, ag->name);
-                        snprintf(ag->key_name, sizeof(ag->key_name), "%s", e->welcome->name);
-                        ag->name = ag->key_name;
+                on_welcome(ag, e->welcome);
+                break;
+        case IOFLEET__ENVELOPE__BODY_HEARTBEAT: {
+                const Iofleet__Heartbeat *hb = e->heartbeat;
+                time_sample_t s;
+                if (hb->probe_t1 && hb->probe_t2 &&
+                    clock_sample(hb->probe_t1, hb->probe_t2, hb->probe_t3, t4, &s) == 0)
+                        clock_sync_add(&ag->sync, &s);
+                if (hb->ack_upto && ag->run && streq(ag->run->id, hb->run_id)) {
+                        arun_on_ack(ag->run->ar, hb->ack_upto, clock_mono_ns(), &out);
+                        apply(ag, &out);
                 }
-                sd_notify(0, "STATUS=registered; idle");
-                session_start_burst(ag);
                 break;
-        case IOFLEET__ENVELOPE__BODY_HEARTBEAT:
-                break;
+        }
         case IOFLEET__ENVELOPE__BODY_TIME_REPLY: {
                 time_sample_t s;
                 if (clock_sample(e->time_reply->t1, e->time_reply->t2, e->time_reply->t3, t4, &s) ==
@@ -582,55 +480,109 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
                 break;
         }
         case IOFLEET__ENVELOPE__BODY_ERROR:
-                switch (e->error->code) {
-                case IOFLEET__ERROR_CODE__ERROR_NOT_REGISTERED:
-                        log_info("coordinator does not know us (restarted?): saying hello again");
-                        ag->backoff_ns = BACKOFF_MIN_NS;
-                        if (ag->run) {
-                                runner_stop(ag->run->runner);
-                        }
-                        session_hello(ag);
-                        break;
-                case IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION:
-                case IOFLEET__ERROR_CODE__ERROR_REFUSED:
-                        log_error("coordinator refused this agent: %s", e->error->message);
-                        break;
-                case IOFLEET__ERROR_CODE__ERROR_KEY_NOT_ALLOWED:
-                        /* A new handshake tells whether the key is still admitted. */
-                        log_error("coordinator dropped this agent: %s; reconnecting",
-                                  e->error->message);
-                        reconnect(ag);
-                        wire_free(&e);
-                        return;
-                default:
-                        log_warning("coordinator reports: %s", e->error->message);
-                }
+                on_error(ag, e->error);
                 break;
         case IOFLEET__ENVELOPE__BODY_PREPARE:
-                on_prepare(ag, e->prepare);
+                on_prepare(ag, &e);
                 break;
         case IOFLEET__ENVELOPE__BODY_START:
                 on_start(ag, e->start);
                 break;
-        case IOFLEET__ENVELOPE__BODY_STOP: {
-                runner_state_t st;
-                if (ag->serve && streq(serve_run_id(ag), e->stop->run_id))
-                        serve_stop(ag, e->stop->reason);
+        case IOFLEET__ENVELOPE__BODY_STOP:
                 if (ag->run && streq(ag->run->id, e->stop->run_id)) {
-                        log_info("run %s: stop: %s", ag->run->id, e->stop->reason);
-                        runner_stop(ag->run->runner);
-                        st = runner_update(ag->run->runner);
-                        if (st == RUNNER_PREPARING || st == RUNNER_PREPARED)
-                                /* Never started: nothing to report. */
-                                run_free(ag);
+                        arun_on_stop(ag->run->ar, e->stop->reason, clock_mono_ns(), &out);
+                        apply(ag, &out);
                 }
                 break;
-        }
+        case IOFLEET__ENVELOPE__BODY_ACK:
+                if (ag->run && streq(ag->run->id, e->ack->run_id)) {
+                        arun_on_ack(ag->run->ar, e->ack->upto, clock_mono_ns(), &out);
+                        apply(ag, &out);
+                }
+                break;
         default:
                 log_warning("coordinator sent %s, which an agent does not expect",
                             wire_body_name(e));
         }
         wire_free(&e);
+        outbox_done(&out.coord);
+}
+
+/* Runner events: laid out (then the clock burst), running, done. */
+static void on_runner(agent_t *ag)
+{
+        run_ctx_t *run = ag->run;
+        arun_out_t out = {0};
+        runner_state_t st;
+        int64_t now = clock_mono_ns();
+
+        if (!run || !run->runner)
+                return;
+        st = runner_update(run->runner);
+        if (st == RUNNER_FAILED) {
+                log_error("run %s: preparation failed: %s", run->id, runner_error(run->runner));
+                arun_fail(run->ar, IOFLEET__ERROR_CODE__ERROR_PREPARE, runner_error(run->runner),
+                          now, &out);
+        } else if (st == RUNNER_PREPARED && !run->burst) {
+                arun_runner_prepared(run->ar, now, &out);
+        } else if (st == RUNNER_RUNNING) {
+                arun_runner_running(run->ar, now, &out);
+        } else if (st == RUNNER_DONE) {
+                arun_runner_running(run->ar, now, &out);
+                arun_runner_done(run->ar, runner_last_done_mono(run->runner), now, &out);
+        }
+        apply(ag, &out);
+        outbox_done(&out.coord);
+}
+
+static void on_host_work(agent_t *ag)
+{
+        run_ctx_t *run = ag->run;
+        hostwork_kind_t kind;
+        arun_out_t out = {0};
+        char err[1024];
+        int rc;
+        if (!run || hostwork_collect(run->work, &kind, &rc, err, sizeof(err)) < 0)
+                return;
+        if (kind == HOSTWORK_TEARDOWN)
+                arun_host_done(run->ar, rc, clock_mono_ns(), &out);
+        else {
+                if (rc < 0)
+                        log_error("run %s: cannot prepare the host: %s", run->id, err);
+                arun_host_prepared(run->ar, rc, err, clock_mono_ns(), &out);
+        }
+        apply(ag, &out);
+        outbox_done(&out.coord);
+}
+
+static void on_run_timer(agent_t *ag)
+{
+        uint64_t n;
+        arun_out_t out = {0};
+        if (!ag->run || read(ag->run->tfd, &n, sizeof(n)) < 0)
+                return;
+        arun_tick(ag->run->ar, clock_mono_ns(), &out);
+        apply(ag, &out);
+        outbox_done(&out.coord);
+}
+
+/* Prepared goes out when the workers are ready and the fresh probe burst is in (or timed out). */
+static void check_burst(agent_t *ag)
+{
+        run_ctx_t *run = ag->run;
+        arun_out_t out = {0};
+        time_sample_t s = {};
+        if (!run || !run->burst)
+                return;
+        if (clock_sync_best(&ag->sync, ag->burst_since, &s) < 0 &&
+            clock_mono_ns() < ag->burst_deadline)
+                return;
+        if (ag->burst_left > 0 && clock_mono_ns() < ag->burst_deadline)
+                return;
+        run->burst = false;
+        arun_clock_ready(run->ar, session_best_offset(ag, &s) == 0, clock_mono_ns(), &out);
+        apply(ag, &out);
+        outbox_done(&out.coord);
 }
 
 static void tick(agent_t *ag)
@@ -660,12 +612,14 @@ static void tick(agent_t *ag)
                         ag->next_heartbeat = now + ag->heartbeat_ns;
                 }
         }
+        session_check_reach(ag);
         if (ag->burst_left > 0 && now >= ag->next_burst_probe) {
                 session_probe(ag);
                 ag->burst_left--;
                 ag->next_burst_probe = now + PROBE_BURST_GAP_NS;
         }
-        if (ag->run)
+        check_burst(ag);
+        if (ag->run && ag->run->runner)
                 on_runner(ag);
 }
 
@@ -678,9 +632,55 @@ static int64_t next_wakeup(const agent_t *ag)
                 t = ag->next_heartbeat;
         if (ag->burst_left > 0 && ag->next_burst_probe < t)
                 t = ag->next_burst_probe;
-        if (ag->run && !ag->run->prepared_sent && ag->burst_deadline < t)
+        if (ag->run && ag->run->burst && ag->burst_deadline < t)
                 t = ag->burst_deadline;
+        if (ag->next_prepare && ag->next_prepare_until < t)
+                t = ag->next_prepare_until;
         return t;
+}
+
+/* A run an earlier life of the agent left in its state directory: what it did not deliver goes
+ * to the coordinator at the next session. */
+static void recover_run(agent_t *ag)
+{
+        char runs[4200], dir[4600], id[WIRE_MAX_ID + 1], phase[32];
+        arun_cfg_t cfg = {.pack = report_pack,
+                          .user = ag,
+                          .mem_bytes = RQUEUE_MEM_BYTES,
+                          .resend_ns = RESEND_NS};
+        arun_out_t out = {0};
+        struct dirent *de;
+        DIR *dp;
+        snprintf(runs, sizeof(runs), "%s/runs", ag->cfg->state_dir);
+        if (!(dp = opendir(runs)))
+                return;
+        while (!ag->run && (de = readdir(dp))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(dir, sizeof(dir), "%s/%s", runs, de->d_name);
+                if (arun_peek(dir, id, sizeof(id), phase, sizeof(phase)) < 0)
+                        continue;
+                if (!(ag->run = ctx_new(id)))
+                        break;
+                /* The start put the host back already: that is what the Restored says. */
+                kv_set(&ag->run->effective, "restored",
+                       restore_pending(ag->restore) ? "failed: see the agent's log" : "yes");
+                cfg.dir = dir;
+                if (arun_recover(&cfg, clock_mono_ns(), &out, &ag->run->ar) < 0) {
+                        ctx_free(ag);
+                        continue;
+                }
+                log_info("run %s: found from before a restart (phase %s): %llu messages for the "
+                         "coordinator",
+                         id, phase, (unsigned long long)arun_pending(ag->run->ar));
+                /* Nothing to send before a session says where from. */
+                arun_session(ag->run->ar, false, clock_mono_ns(), &out);
+                arun_session(ag->run->ar, true, clock_mono_ns(), &out);
+                outbox_clear(&out.coord);
+                apply(ag, &out);
+        }
+        closedir(dp);
+        outbox_done(&out.coord);
 }
 
 static int setup(agent_t *ag)
@@ -704,14 +704,15 @@ static int setup(agent_t *ag)
         else {
                 /* -ENOKEY: a configuration to finish, not a failure a restart cures (exit 78). */
                 if ((r = keys_load(cfg->key, true, &ag->kp, err, sizeof(err))) < 0)
-                        return log_error_errno(-ENOKEY, "agent key: %s (make one with 'iofleet keygen')",
-                                               err);
+                        return log_error_errno(-ENOKEY,
+                                               "agent key: %s (make one with 'iofleet keygen')", err);
                 if ((r = keys_load(cfg->coordinator_key, false, &ag->server, err, sizeof(err))) < 0)
                         return log_error_errno(-ENOKEY, "coordinator key: %s", err);
         }
         /* Before anything else: put back what a crashed predecessor left changed. */
         if ((r = host_open(cfg, &ag->restore)) < 0)
                 return r;
+        recover_run(ag);
         ag->ctx = zmq_ctx_new();
         if (!ag->ctx)
                 return -errno;
@@ -729,9 +730,46 @@ static int setup(agent_t *ag)
         return 0;
 }
 
+static void on_signal(agent_t *ag)
+{
+        struct signalfd_siginfo si;
+        while (read(ag->sigfd, &si, sizeof(si)) == sizeof(si)) {
+                log_info("signal %d: stopping", (int)si.ssi_signo);
+                if (ag->quit && !ag->stop_deadline)
+                        continue;
+                ag->quit = true;
+                if (ag->run && !ag->stop_deadline) {
+                        arun_out_t out = {0};
+                        /* The run ends now; its host is put back first (below, in the loop). */
+                        ag->stop_deadline = clock_mono_ns() + STOP_WAIT_NS;
+                        arun_shutdown(ag->run->ar, clock_mono_ns(), &out);
+                        apply(ag, &out);
+                        outbox_done(&out.coord);
+                } else if (ag->stop_deadline)
+                        ag->stop_deadline = clock_mono_ns(); /* a second signal: now */
+        }
+}
+
+/* The agent stops once its run (if any) has put the host back, or after STOP_WAIT_NS. */
+static bool may_stop(agent_t *ag)
+{
+        int64_t now = clock_mono_ns();
+        if (!ag->quit)
+                return false;
+        if (!ag->run || now >= ag->stop_deadline)
+                return true;
+        if (arun_phase(ag->run->ar) != ARUN_DONE)
+                return false;
+        /* Put back: a moment for the coordinator to acknowledge the last messages, which
+         * otherwise wait in the state directory for the next start. */
+        if (!ag->ack_wait_until)
+                ag->ack_wait_until = now + (int64_t)NSEC_PER_SEC;
+        return ag->state != SESSION_REGISTERED || now >= ag->ack_wait_until;
+}
+
 int daemon_run(const agent_config_t *cfg)
 {
-        agent_t ag = {.cfg = cfg, .sigfd = -1};
+        agent_t ag = {.cfg = cfg, .sigfd = -1, .probe_fd = -1};
         uint64_t watchdog_usec = 0;
         int64_t next_watchdog = 0;
         int r;
@@ -744,35 +782,28 @@ int daemon_run(const agent_config_t *cfg)
                  cfg->insecure ? " (INSECURE)" : "");
         sd_notify(0, "READY=1\nSTATUS=connecting");
 
-        while (!ag.quit) {
+        while (!may_stop(&ag)) {
+                run_ctx_t *run = ag.run;
                 zmq_pollitem_t items[6] = {
                     {ag.sock, 0, ZMQ_POLLIN, 0},
                     {NULL, ag.sigfd, ZMQ_POLLIN, 0},
                     {ag.monitor, 0, ZMQ_POLLIN, 0},
-                    {NULL, ag.run ? runner_fd(ag.run->runner) : -1, ZMQ_POLLIN, 0},
-                    {NULL, ag.run ? ag.run->tfd : -1, ZMQ_POLLIN, 0},
-                    {NULL, serve_fd(&ag), ZMQ_POLLIN, 0},
+                    {NULL, run && run->runner ? runner_fd(run->runner) : -1, ZMQ_POLLIN, 0},
+                    {NULL, run ? run->tfd : -1, ZMQ_POLLIN, 0},
+                    {NULL, run ? hostwork_fd(run->work) : -1, ZMQ_POLLIN, 0},
                 };
-                int n = 6;
                 int64_t timeout = next_wakeup(&ag) - clock_mono_ns();
-                log_set_field("RUN_ID", ag.run ? ag.run->id : ag.serve ? serve_run_id(&ag) : NULL);
+                log_set_field("RUN_ID", ag.run ? ag.run->id : NULL);
                 if (!ag.monitor)
                         items[2] = (zmq_pollitem_t){NULL, -1, 0, 0};
-                if (zmq_poll(items, n, timeout > 0 ? timeout / (int64_t)NSEC_PER_MSEC + 1 : 0) <
+                if (zmq_poll(items, 6, timeout > 0 ? timeout / (int64_t)NSEC_PER_MSEC + 1 : 0) <
                         0 &&
                     errno != EINTR) {
                         r = log_error_errno(-errno, "poll: %m");
                         break;
                 }
-                if (items[1].revents & ZMQ_POLLIN) {
-                        struct signalfd_siginfo si;
-                        while (read(ag.sigfd, &si, sizeof(si)) == sizeof(si)) {
-                                log_info("signal %d: stopping", (int)si.ssi_signo);
-                                ag.quit = true;
-                        }
-                }
-                if (items[5].revents & ZMQ_POLLIN)
-                        serve_on_event(&ag);
+                if (items[1].revents & ZMQ_POLLIN)
+                        on_signal(&ag);
                 if (ag.monitor && (items[2].revents & ZMQ_POLLIN))
                         session_on_monitor(&ag);
                 for (int i = 0; i < 100 && (items[0].revents & ZMQ_POLLIN) && ag.sock; i++) {
@@ -784,11 +815,15 @@ int daemon_run(const agent_config_t *cfg)
                         on_message(&ag, &m, t4);
                         sock_msg_done(&m);
                 }
-                if (ag.run && (items[4].revents & ZMQ_POLLIN))
-                        on_interval_timer(&ag);
-                if (ag.run && (items[3].revents & ZMQ_POLLIN))
+                /* The run may have ended (and been freed) while handling messages. */
+                if (ag.run == run && (items[5].revents & ZMQ_POLLIN))
+                        on_host_work(&ag);
+                if (ag.run == run && (items[4].revents & ZMQ_POLLIN))
+                        on_run_timer(&ag);
+                if (ag.run == run && (items[3].revents & ZMQ_POLLIN))
                         on_runner(&ag);
                 tick(&ag);
+                take_next_prepare(&ag, ag.quit);
                 if (watchdog_usec && clock_mono_ns() >= next_watchdog) {
                         sd_notify(0, "WATCHDOG=1");
                         next_watchdog = clock_mono_ns() + (int64_t)watchdog_usec * 1000 / 2;
@@ -796,16 +831,16 @@ int daemon_run(const agent_config_t *cfg)
         }
         sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         if (ag.run) {
-                session_error(&ag, IOFLEET__ERROR_CODE__ERROR_CANCELLED, ag.run->id,
-                              "the agent is stopping");
-                runner_stop(ag.run->runner);
-                run_free(&ag);
+                /* Out of time (or a second signal): whatever the run still had changed goes
+                 * back now; what it made stays in its directory for the next start. */
+                runner_destroy(&ag.run->runner);
+                hostwork_wait(ag.run->work);
+                if (ag.restore && restore_pending(ag.restore))
+                        host_teardown(ag.restore, &ag.run->effective);
+                ctx_free(&ag);
         }
-        if (ag.serve) {
-                session_error(&ag, IOFLEET__ERROR_CODE__ERROR_CANCELLED, serve_run_id(&ag),
-                              "the agent is stopping");
-                serve_abort(&ag);
-        }
+        take_next_prepare(&ag, true);
+        session_goodbye(&ag, "the agent is stopping");
         restore_close(&ag.restore);
 out:
         session_close(&ag);
@@ -813,6 +848,8 @@ out:
                 zmq_ctx_term(ag.ctx);
         if (ag.sigfd >= 0)
                 close(ag.sigfd);
+        if (ag.probe_fd >= 0)
+                close(ag.probe_fd);
         if (r == 0)
                 log_info("agent stopped");
         return r;

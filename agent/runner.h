@@ -10,6 +10,7 @@
 #include "hist.h"
 #include "metadata.h"
 #include "options.h"
+#include "wire.h"
 
 typedef struct runner runner_t;
 
@@ -34,11 +35,7 @@ typedef enum runner_state {
 /* Totals of one direction, summed over workers. Synchronous engines leave slat and lat empty
  * (fio's lat is then clat). The syncs of fsync=/fdatasync= (fio's "sync" block) are in the write
  * direction's syncs and sync_lat; the read direction's stay empty. */
-typedef struct runner_dir {
-        uint64_t bytes, ios, errors, short_ios, issued, dropped, syncs;
-        uint64_t verify_errors; /* reads that failed verify= (counted in errors too) */
-        hist_t *clat, *slat, *lat, *sync_lat;
-} runner_dir_t;
+typedef wire_dir_counts_t runner_dir_t;
 
 int runner_dir_init(runner_dir_t *d);
 void runner_dir_done(runner_dir_t *d);

@@ -3,8 +3,12 @@
 #include "session.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <systemd/sd-daemon.h>
 #include <zmq.h>
 
@@ -23,7 +27,34 @@ int session_send(agent_t *ag, envelope_t *e)
         r = sock_send_env(ag->sock, NULL, e);
         if (r < 0 && r != -EAGAIN)
                 log_debug("send %s: %s", wire_body_name(e), strerror(-r));
+        else if (r >= 0)
+                ag->last_sent = clock_mono_ns();
         return r;
+}
+
+int session_send_raw(agent_t *ag, const void *buf, size_t len)
+{
+        int r;
+        if (!ag->sock)
+                return -ENOTCONN;
+        r = sock_send(ag->sock, NULL, buf, len);
+        if (r < 0 && r != -EAGAIN)
+                log_debug("send a run message: %s", strerror(-r));
+        else if (r >= 0)
+                ag->last_sent = clock_mono_ns();
+        return r;
+}
+
+void session_goodbye(agent_t *ag, const char *reason)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Goodbye g = IOFLEET__GOODBYE__INIT;
+        if (ag->state != SESSION_REGISTERED)
+                return;
+        g.reason = (char *)reason;
+        e.body_case = IOFLEET__ENVELOPE__BODY_GOODBYE;
+        e.goodbye = &g;
+        session_send(ag, &e);
 }
 
 void session_error(agent_t *ag, Iofleet__ErrorCode code, const char *run_id, const char *msg)
@@ -58,6 +89,12 @@ void session_hello(agent_t *ag)
         h.engines = (char **)engines;
         h.n_engines = n;
         h.boot_id = ag->ident.boot_id;
+        if (ag->run && ag->run->ar) {
+                /* The run it holds: the coordinator says where to resend from. */
+                h.run_id = ag->run->id;
+                h.run_phase = (char *)arun_phase_name(ag->run->ar);
+                h.run_seq = arun_made(ag->run->ar);
+        }
         for (size_t i = 0; i < ag->cfg->labels.n && i < WIRE_MAX_LABELS; i++) {
                 const char *kv = ag->cfg->labels.v[i], *eq = strchr(kv, '=');
                 iofleet__label__init(&labels[i]);
@@ -115,12 +152,18 @@ void session_heartbeat(agent_t *ag)
                 hb.wall_offset_ns = s.offset_ns - (clock_real_ns() - clock_mono_ns());
                 hb.wall_offset_known = true;
         }
-        hb.run_id = ag->run ? ag->run->id : "";
+        hb.run_id = ag->run ? ag->run->id : (char *)"";
+        /* A probe rides with every other heartbeat: the offset stays fresh between runs, and
+         * the coordinator answers those (and the others only when it has been quiet for two).
+         * A beat between, with nothing to carry, is left out when the agent has just sent
+         * something else (an Interval): any message shows it alive. */
+        if (ag->beats++ % 2 == 0)
+                hb.probe_t1 = clock_local_ns();
+        else if (clock_mono_ns() - ag->last_sent < ag->heartbeat_ns)
+                return;
         e.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
         e.heartbeat = &hb;
         session_send(ag, &e);
-        /* One probe per heartbeat keeps the offset fresh between runs. */
-        session_probe(ag);
 }
 
 void session_close(agent_t *ag)
@@ -205,16 +248,19 @@ void session_on_monitor(agent_t *ag)
         zmq_msg_close(&m);
 
         switch (ev) {
-        case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
-                log_error("the coordinator at %s refused this agent's key (status %u): add %s's "
-                          "public key %s to the coordinator's agent_keys_dir",
-                          ag->cfg->coordinator, val, ag->name, ag->kp.public_z85);
+        case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: {
+                char why[256];
+                snprintf(why, sizeof(why),
+                         "it refused this agent's key (status %u): add %s's public key %s to "
+                         "the coordinator's agent_keys_dir",
+                         val, ag->name, ag->kp.public_z85);
+                session_unreachable(ag, why);
                 break;
+        }
         case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
         case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
-                log_error("CURVE handshake with %s failed (is coordinator_key the coordinator's "
-                          "real public key?)",
-                          ag->cfg->coordinator);
+                session_unreachable(ag, "the CURVE handshake failed (is coordinator_key the "
+                                        "coordinator's real public key?)");
                 break;
         case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
                 log_debug("connected to %s", ag->cfg->coordinator);
@@ -230,18 +276,107 @@ void session_on_monitor(agent_t *ag)
         }
 }
 
-/* Sends e with kv as its effective settings (the message's fields point at them meanwhile). */
-void session_send_settings(agent_t *ag, envelope_t *e, Iofleet__Setting ***field, size_t *n,
-                           const kvlist_t *kv)
+/* "tcp://HOST:PORT" (HOST may be [v6]): a plain TCP connect says why the coordinator cannot be
+ * reached, which ZeroMQ's reconnects never tell. Non-blocking; probe_check() reads it. */
+static void probe_start(agent_t *ag)
 {
-        Iofleet__Setting **sp = NULL, *sv = wire_settings(kv, &sp);
-        if (sv) {
-                *field = sp;
-                *n = kv->n;
+        char host[256], *colon;
+        const char *ep = ag->cfg->coordinator;
+        struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai = NULL;
+        int fd;
+        if (ag->probe_fd >= 0 || strncmp(ep, "tcp://", 6) != 0)
+                return;
+        snprintf(host, sizeof(host), "%s", ep + 6);
+        colon = strrchr(host, ':');
+        if (!colon)
+                return;
+        *colon = 0;
+        if (host[0] == '[' && colon[-1] == ']') {
+                memmove(host, host + 1, strlen(host));
+                host[strlen(host) - 1] = 0;
         }
-        session_send(ag, e);
-        *field = NULL;
-        *n = 0;
-        free(sv);
-        free(sp);
+        if (getaddrinfo(host, colon + 1, &hints, &ai) != 0 || !ai) {
+                snprintf(ag->probe_why, sizeof(ag->probe_why), "cannot resolve '%s'", host);
+                return;
+        }
+        fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd >= 0 && connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
+                snprintf(ag->probe_why, sizeof(ag->probe_why), "%s", strerror(errno));
+                close(fd);
+                fd = -1;
+        }
+        freeaddrinfo(ai);
+        ag->probe_fd = fd;
+        ag->probe_deadline = clock_mono_ns() + 2 * (int64_t)NSEC_PER_SEC;
+}
+
+/* The probe's answer, when it has one: a reason for the next line about it. */
+static void probe_check(agent_t *ag)
+{
+        struct pollfd p = {ag->probe_fd, POLLOUT, 0};
+        int err = 0;
+        socklen_t len = sizeof(err);
+        if (ag->probe_fd < 0)
+                return;
+        if (poll(&p, 1, 0) == 1) {
+                getsockopt(ag->probe_fd, SOL_SOCKET, SO_ERROR, &err, &len);
+                snprintf(ag->probe_why, sizeof(ag->probe_why), "%s",
+                         err ? strerror(err) : "TCP connects, but no ZeroMQ session yet");
+        } else if (clock_mono_ns() < ag->probe_deadline)
+                return;
+        else
+                snprintf(ag->probe_why, sizeof(ag->probe_why),
+                         "no answer to a TCP connect within 2s (host down, or filtered)");
+        close(ag->probe_fd);
+        ag->probe_fd = -1;
+}
+
+void session_unreachable(agent_t *ag, const char *why)
+{
+        int64_t now = clock_mono_ns();
+        bool again = streq(ag->unreachable, why);
+        if (again && now < ag->next_unreachable_log)
+                return;
+        if (!again || !ag->unreachable_every)
+                ag->unreachable_every = (int64_t)NSEC_PER_SEC;
+        else if (ag->unreachable_every * 2 > 60 * (int64_t)NSEC_PER_SEC)
+                ag->unreachable_every = 60 * (int64_t)NSEC_PER_SEC;
+        else
+                ag->unreachable_every *= 2;
+        ag->next_unreachable_log = now + ag->unreachable_every;
+        snprintf(ag->unreachable, sizeof(ag->unreachable), "%s", why);
+        log_error("cannot reach the coordinator at %s: %s (retrying; said again in %llds if it "
+                  "lasts)",
+                  ag->cfg->coordinator, why,
+                  (long long)(ag->unreachable_every / (int64_t)NSEC_PER_SEC));
+}
+
+void session_check_reach(agent_t *ag)
+{
+        int64_t now = clock_mono_ns();
+        if (ag->state == SESSION_REGISTERED) {
+                if (ag->unreachable[0])
+                        log_info("coordinator %s reached again", ag->cfg->coordinator);
+                ag->unreachable[0] = 0;
+                ag->unreachable_every = 0;
+                ag->probe_why[0] = 0;
+                if (ag->probe_fd >= 0) {
+                        close(ag->probe_fd);
+                        ag->probe_fd = -1;
+                }
+                return;
+        }
+        /* A few seconds without a session before it is worth a line. */
+        if (now - ag->last_heard < 3 * (int64_t)NSEC_PER_SEC)
+                return;
+        probe_check(ag);
+        if (ag->probe_why[0]) {
+                char why[320];
+                snprintf(why, sizeof(why), "%s", ag->probe_why);
+                ag->probe_why[0] = 0;
+                session_unreachable(ag, why);
+                return;
+        }
+        if (now >= ag->next_unreachable_log)
+                probe_start(ag);
 }

@@ -9,7 +9,9 @@
 #include <stdint.h>
 
 #include "agent-config.h"
+#include "agent-run.h"
 #include "clock.h"
+#include "hostwork.h"
 #include "identity.h"
 #include "keys.h"
 #include "runner.h"
@@ -29,22 +31,21 @@ typedef enum session_state {
 #define BACKOFF_MIN_NS ((int64_t)NSEC_PER_SEC / 2)
 #define BACKOFF_MAX_NS (30 * (int64_t)NSEC_PER_SEC)
 
+/* This agent's part of a run: its state machine and what the daemon keeps for it. */
 typedef struct run_ctx {
         char id[WIRE_MAX_ID + 1];
+        arun_t *ar;
+        envelope_t *prepare; /* the Prepare as received (NULL for a run found after a restart) */
         runner_t *runner;
-        uint64_t interval_ns;
-        uint64_t runtime_ns;    /* longest runtime of its jobs; 0 when any is size-bound only */
-        uint64_t max_intervals; /* from runtime_ns */
-        bool prepared_sent, started_sent;
+        runner_dir_t prev[2]; /* totals when the previous interval was packed */
         int64_t start_mono;
-        size_t next_interval; /* index of the next Interval to send */
-        runner_dir_t prev[2]; /* totals when the previous interval was sent */
-        int tfd;              /* interval timer */
-        kvlist_t effective;   /* sysctls and mount as they took effect, then the restore */
+        int tfd;              /* the run's timer: arun_next_deadline() */
+        kvlist_t effective;   /* sysctls and mount (or the export) as they took effect, then the
+                                 restore */
         char mountpoint[4096]; /* the NFS mount the jobs run in; "" without one */
+        hostwork_t *work;     /* host prepare and put-back, off the loop */
+        bool burst;           /* Prepared waits for the clock burst */
 } run_ctx_t;
-
-typedef struct serve_ctx serve_ctx_t; /* agent/serve.c: this agent as a run's NFS server */
 
 typedef struct agent {
         const agent_config_t *cfg;
@@ -56,12 +57,16 @@ typedef struct agent {
         int monitor_seq;
         int sigfd;
         bool quit;
+        int64_t stop_deadline; /* mono: SIGTERM during a run waits this long for its end */
+        int64_t ack_wait_until; /* mono: at the end, Acks of the last messages are waited for */
         session_state_t state;
         uint64_t seq;
         int64_t heartbeat_ns;
         uint32_t lost_after;
         int64_t last_heard;     /* mono */
+        int64_t last_sent;      /* mono: the last message that left */
         int64_t next_heartbeat; /* mono */
+        unsigned beats;         /* heartbeats sent: every other one carries a time probe */
         int64_t next_hello;     /* mono */
         int64_t backoff_ns;
         clock_sync_t sync;
@@ -70,16 +75,27 @@ typedef struct agent {
         int64_t next_burst_probe;
         int64_t burst_deadline;
         run_ctx_t *run;
-        serve_ctx_t *serve;  /* the run it serves NFS for, if any */
+        /* A Prepare that came while the last run was putting the host back or waiting for its
+         * last Ack: taken when that run is freed, refused BUSY at next_prepare_until. */
+        envelope_t *next_prepare;
+        int64_t next_prepare_until; /* mono */
         restore_t *restore; /* what this agent changed on the host, to put back */
+        /* Why the coordinator cannot be reached, and when that was last said (once, then at
+         * backoff: never a line per retry). */
+        char unreachable[256];
+        int64_t next_unreachable_log;
+        int64_t unreachable_every;
+        int probe_fd; /* a plain TCP connect that finds the reason, or -1 */
+        int64_t probe_deadline;
+        char probe_why[256];
 } agent_t;
 
 /* Sends e to the coordinator (stamping its sequence number); -ENOTCONN without a socket. */
 int session_send(agent_t *ag, envelope_t *e);
-/* Sends e with kv as the effective settings *field / *n point at while it is packed (Prepared,
- * Finished). */
-void session_send_settings(agent_t *ag, envelope_t *e, Iofleet__Setting ***field, size_t *n,
-                           const kvlist_t *kv);
+/* Sends an encoded message as it is (a run message, numbered by its run). */
+int session_send_raw(agent_t *ag, const void *buf, size_t len);
+/* Goodbye: the agent stops cleanly, so the coordinator lists it gone at once. */
+void session_goodbye(agent_t *ag, const char *reason);
 void session_error(agent_t *ag, Iofleet__ErrorCode code, const char *run_id, const char *msg);
 /* Hello with identity, roles, labels and engines; schedules the next one with backoff. */
 void session_hello(agent_t *ag);
@@ -93,5 +109,10 @@ void session_heartbeat(agent_t *ag);
 void session_close(agent_t *ag);
 /* A new DEALER to the coordinator, with CURVE and a monitor for handshake events. */
 int session_open(agent_t *ag);
+/* Says why the coordinator cannot be reached: once, then at a doubling interval (at most a
+ * minute) while the same reason lasts. */
+void session_unreachable(agent_t *ag, const char *why);
+/* Without a session for a few seconds: finds out why (a TCP probe) and says so. */
+void session_check_reach(agent_t *ag);
 /* Reads one monitor event: logs refusals, says hello at once on a new connection. */
 void session_on_monitor(agent_t *ag);

@@ -24,8 +24,11 @@ typedef struct sim_agent {
         void *s;
         char id[37], name[32];
         uint64_t seq;
+        uint64_t rseq, acked; /* run messages numbered, and acknowledged by the coordinator */
         bool welcomed, prepared, finished;
-        int64_t next_hb; /* CLOCK_MONOTONIC */
+        int64_t next_hb;   /* CLOCK_MONOTONIC */
+        int64_t last_sent; /* CLOCK_MONOTONIC */
+        unsigned beats;
 } sim_agent_t;
 
 typedef struct sim {
@@ -51,6 +54,7 @@ typedef struct sim {
         int64_t t_hello, t_welcomed;
         double *delay_ms, *send_lag_ms;
         size_t n_delay, n_lag, incomplete;
+        uint64_t acks; /* Acks received */
         uint64_t cpu0, cpu1; /* clock ticks of the coordinator */
         int64_t cpu_t0, cpu_t1, t_last_iv, t_done;
         long rss_kib, hwm_kib;
@@ -60,6 +64,7 @@ typedef struct sim {
 static int send_to(sim_t *sim, sim_agent_t *a, envelope_t *e)
 {
         e->seq = ++a->seq;
+        a->last_sent = clock_mono_ns();
         return sock_send_env(a->s, NULL, e);
 }
 
@@ -82,10 +87,16 @@ static void hello(sim_t *sim, sim_agent_t *a)
         send_to(sim, a, &e);
 }
 
+/* As the agent beats (agent/session.c): a time probe on every other heartbeat, and the beats
+ * between left out while the agent just sent something else. */
 static void heartbeat(sim_t *sim, sim_agent_t *a)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Heartbeat hb = IOFLEET__HEARTBEAT__INIT;
+        if (a->beats++ % 2 == 0)
+                hb.probe_t1 = (uint64_t)clock_real_ns();
+        else if (clock_mono_ns() - a->last_sent < (int64_t)sim->hb_ns)
+                return;
         hb.run_id = sim->run_id;
         e.body_case = BODY(HEARTBEAT);
         e.heartbeat = &hb;
@@ -109,6 +120,7 @@ static void send_interval(sim_t *sim, sim_agent_t *a, uint32_t k)
         Iofleet__DirStats rd;
         dirstats(sim, &rd, 100);
         iv.run_id = sim->run_id;
+        iv.run_seq = ++a->rseq;
         iv.index = k;
         iv.read = &rd;
         iv.last = k + 1 == sim->n_k;
@@ -134,6 +146,8 @@ static void send_finished(sim_t *sim, sim_agent_t *a)
         jr.runtime_ns = sim->runtime_ns;
         jr.first_done_ns = jr.last_done_ns = sim->runtime_ns;
         f.run_id = sim->run_id;
+        f.run_seq = ++a->rseq;
+        f.intervals = sim->n_k;
         f.jobs = &jp;
         f.n_jobs = 1;
         f.error = "";
@@ -161,6 +175,7 @@ static void on_agent_msg(sim_t *sim, sim_agent_t *a, envelope_t *e)
                 snprintf(sim->run_id, sizeof(sim->run_id), "%s", e->prepare->run_id);
                 sim->interval_ns = e->prepare->interval_ns;
                 p.run_id = sim->run_id;
+                p.run_seq = ++a->rseq;
                 p.rtt_ns = 1000;
                 p.workers = 1;
                 r.body_case = BODY(PREPARED);
@@ -174,6 +189,18 @@ static void on_agent_msg(sim_t *sim, sim_agent_t *a, envelope_t *e)
                 break;
         case BODY(STOP):
                 send_finished(sim, a);
+                break;
+        case BODY(HEARTBEAT):
+                if (!e->heartbeat->ack_upto)
+                        break;
+                sim->acks++;
+                if (e->heartbeat->ack_upto > a->acked)
+                        a->acked = e->heartbeat->ack_upto;
+                break;
+        case BODY(ACK):
+                sim->acks++;
+                if (e->ack->upto > a->acked)
+                        a->acked = e->ack->upto;
                 break;
         case BODY(ERROR):
                 if (sim->errors++ < 5)
@@ -354,6 +381,7 @@ static void timers(sim_t *sim)
                         envelope_t e = IOFLEET__ENVELOPE__INIT;
                         Iofleet__Started st = IOFLEET__STARTED__INIT;
                         st.run_id = sim->run_id;
+                        st.run_seq = ++sim->a[i].rseq;
                         st.start_ns = clock_real_ns();
                         st.host_mono_ns = clock_mono_ns();
                         e.body_case = BODY(STARTED);
@@ -376,7 +404,12 @@ static void timers(sim_t *sim)
         }
         for (size_t c = 0; sim->hb_ns && c < sim->n; c++) {
                 sim_agent_t *a = &sim->a[sim->hb_cursor];
-                if (!a->welcomed || mono < a->next_hb)
+                if (!a->welcomed) {
+                        /* Not in yet: it must not hold up the heartbeats of those after it. */
+                        sim->hb_cursor = (sim->hb_cursor + 1) % sim->n;
+                        continue;
+                }
+                if (mono < a->next_hb)
                         break;
                 heartbeat(sim, a);
                 a->next_hb += (int64_t)sim->hb_ns;
@@ -566,19 +599,31 @@ int main(int argc, char **argv)
                 timers(&sim);
         }
 
+        /* The Acks of the last messages follow the RunDone: a moment to collect them. */
+        for (int64_t until = clock_mono_ns() + 300 * (int64_t)NSEC_PER_MSEC; clock_mono_ns() < until;) {
+                if (zmq_poll(sim.items, (int)sim.n, 50) < 0 && errno != EINTR)
+                        break;
+                for (size_t i = 0; i < sim.n; i++)
+                        if (sim.items[i].revents & ZMQ_POLLIN)
+                                drain(&sim, sim.items[i].socket, &sim.a[i]);
+        }
+        size_t unacked = 0;
+        for (size_t i = 0; i < sim.n; i++)
+                unacked += sim.a[i].acked < sim.a[i].rseq;
         double cpu_s = (double)(sim.cpu1 - sim.cpu0) / (double)sysconf(_SC_CLK_TCK);
         double wall_s = (double)(sim.cpu_t1 - sim.cpu_t0) / 1e9;
         printf("agents=%zu interval_ms=%" PRIu64 " intervals=%zu/%u incomplete=%zu "
                "join_s=%.2f cpu_pct=%.1f rss_mib=%.1f hwm_mib=%.1f delay_p50_ms=%.2f "
                "delay_p99_ms=%.2f delay_max_ms=%.2f send_lag_p50_ms=%.2f send_lag_max_ms=%.2f "
-               "done_after_s=%.2f errors=%u\n",
+               "done_after_s=%.2f errors=%u acks=%llu unacked=%zu\n",
                sim.n, (uint64_t)(sim.interval_ns / NSEC_PER_MSEC), sim.n_delay, sim.n_k,
                sim.incomplete, (double)(sim.t_welcomed - sim.t_hello) / 1e9,
                wall_s > 0 ? 100.0 * cpu_s / wall_s : -1.0, (double)sim.rss_kib / 1024.0,
                (double)sim.hwm_kib / 1024.0, pct(sim.delay_ms, sim.n_delay, 0.5),
                pct(sim.delay_ms, sim.n_delay, 0.99), pct(sim.delay_ms, sim.n_delay, 1.0),
                pct(sim.send_lag_ms, sim.n_lag, 0.5), pct(sim.send_lag_ms, sim.n_lag, 1.0),
-               (double)(sim.t_done - sim.t_last_iv) / 1e9, sim.errors);
+               (double)(sim.t_done - sim.t_last_iv) / 1e9, sim.errors,
+               (unsigned long long)sim.acks, unacked);
         for (size_t i = 0; i < sim.n; i++)
                 zmq_close(sim.a[i].s);
         zmq_close(sim.ctl);

@@ -23,6 +23,12 @@
                     "$IOFLEET_CONFIG,\n~/.config/iofleet/cli.conf, "                               \
                     "/etc/iofleet/cli.conf)"                                                       \
         }
+#define REATTACH                                                                                   \
+        {                                                                                          \
+                "reattach-timeout", CLI_DURATION, "DURATION", NULL,                                \
+                    "how long to wait for a coordinator that went away\nbefore leaving with the "   \
+                    "run id, 1s..7d (default 2m)"                                                  \
+        }
 #define OUTPUT_FORMAT                                                                              \
         {                                                                                          \
                 "output-format", CLI_CHOICE, "FORMAT", "normal,json",                              \
@@ -42,6 +48,16 @@ static const cli_option_t run_options[] = {
     {"run-stonewall", CLI_FLAG, NULL, NULL,
      "stop every agent when the first one is done (IOR's\nstonewalling; fio's own stonewall "
      "orders jobs)"},
+    {"orphan-grace", CLI_DURATION, "DURATION", NULL,
+     "how long agents run on without the coordinator, keeping\nwhat they measure, and the run "
+     "waits for an agent that\nlost touch, 0..7d (default: the coordinator's, 5m; 0:\nstop at "
+     "once)"},
+    {"prepare-timeout", CLI_DURATION, "DURATION", NULL,
+     "the agents' time to prepare, 1s..7d (default: 2m plus\nthe files to lay out at 32MiB/s)"},
+    {"on-agent-loss", CLI_CHOICE, "ACTION", "fail,continue",
+     "a partial run (an agent lost, intervals missing) exits\nnon-zero (fail, default) or 0 "
+     "(continue); the result\nsays partial either way"},
+    REATTACH,
     {"section", CLI_TEXT, "NAME", NULL,
      "run only job section NAME of the job files (may be\nrepeated); [global] sections always "
      "apply"},
@@ -66,6 +82,7 @@ static const cli_option_t watch_options[] = {
     {"per-host", CLI_FLAG, NULL, NULL, "a live line per agent under each cluster line"},
     {"output", CLI_FILE, "FILE", NULL, "write the result there instead of standard output"},
     OUTPUT_FORMAT,
+    REATTACH,
     {NULL},
 };
 
@@ -119,16 +136,32 @@ const cli_command_t cli_commands[] = {
      "    next.\n"
      "\n"
      "The live line of each interval sums every agent; intervals before ramp_time (and\n"
-     "startdelay) are over are marked 'ramp' and not counted in [k/N].",
+     "startdelay) are over are marked 'ramp' and not counted in [k/N].\n"
+     "\n"
+     "Agents that lose the coordinator run on for the orphan grace and deliver what\n"
+     "they measured when it is back; a run in which an agent missed intervals is\n"
+     "PARTIAL, never ok. A coordinator that goes silent is asked again for the run by\n"
+     "its id (it may have restarted and taken the run up) for up to --reattach-timeout.\n"
+     "Exit status: 0 run ok (or partial with --on-agent-loss=continue), 1 run failed\n"
+     "or partial, 2 bad options, 3 left before the run's end was known (follow it with\n"
+     "'iofleet watch RUN_ID').",
      run_options, CLI_FILE, "JOBFILE|PLAN", true},
     {"watch", "[OPTIONS] [RUN_ID]", "follow a run in progress from another terminal",
      "Follows the run in progress (or RUN_ID) from another terminal: its live lines and\n"
-     "its result when it ends. ^C stops watching, not the run.",
+     "its result when it ends (a finished run's result at once). ^C stops watching, not\n"
+     "the run. A coordinator that goes away is waited for up to --reattach-timeout.\n"
+     "Exit status: 0 run ok, 1 run failed or partial, 2 no such run (or bad options),\n"
+     "3 left before the run's end was known.",
      watch_options, CLI_TEXT, "RUN_ID", false},
     {"agents", "[OPTIONS]", "list the agents the coordinator knows",
      "Lists the agents the coordinator knows: id, name, hostname, roles, labels, version,\n"
      "the agent's clock offset from the coordinator's with its uncertainty (half the round\n"
-     "trip of the probe behind it), the round trip, and its state.",
+     "trip of the probe behind it), the round trip, its state (idle, busy, lost, gone:\n"
+     "stopped cleanly) and the run holding it.",
+     agents_options, CLI_FLAG, NULL, false},
+    {"runs", "[OPTIONS]", "list the runs in progress",
+     "Lists the runs in progress, several at once on disjoint agents: id, phase, start,\n"
+     "agents (and how many are away), sweep. Follow one with 'iofleet watch RUN_ID'.",
      agents_options, CLI_FLAG, NULL, false},
     {"keygen", "[OPTIONS] NAME ...", "write CURVE key pairs",
      "Writes DIR/NAME.key (the pair; keep it secret, mode 0600) and DIR/NAME.pub\n"
@@ -143,8 +176,8 @@ const cli_command_t cli_commands[] = {
      "varying parameters, read/write MiB/s, IOPS, clat p50/p99, metadata files/s and\n"
      "the start skew. Repeats of a point give the median and the relative sample\n"
      "standard deviation (+-rsd). When a 'clients' parameter varies, per-client MiB/s\n"
-     "and the efficiency against linear scaling are added. Failed runs are marked and\n"
-     "explained under the table. The plots: bandwidth, IOPS and latency over time per\n"
+     "and the efficiency against linear scaling are added. Failed and partial runs\n"
+     "(an agent lost, intervals missing) are marked and explained under the table. The plots: bandwidth, IOPS and latency over time per\n"
      "run; bars of bandwidth (read and write stacked), IOPS and latency per sweep point;\n"
      "scaling with the client count.",
      report_options, CLI_DIR, "RUN_DIR", false},
@@ -299,8 +332,9 @@ static void option_usage(const cli_option_t *o, FILE *f)
                         *c = '|';
         } else
                 snprintf(head, sizeof(head), "--%s=%s", o->name, o->metavar);
+        /* The help starts on the next line when the option leaves no space before it. */
         fprintf(f, "  %-26s", head);
-        if (strlen(head) > 26)
+        if (strlen(head) >= 26)
                 fprintf(f, "\n  %-26s", "");
         while (*h) {
                 size_t n = strcspn(h, "\n");

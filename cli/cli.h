@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "client.h"
 #include "config.h"
@@ -29,6 +30,11 @@ int cli_endpoint_check(const char *endpoint, const char *from, char *err, size_t
  * endpoint and, for a missing key file, how to make it. */
 int cli_connect(const cli_config_t *c, client_t **ret, char *err, size_t errlen);
 
+/* One request to the coordinator for a listing command (its table's --coordinator, --config,
+ * --json, --help): its answer of type expect in *rep (NULL after --help or an error). Returns the
+ * exit status: 0, 1 (no answer), 2 (bad options or configuration). */
+int cli_query(int argc, char **argv, const char *cmd, envelope_t *req,
+              Iofleet__Envelope__BodyCase expect, envelope_t **rep, bool *json);
 /* An agent's clock offset from the coordinator's with its uncertainty, as iofleet agents shows
  * it: "+12.3µs ±4.1µs", "-" when unknown. */
 void agents_format_offset(const Iofleet__AgentInfo *a, char *buf, size_t len);
@@ -38,3 +44,4 @@ int cmd_agents(int argc, char **argv);
 int cmd_keygen(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_runs(int argc, char **argv);

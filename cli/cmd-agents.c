@@ -1,11 +1,9 @@
 /* iofleet agents: the coordinator's registry as a table (or JSON). */
-#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "cli-options.h"
 #include "clock.h"
 #include "util.h"
 
@@ -33,8 +31,8 @@ static void print_padded(const char *s, int width)
 
 static void print_table(const Iofleet__AgentList *l)
 {
-        printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  %24s  %9s  %s\n", "ID", "NAME", "HOSTNAME",
-               "ROLES", "LABELS", "VERSION", "CLOCK OFFSET", "RTT", "STATE");
+        printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  %24s  %9s  %-5s  %s\n", "ID", "NAME",
+               "HOSTNAME", "ROLES", "LABELS", "VERSION", "CLOCK OFFSET", "RTT", "STATE", "RUN");
         for (size_t i = 0; i < l->n_agents; i++) {
                 const Iofleet__AgentInfo *a = l->agents[i];
                 char roles[256] = "", labels[512] = "", off[64], rtt[32] = "-";
@@ -52,7 +50,7 @@ static void print_table(const Iofleet__AgentList *l)
                 printf("%-36s  %-14s  %-16s  %-14s  %-20s  %-8s  ", a->agent_id, a->name,
                        a->hostname, roles[0] ? roles : "-", labels[0] ? labels : "-", a->version);
                 print_padded(off, 24);
-                printf("  %9s  %s\n", rtt, a->state);
+                printf("  %9s  %-5s  %s\n", rtt, a->state, strempty(a->run_id) ? "-" : a->run_id);
         }
 }
 
@@ -85,6 +83,7 @@ static void print_json(const Iofleet__AgentList *l)
                                         : json_null());
                 json_object_set_new(o, "rtt_ns", json_integer((json_int_t)a->rtt_ns));
                 json_object_set_new(o, "state", json_string(a->state));
+                json_object_set_new(o, "run_id", json_string(a->run_id ? a->run_id : ""));
                 json_object_set_new(o, "joined_ns", json_integer(a->joined_ns));
                 json_object_set_new(o, "last_seen_ns", json_integer(a->last_seen_ns));
                 json_array_append_new(arr, o);
@@ -96,63 +95,19 @@ static void print_json(const Iofleet__AgentList *l)
 
 int cmd_agents(int argc, char **argv)
 {
-        const char *config = NULL, *coordinator = NULL;
-        bool json = false;
-        cli_config_t cfg;
-        client_t *c = NULL;
         envelope_t req = IOFLEET__ENVELOPE__INIT, *rep = NULL;
         Iofleet__ListAgents la = IOFLEET__LIST_AGENTS__INIT;
-        const cli_command_t *cmd = cli_command_find("agents");
-        cli_args_t args;
-        cli_arg_t arg;
-        char err[1024];
-        int r, rc = 1;
+        bool json;
+        int rc;
 
-        cli_args_init(&args, argc, argv);
-        while ((r = cli_args_next(&args, cmd, &arg, err, sizeof(err))) > 0) {
-                if (arg.help) {
-                        cli_usage(cmd, stdout);
-                        return 0;
-                } else if (!arg.opt) {
-                        r = errorf(err, sizeof(err), -EINVAL, "'%s': takes no arguments",
-                                   arg.value);
-                        break;
-                } else if (streq(arg.opt->name, "config"))
-                        config = arg.value;
-                else if (streq(arg.opt->name, "coordinator"))
-                        coordinator = arg.value;
-                else if (streq(arg.opt->name, "json"))
-                        json = true;
-        }
-        if (r < 0) {
-                fprintf(stderr, "iofleet agents: %s\n", err);
-                return 2;
-        }
-        if (cli_config_load(config, &cfg, err, sizeof(err)) < 0) {
-                fprintf(stderr, "iofleet: %s\n", err);
-                return 2;
-        }
-        if (coordinator)
-                cli_config_set_coordinator(&cfg, coordinator, "--coordinator");
-        if ((r = cli_connect(&cfg, &c, err, sizeof(err))) < 0) {
-                fprintf(stderr, "iofleet: %s\n", err);
-                goto out;
-        }
         req.body_case = IOFLEET__ENVELOPE__BODY_LIST_AGENTS;
         req.list_agents = &la;
-        if (client_call(c, &req, 5000, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep, err, sizeof(err)) <
-            0) {
-                fprintf(stderr, "iofleet: %s\n", err);
-                goto out;
-        }
-        if (json)
+        rc = cli_query(argc, argv, "agents", &req, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep,
+                       &json);
+        if (rep && json)
                 print_json(rep->agent_list);
-        else
+        else if (rep)
                 print_table(rep->agent_list);
-        rc = 0;
-out:
         wire_free(&rep);
-        client_free(&c);
-        cli_config_free(&cfg);
         return rc;
 }

@@ -109,7 +109,8 @@ static int submit_step(client_t *c, const run_opts_t *o, const plan_t *p, const 
         envelope_t req = IOFLEET__ENVELOPE__INIT, *acc = NULL;
         Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
         Iofleet__Setting **pp = NULL, *pv = wire_settings(chosen, &pp);
-        char **names = calloc(p->n_params + 1, sizeof(*names));
+        Iofleet__Duration durations[2];
+        char **names = calloc(p->n_params + 1, sizeof(*names)), run_id[WIRE_MAX_ID + 1];
         char err[2048];
         int r;
 
@@ -133,6 +134,7 @@ static int submit_step(client_t *c, const run_opts_t *o, const plan_t *p, const 
         s.n_point_params = pv ? chosen->n : 0;
         s.sweep_params = names;
         s.n_sweep_params = names ? p->n_params : 0;
+        run_opts_failure(o, q, &s, durations);
         req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
         req.submit_run = &s;
         r = client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &acc, err,
@@ -140,14 +142,15 @@ static int submit_step(client_t *c, const run_opts_t *o, const plan_t *p, const 
         if (r < 0)
                 fprintf(stderr, "iofleet: %s\n", err);
         else {
+                snprintf(run_id, sizeof(run_id), "%s", acc->run_accepted->run_id);
                 fprintf(live, "iofleet: run %s accepted on %zu agents:", acc->run_accepted->run_id,
                         acc->run_accepted->n_agents);
                 for (size_t k = 0; k < acc->run_accepted->n_agents; k++)
                         fprintf(live, " %s", acc->run_accepted->agents[k]->name);
                 fprintf(live, "\n");
                 wire_free(&acc);
-                r = run_follow(c, o, jobargs_runtime_ns(&q->jobs) / s.interval_ns, live, dir,
-                               dirlen);
+                r = run_follow(c, o, run_id, jobargs_runtime_ns(&q->jobs) / s.interval_ns, live,
+                               dir, dirlen);
         }
         free(pv);
         free(pp);
@@ -212,7 +215,9 @@ int run_plan(client_t *c, const run_opts_t *o, const plan_t *p, FILE *live)
                         }
                         done++;
                         failed += r < 0;
-                        if (r < 0 && (p->stop_on_error || r == -EINTR)) {
+                        /* The CLI lost the coordinator: the sweep cannot go on from here. */
+                        if (r < 0 && (p->stop_on_error || r == -EINTR || r == -ETIMEDOUT ||
+                                      r == -ENOENT)) {
                                 rc = r;
                                 goto stop;
                         }

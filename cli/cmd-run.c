@@ -105,6 +105,31 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                                 goto out;
                 } else if (streq(key, "run-stonewall"))
                         o->stonewall = true;
+                else if (streq(key, "orphan-grace") || streq(key, "prepare-timeout") ||
+                         streq(key, "reattach-timeout")) {
+                        bool grace = streq(key, "orphan-grace");
+                        if (parse_duration(v, NSEC_PER_SEC, &u) < 0 || u > 7 * NSEC_PER_DAY ||
+                            (!grace && u < NSEC_PER_SEC)) {
+                                r = errorf(err, errlen, -EINVAL,
+                                           "--%s: '%s' is not a duration %s..7d", key, v,
+                                           grace ? "0" : "1s");
+                                goto out;
+                        }
+                        if (grace) {
+                                o->orphan_grace_ns = u;
+                                o->orphan_grace_set = true;
+                        } else if (streq(key, "prepare-timeout"))
+                                o->prepare_timeout_ns = u;
+                        else
+                                o->reattach_ns = u;
+                } else if (streq(key, "on-agent-loss")) {
+                        if (!streq(v, "fail") && !streq(v, "continue")) {
+                                r = errorf(err, errlen, -EINVAL,
+                                           "--on-agent-loss: '%s' is not one of fail, continue", v);
+                                goto out;
+                        }
+                        o->continue_on_loss = streq(v, "continue");
+                }
                 else if (streq(key, "insecure"))
                         o->insecure = true;
                 else if (streq(key, "verbose"))
@@ -196,14 +221,52 @@ static int write_output(const run_opts_t *o, json_t *doc, const char *results_di
         return 0;
 }
 
-/* Follows the run until RunDone: live lines, a cancel on the first ^C, the result at the end. */
-int run_follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, char *dir,
-               size_t dirlen)
+void run_opts_failure(const run_opts_t *o, const plan_t *plan, Iofleet__SubmitRun *s,
+                      Iofleet__Duration d[2])
 {
-        bool cancel_sent = false;
-        int64_t last_word = clock_mono_ns();
+        iofleet__duration__init(&d[0]);
+        iofleet__duration__init(&d[1]);
+        if (plan && plan->orphan_grace_set) {
+                d[0].ns = plan->orphan_grace_ns;
+                s->orphan_grace = &d[0];
+        } else if (o->orphan_grace_set) {
+                d[0].ns = o->orphan_grace_ns;
+                s->orphan_grace = &d[0];
+        }
+        d[1].ns = plan && plan->prepare_timeout_ns ? plan->prepare_timeout_ns : o->prepare_timeout_ns;
+        if (d[1].ns)
+                s->prepare_timeout = &d[1];
+        s->continue_on_agent_loss = (plan && plan->continue_on_loss) || o->continue_on_loss;
+}
+
+/* Silent this long, the coordinator is asked again for the run (re-attaching after a restart
+ * or a lost connection); the whole wait is bounded by --reattach-timeout. */
+#define PING_AFTER_NS (5 * (int64_t)NSEC_PER_SEC)
+#define REATTACH_DEFAULT_NS (120 * (int64_t)NSEC_PER_SEC)
+
+static void send_watch(client_t *c, const char *run_id)
+{
+        envelope_t req = IOFLEET__ENVELOPE__INIT;
+        Iofleet__WatchRun w = IOFLEET__WATCH_RUN__INIT;
+        w.run_id = (char *)run_id;
+        req.body_case = IOFLEET__ENVELOPE__BODY_WATCH_RUN;
+        req.watch_run = &w;
+        client_send(c, &req);
+}
+
+/* Follows the run until RunDone: live lines, a cancel on the first ^C, the result at the end.
+ * A coordinator that goes silent is asked again for the run by its id (it may have restarted and
+ * taken the run up); after --reattach-timeout the CLI leaves, saying how to follow the run. */
+int run_follow(client_t *c, const run_opts_t *o, const char *run_id_in, uint64_t total,
+               FILE *live, char *dir, size_t dirlen)
+{
+        bool cancel_sent = false, silent = false, attached = !o->watch;
+        char run_id[WIRE_MAX_ID + 1];
+        int64_t last_word = clock_mono_ns(), next_ping = 0;
+        int64_t reattach = o->reattach_ns ? (int64_t)o->reattach_ns : REATTACH_DEFAULT_NS;
         char err[1024];
 
+        snprintf(run_id, sizeof(run_id), "%s", run_id_in ? run_id_in : "");
         for (;;) {
                 envelope_t *e = NULL;
                 int r;
@@ -225,10 +288,29 @@ int run_follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, cha
                         return -EINTR;
                 r = client_recv(c, 1000, &e, err, sizeof(err));
                 if (r == -ETIMEDOUT || r == -EINTR) {
-                        if (clock_mono_ns() - last_word > 60 * (int64_t)NSEC_PER_SEC) {
-                                fprintf(stderr, "iofleet: no word from the coordinator for 60s; "
-                                                "still waiting\n");
-                                last_word = clock_mono_ns();
+                        int64_t now = clock_mono_ns();
+                        if (now - last_word >= PING_AFTER_NS && now >= next_ping) {
+                                /* Still there, and still following this run? */
+                                send_watch(c, run_id);
+                                next_ping = now + PING_AFTER_NS;
+                        }
+                        if (!silent && now - last_word >= 2 * PING_AFTER_NS) {
+                                silent = true;
+                                fprintf(stderr,
+                                        "iofleet: no word from the coordinator for %llds; trying "
+                                        "to re-attach to run %s (for up to %llds)\n",
+                                        (long long)((now - last_word) / (int64_t)NSEC_PER_SEC),
+                                        run_id,
+                                        (long long)(reattach / (int64_t)NSEC_PER_SEC));
+                        }
+                        if (now - last_word >= reattach) {
+                                fprintf(stderr,
+                                        "iofleet: the coordinator has not answered for %llds: "
+                                        "leaving. Run %s may still go on; follow it with "
+                                        "'iofleet watch %s'\n",
+                                        (long long)((now - last_word) / (int64_t)NSEC_PER_SEC),
+                                        run_id, run_id);
+                                return -ETIMEDOUT;
                         }
                         continue;
                 }
@@ -237,7 +319,20 @@ int run_follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, cha
                         continue;
                 }
                 last_word = clock_mono_ns();
+                next_ping = 0;
+                if (silent && e->body_case != IOFLEET__ENVELOPE__BODY_ERROR) {
+                        silent = false;
+                        fprintf(stderr, "iofleet: re-attached to run %s\n", run_id);
+                }
                 switch (e->body_case) {
+                case IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED:
+                        /* iofleet watch's answer, or a re-attach's: the run goes on. */
+                        if (!attached)
+                                fprintf(live, "iofleet: watching run %s on %zu agents\n",
+                                        e->run_accepted->run_id, e->run_accepted->n_agents);
+                        attached = true;
+                        snprintf(run_id, sizeof(run_id), "%s", e->run_accepted->run_id);
+                        break;
                 case IOFLEET__ENVELOPE__BODY_RUN_UPDATE: {
                         Iofleet__RunUpdate *u = e->run_update;
                         if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_STARTED)
@@ -268,6 +363,11 @@ int run_follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, cha
                         if (d->code != IOFLEET__ERROR_CODE__ERROR_NONE)
                                 fprintf(stderr, "iofleet: run %s did not complete: %s\n", d->run_id,
                                         d->message);
+                        else if (streq(d->status ? d->status : "", "partial"))
+                                fprintf(stderr,
+                                        "iofleet: run %s is PARTIAL (on_agent_loss=continue): not "
+                                        "every agent delivered every interval; see the result\n",
+                                        d->run_id);
                         if (!doc) {
                                 fprintf(stderr,
                                         "iofleet: the result could not be read: %s (the "
@@ -288,6 +388,21 @@ int run_follow(client_t *c, const run_opts_t *o, uint64_t total, FILE *live, cha
                 }
                 case IOFLEET__ENVELOPE__BODY_ERROR:
                         fprintf(stderr, "iofleet: %s\n", e->error->message);
+                        if (!attached) {
+                                /* iofleet watch of a run that is not there. */
+                                wire_free(&e);
+                                return -ENOENT;
+                        }
+                        if (e->error->code == IOFLEET__ERROR_CODE__ERROR_UNKNOWN_RUN &&
+                            streq(e->error->run_id ? e->error->run_id : "", run_id)) {
+                                /* A coordinator that has neither the run nor its result. */
+                                fprintf(stderr,
+                                        "iofleet: run %s is not known to the coordinator any "
+                                        "more: its outcome is unknown\n",
+                                        run_id);
+                                wire_free(&e);
+                                return -ENOENT;
+                        }
                         break;
                 default:
                         break;
@@ -381,6 +496,8 @@ int cmd_run(int argc, char **argv)
         char allow[8192];
         plan_t plan = {0}; /* a plan file, read and checked once */
         Iofleet__DegradeRule rules[64] = {0}, *rule_ptrs[64];
+        Iofleet__Duration durations[2];
+        char run_id[WIRE_MAX_ID + 1] = "";
         char *cmdline = NULL;
         FILE *live;
         int r, rc = 1;
@@ -466,6 +583,7 @@ int cmd_run(int argc, char **argv)
                 s.interval_ns = o.interval_ns ? o.interval_ns : NSEC_PER_SEC;
                 s.command_line = cmdline ? cmdline : "";
                 s.stonewall = o.stonewall;
+                run_opts_failure(&o, NULL, &s, durations);
                 for (size_t i = 0; i < o.degrade.n && i < ELEMENTSOF(rules); i++) {
                         iofleet__degrade_rule__init(&rules[i]);
                         if (plan_degrade_parse(o.degrade.v[i], &rules[i], err, sizeof(err)) < 0)
@@ -480,6 +598,7 @@ int cmd_run(int argc, char **argv)
                         fprintf(stderr, "iofleet: %s\n", err);
                         goto out;
                 }
+                snprintf(run_id, sizeof(run_id), "%s", rep->run_accepted->run_id);
                 fprintf(live, "iofleet: run %s accepted on %zu agents:", rep->run_accepted->run_id,
                         rep->run_accepted->n_agents);
                 for (size_t i = 0; i < rep->run_accepted->n_agents; i++)
@@ -490,9 +609,11 @@ int cmd_run(int argc, char **argv)
         {
                 uint64_t runtime = jobargs_runtime_ns(&ja);
                 uint64_t iv = o.interval_ns ? o.interval_ns : NSEC_PER_SEC;
-                r = run_follow(c, &o, runtime ? (runtime + iv - 1) / iv : 0, live, NULL, 0);
+                r = run_follow(c, &o, run_id, runtime ? (runtime + iv - 1) / iv : 0, live, NULL,
+                               0);
         }
-        rc = r < 0 ? 1 : 0;
+        /* 3: the CLI left before the run's end was known (see run_follow). */
+        rc = r == -ETIMEDOUT || r == -ENOENT ? 3 : r < 0 ? 1 : 0;
 out:
         client_free(&c);
         if (fleet && local_fleet_stop(&fleet) < 0 && rc == 0)
@@ -518,7 +639,7 @@ int cmd_watch(int argc, char **argv)
         const char *run_id = "";
         char err[2048] = "";
         struct sigaction sa = {.sa_handler = on_sigint};
-        envelope_t req = IOFLEET__ENVELOPE__INIT, *rep = NULL;
+        envelope_t req = IOFLEET__ENVELOPE__INIT;
         Iofleet__WatchRun w = IOFLEET__WATCH_RUN__INIT;
         const cli_command_t *cmd = cli_command_find("watch");
         cli_args_t args;
@@ -548,6 +669,15 @@ int cmd_watch(int argc, char **argv)
                         o.output = arg.value;
                 else if (streq(key, "output-format"))
                         o.format = arg.value;
+                else if (streq(key, "reattach-timeout")) {
+                        if (parse_duration(arg.value, NSEC_PER_SEC, &o.reattach_ns) < 0 ||
+                            o.reattach_ns < NSEC_PER_SEC || o.reattach_ns > 7 * NSEC_PER_DAY) {
+                                r = errorf(err, sizeof(err), -EINVAL,
+                                           "--reattach-timeout: '%s' is not a duration 1s..7d",
+                                           arg.value);
+                                break;
+                        }
+                }
         }
         if (r < 0) {
                 fprintf(stderr, "iofleet watch: %s\n", err);
@@ -569,15 +699,13 @@ int cmd_watch(int argc, char **argv)
         w.run_id = (char *)run_id;
         req.body_case = IOFLEET__ENVELOPE__BODY_WATCH_RUN;
         req.watch_run = &w;
-        if (client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &rep, err,
-                        sizeof(err)) < 0) {
-                fprintf(stderr, "iofleet watch: %s\n", err);
+        if (client_send(c, &req) < 0) {
+                fprintf(stderr, "iofleet watch: cannot send to the coordinator\n");
                 goto out;
         }
-        fprintf(live, "iofleet: watching run %s on %zu agents\n", rep->run_accepted->run_id,
-                rep->run_accepted->n_agents);
-        wire_free(&rep);
-        rc = run_follow(c, &o, 0, live, NULL, 0) < 0 ? 1 : 0;
+        /* RunAccepted and the live lines, or at once the RunDone of a finished run. */
+        r = run_follow(c, &o, run_id, 0, live, NULL, 0);
+        rc = r == -ETIMEDOUT ? 3 : r == -ENOENT ? 2 : r < 0 ? 1 : 0;
 out:
         client_free(&c);
         cli_config_free(&cfg);

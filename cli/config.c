@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli-options.h"
 #include "keys.h"
 #include "util.h"
 
@@ -116,4 +117,54 @@ int cli_connect(const cli_config_t *c, client_t **ret, char *err, size_t errlen)
             (r = keys_load(c->coordinator_key, false, &server, e, sizeof(e))) < 0)
                 return errorf(err, errlen, r, "%s: %s", c->coordinator, e);
         return client_connect(c->coordinator, &kp, server.public_z85, ret, err, errlen);
+}
+
+int cli_query(int argc, char **argv, const char *name, envelope_t *req,
+              Iofleet__Envelope__BodyCase expect, envelope_t **rep, bool *json)
+{
+        const cli_command_t *cmd = cli_command_find(name);
+        const char *config = NULL, *coordinator = NULL;
+        cli_config_t cfg;
+        client_t *c = NULL;
+        cli_args_t args;
+        cli_arg_t arg;
+        char err[1024];
+        int r, rc = 1;
+
+        *rep = NULL;
+        *json = false;
+        cli_args_init(&args, argc, argv);
+        while ((r = cli_args_next(&args, cmd, &arg, err, sizeof(err))) > 0) {
+                if (arg.help) {
+                        cli_usage(cmd, stdout);
+                        return 0;
+                } else if (!arg.opt) {
+                        r = errorf(err, sizeof(err), -EINVAL, "'%s': takes no arguments",
+                                   arg.value);
+                        break;
+                } else if (streq(arg.opt->name, "config"))
+                        config = arg.value;
+                else if (streq(arg.opt->name, "coordinator"))
+                        coordinator = arg.value;
+                else if (streq(arg.opt->name, "json"))
+                        *json = true;
+        }
+        if (r < 0) {
+                fprintf(stderr, "iofleet %s: %s\n", name, err);
+                return 2;
+        }
+        if (cli_config_load(config, &cfg, err, sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                return 2;
+        }
+        if (coordinator)
+                cli_config_set_coordinator(&cfg, coordinator, "--coordinator");
+        if (cli_connect(&cfg, &c, err, sizeof(err)) < 0 ||
+            client_call(c, req, 5000, expect, rep, err, sizeof(err)) < 0)
+                fprintf(stderr, "iofleet: %s\n", err);
+        else
+                rc = 0;
+        client_free(&c);
+        cli_config_free(&cfg);
+        return rc;
 }

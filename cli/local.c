@@ -300,6 +300,9 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
                                 opt->insecure ? "--insecure=true" : "--insecure=false",
                                 /* a port of its own: never the system coordinator's */
                                 "--metrics-listen=127.0.0.1:0",
+                                /* Its agents are as short-lived as it: nothing to take up
+                                 * after a restart that will not come. */
+                                "--journal=false",
                                 NULL};
                 if ((r = spawn(f, c, argv, err, errlen)) < 0)
                         goto fail;

@@ -59,8 +59,8 @@ int main(int argc, char **argv)
                 int (*fn)(int argc, char **argv);
         } cmds[] = {
             {"run", cmd_run},       {"watch", cmd_watch},   {"agents", cmd_agents},
-            {"keygen", cmd_keygen}, {"report", cmd_report}, {"help", cmd_help},
-            {"version", cmd_version},
+            {"runs", cmd_runs},     {"keygen", cmd_keygen}, {"report", cmd_report},
+            {"help", cmd_help},     {"version", cmd_version},
         };
 
         log_setup("iofleet", LOG_WARNING);

@@ -134,6 +134,28 @@ static int plan_key(plan_t *p, const jobfile_entry_t *e, char *err, size_t errle
                 p->stop_on_error = streq(v, "stop");
                 return 0;
         }
+        if (streq(k, "orphan_grace") || streq(k, "prepare_timeout")) {
+                bool grace = streq(k, "orphan_grace");
+                if (parse_duration(v, NSEC_PER_SEC, &u) < 0 || u > 7 * NSEC_PER_DAY ||
+                    (!grace && u < NSEC_PER_SEC))
+                        return errorf(err, errlen, -EINVAL, "%s: '%s' is not a duration %s..7d",
+                                      k, v, grace ? "0" : "1s");
+                if (grace) {
+                        p->orphan_grace_ns = u;
+                        p->orphan_grace_set = true;
+                } else
+                        p->prepare_timeout_ns = u;
+                return 0;
+        }
+        if (streq(k, "on_agent_loss")) {
+                if (!streq(v, "fail") && !streq(v, "continue"))
+                        return errorf(err, errlen, -EINVAL,
+                                      "on_agent_loss: '%s'; fail (a partial run is an error) or "
+                                      "continue (it passes, still marked partial)",
+                                      v);
+                p->continue_on_loss = streq(v, "continue");
+                return 0;
+        }
         if (streq(k, "repeat")) {
                 if (parse_size(v, &u) < 0 || u < 1 || u > PLAN_MAX_REPEAT)
                         return errorf(err, errlen, -EINVAL, "repeat: '%s'; 1..%d", v,
@@ -151,7 +173,7 @@ static int plan_key(plan_t *p, const jobfile_entry_t *e, char *err, size_t errle
         }
         return errorf(err, errlen, -EINVAL,
                       "'%s' is not a [plan] key; allowed: name, interval, lead, stonewall, "
-                      "on_error, repeat, degrade",
+                      "on_error, repeat, degrade, orphan_grace, prepare_timeout, on_agent_loss",
                       k);
 }
 

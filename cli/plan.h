@@ -39,6 +39,12 @@ typedef struct plan {
         uint64_t interval_ns, lead_ns; /* 0 = the CLI's / coordinator's default */
         bool stonewall;
         bool stop_on_error;
+        /* Failure handling: how long agents run on without the coordinator (and it waits for
+         * them), the prepare deadline, and whether a partial run (an agent lost) still passes. */
+        bool orphan_grace_set;
+        uint64_t orphan_grace_ns;
+        uint64_t prepare_timeout_ns; /* 0: from the jobs */
+        bool continue_on_loss;
         unsigned repeat;
         strv_t degrade; /* rules as written: "bw < 100MiB/s for 3" */
         plan_part_t server, client;

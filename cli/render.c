@@ -85,6 +85,15 @@ void render_interval(FILE *f, const Iofleet__RunUpdate *u, uint64_t total, bool 
                 u->clat_p99_ns ? clock_format_duration((int64_t)u->clat_p99_ns, p99, sizeof(p99))
                                : "-",
                 u->reported, u->agents, u->errors ? " ERRORS" : "");
+        if (u->n_missing) {
+                /* A partial point is shown as such: who is missing from it. */
+                fprintf(f, "        PARTIAL: missing");
+                for (size_t i = 0; i < u->n_missing && i < 8; i++)
+                        fprintf(f, " %s", u->missing[i]);
+                if (u->n_missing > 8)
+                        fprintf(f, " and %zu more", u->n_missing - 8);
+                fputc('\n', f);
+        }
         if (u->meta_ops)
                 fprintf(f, "        metadata %s ops/s\n",
                         count_str(u->meta_ops / secs, rio, sizeof(rio)));
@@ -351,10 +360,39 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
         json_array_foreach(agents, i, entry)
         {
                 const char *err = json_string_value(json_object_get(entry, "error"));
-                if (json_is_true(json_object_get(entry, "lost")) || err)
-                        fprintf(f, "iofleet: agent %s: %s\n",
-                                json_string_value(json_object_get(entry, "name")),
-                                err ? err : "lost during the run");
+                const char *st = json_string_value(json_object_get(entry, "status"));
+                double missing = num(entry, "missing_intervals");
+                if (json_is_true(json_object_get(entry, "lost")) || err || missing ||
+                    (st && streq(st, "rejoined")))
+                        fprintf(f, "iofleet: agent %s: %s%s%s", json_string_value(json_object_get(entry, "name")),
+                                st ? st : "lost", err ? ": " : "", err ? err : "");
+                else
+                        continue;
+                if (missing)
+                        fprintf(f, "; %.0f intervals missing", missing);
+                else if (st && streq(st, "rejoined"))
+                        fprintf(f, " after %.1fs away; every interval delivered",
+                                num(entry, "away_ns") / 1e9);
+                fputc('\n', f);
+        }
+        json_array_foreach(agents, i, entry)
+        {
+                /* A host left changed is said loudly, whatever the figures' status. */
+                const char *restored = json_string_value(
+                    json_object_get(json_object_get(entry, "effective"), "restored"));
+                if (restored && !streq(restored, "yes"))
+                        fprintf(f, "iofleet: agent %s: its host is NOT known to be put back: %s\n",
+                                json_string_value(json_object_get(entry, "name")), restored);
+        }
+        {
+                const char *st = json_string_value(json_object_get(io, "status"));
+                const char *why = json_string_value(json_object_get(io, "partial"));
+                if (st && streq(st, "partial"))
+                        fprintf(f, "iofleet: PARTIAL run: %s\n",
+                                why ? why
+                                    : json_string_value(json_object_get(io, "error"))
+                                          ? json_string_value(json_object_get(io, "error"))
+                                          : "not every agent delivered every interval");
         }
         if (results_dir && *results_dir)
                 fprintf(f, "iofleet: results in %s/ (result.json, intervals.csv)\n", results_dir);

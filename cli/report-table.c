@@ -142,9 +142,20 @@ static bool any_error(const report_t *r)
 {
         for (size_t i = 0; i < r->n_points; i++)
                 for (size_t k = 0; k < r->points[i].n_runs; k++)
-                        if (r->points[i].runs[k].error)
+                        if (r->points[i].runs[k].error || r->points[i].runs[k].partial)
                                 return true;
         return false;
+}
+
+/* A run's note: why it failed, or why it is partial (its figures count, marked). */
+static const char *run_note(const report_run_t *run, char *buf, size_t len)
+{
+        if (run->error)
+                return run->error;
+        if (!run->partial)
+                return NULL;
+        snprintf(buf, len, "PARTIAL: %s", run->partial);
+        return buf;
 }
 
 /* One line of error text: newlines and tabs would break every format. */
@@ -222,7 +233,8 @@ static void build_human(const report_t *r, table_t *t)
                 char marks[256] = "";
                 size_t len = 0;
                 for (size_t k = 0; k < r->points[i].n_runs; k++)
-                        if (r->points[i].runs[k].error && len < sizeof(marks) - 16)
+                        if ((r->points[i].runs[k].error || r->points[i].runs[k].partial) &&
+                            len < sizeof(marks) - 16)
                                 len += (size_t)snprintf(marks + len, sizeof(marks) - len, "%s[%u]",
                                                         len ? " " : "", ++note);
                 set_cell(t, c, i, "%s", marks);
@@ -271,10 +283,12 @@ static void build_csv(const report_t *r, table_t *t)
                 size_t len = 0;
                 for (size_t k = 0; k < r->points[i].n_runs; k++) {
                         const report_run_t *run = &r->points[i].runs[k];
-                        if (run->error && len < sizeof(buf))
+                        char nb[1100];
+                        const char *note = run_note(run, nb, sizeof(nb));
+                        if (note && len < sizeof(buf))
                                 len += (size_t)snprintf(buf + len, sizeof(buf) - len,
                                                         "%srepeat %u: %s", len ? "; " : "",
-                                                        run->repeat, run->error);
+                                                        run->repeat, note);
                 }
                 one_line(buf);
                 set_cell(t, c, i, "%s", buf);
@@ -394,21 +408,22 @@ static void write_notes(FILE *f, const report_t *r, bool md)
         for (size_t i = 0; i < r->n_points; i++)
                 for (size_t k = 0; k < r->points[i].n_runs; k++) {
                         const report_run_t *run = &r->points[i].runs[k];
+                        char nb[1100];
+                        const char *text = run_note(run, nb, sizeof(nb));
                         char *e;
-                        if (!run->error)
+                        if (!text)
                                 continue;
                         if (note == 0)
                                 fputc('\n', f);
-                        e = strdup(run->error);
+                        e = strdup(text);
                         if (e)
                                 one_line(e);
                         if (r->sweep)
                                 fprintf(f, "%s[%u] point %u repeat %u (%s): %s\n", md ? "- " : "",
                                         ++note, r->points[i].index, run->repeat, run->dir,
-                                        e ? e : run->error);
+                                        e ? e : text);
                         else
-                                fprintf(f, "%s[%u] %s\n", md ? "- " : "", ++note,
-                                        e ? e : run->error);
+                                fprintf(f, "%s[%u] %s\n", md ? "- " : "", ++note, e ? e : text);
                         free(e);
                 }
 }

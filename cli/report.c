@@ -196,6 +196,15 @@ static int load_run(report_run_t *run, const char *run_dir)
                 run->fig[k] = NAN;
         snprintf(path, sizeof(path), "%s%s%s/result.json", run_dir, *run->dir ? "/" : "", run->dir);
         r = load_json(path, &run->doc, why, sizeof(why));
+        status = r >= 0 ? json_string_value(json_object_get(json_object_get(run->doc, "iofleet"),
+                                                            "status"))
+                        : NULL;
+        if (status && streq(status, "partial")) {
+                /* Measured, but not by every agent all along: its figures count, marked (the
+                 * sweep's error, and the result's, only say it was partial). */
+                free(run->error);
+                run->error = NULL;
+        }
         if (r >= 0 && run->error)
                 return 0; /* the sweep already says it failed: its figures are not compared */
         if (r >= 0)
@@ -212,6 +221,11 @@ static int load_run(report_run_t *run, const char *run_dir)
         }
         io = json_object_get(run->doc, "iofleet");
         status = json_string_value(json_object_get(io, "status"));
+        if (status && streq(status, "partial")) {
+                const char *part = json_string_value(json_object_get(io, "partial"));
+                return strdup_to(&run->partial,
+                                 part ? part : "not every agent delivered every interval");
+        }
         if (status && !streq(status, "ok")) {
                 const char *e = json_string_value(json_object_get(io, "error"));
                 snprintf(why, sizeof(why), "run %s%s%s", status, e ? ": " : "", e ? e : "");
@@ -568,6 +582,7 @@ void report_free(report_t **rp)
                 for (size_t k = 0; k < p->n_runs; k++) {
                         free(p->runs[k].dir);
                         free(p->runs[k].error);
+                        free(p->runs[k].partial);
                         json_decref(p->runs[k].doc);
                 }
                 free(p->runs);

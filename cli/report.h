@@ -35,6 +35,9 @@ typedef struct report_run {
         char *dir; /* relative to the run directory; "" for a single run */
         unsigned repeat;
         char *error; /* why this run has no figures or failed; NULL when fine */
+        /* A run that went through without every agent's every interval (on_agent_loss=continue):
+         * its figures count, marked, with why; NULL when whole. */
+        char *partial;
         json_t *doc; /* the result, NULL when absent or unreadable */
         double fig[REPORT_N_FIGS];
 } report_run_t;

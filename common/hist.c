@@ -229,6 +229,40 @@ uint64_t hist_percentile(const hist_t *h, double p)
         return v;
 }
 
+void hist_percentiles(const hist_t *h, const double *p, size_t np, uint64_t *out)
+{
+        uint64_t cum = 0;
+        unsigned i = 0, last = HIST_BUCKETS;
+        /* One walk over the buckets for the whole (ascending) list, the same answers as
+         * hist_percentile() one by one. */
+        for (size_t q = 0; q < np; q++) {
+                uint64_t rank;
+                if (h->n == 0) {
+                        out[q] = 0;
+                        continue;
+                }
+                if (q > 0 && p[q] < p[q - 1]) {
+                        out[q] = hist_percentile(h, p[q]);
+                        continue;
+                }
+                rank = hist_rank(p[q], h->n);
+                while (cum < rank && i < HIST_BUCKETS) {
+                        if (h->buckets[i]) {
+                                last = i;
+                                cum += h->buckets[i];
+                        }
+                        i++;
+                }
+                if (last == HIST_BUCKETS) {
+                        out[q] = 0;
+                        continue;
+                }
+                out[q] = bucket_mid(last);
+                if (h->min <= h->max)
+                        out[q] = clamp_u64(out[q], h->min, h->max);
+        }
+}
+
 double hist_mean(const hist_t *h)
 {
         if (h->n == 0)

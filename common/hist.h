@@ -50,6 +50,9 @@ void hist_delta(hist_t *dst, const hist_t *now, const hist_t *before);
  * cumulative count reaches ceil(p/100 * n); the bucket's midpoint clamped to [min, max].
  * 0 when empty. */
 uint64_t hist_percentile(const hist_t *h, double p);
+/* hist_percentile() for each of np percentiles p (ascending: one walk over the buckets) into
+ * out. */
+void hist_percentiles(const hist_t *h, const double *p, size_t np, uint64_t *out);
 double hist_mean(const hist_t *h);
 double hist_stddev(const hist_t *h); /* population standard deviation, as fio reports */
 

@@ -153,23 +153,37 @@ int sock_send_env(void *s, const char *peer, envelope_t *e)
         return r;
 }
 
-int outbox_push(outbox_t *ob, const char *peer, envelope_t *e)
+/* The next free item, its peer set; NULL when out of memory. */
+static outbox_item_t *outbox_slot(outbox_t *ob, const char *peer)
 {
         outbox_item_t *it;
-        int r;
-        if (ob->n == ob->cap) {
-                size_t cap = ob->cap ? ob->cap * 2 : 16;
-                outbox_item_t *n = realloc(ob->items, cap * sizeof(*n));
-                if (!n)
-                        return -ENOMEM;
-                ob->items = n;
-                ob->cap = cap;
-        }
+        if (array_reserve((void **)&ob->items, &ob->cap, ob->n, sizeof(*ob->items)) < 0)
+                return NULL;
         it = &ob->items[ob->n];
         snprintf(it->peer, sizeof(it->peer), "%s", peer ? peer : "");
+        return it;
+}
+
+int outbox_push(outbox_t *ob, const char *peer, envelope_t *e)
+{
+        outbox_item_t *it = outbox_slot(ob, peer);
+        int r;
+        if (!it)
+                return -ENOMEM;
         r = wire_encode(e, &it->buf, &it->len);
         if (r < 0)
                 return r;
+        ob->n++;
+        return 0;
+}
+
+int outbox_push_raw(outbox_t *ob, const char *peer, const void *buf, size_t len)
+{
+        outbox_item_t *it = outbox_slot(ob, peer);
+        if (!it || !(it->buf = malloc(len ? len : 1)))
+                return -ENOMEM;
+        memcpy(it->buf, buf, len);
+        it->len = len;
         ob->n++;
         return 0;
 }

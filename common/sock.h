@@ -57,6 +57,8 @@ typedef struct outbox {
 
 /* Encodes e now (so e may point at the caller's stack) and queues it for peer. */
 int outbox_push(outbox_t *ob, const char *peer, envelope_t *e);
+/* Queues an already encoded message (copied). */
+int outbox_push_raw(outbox_t *ob, const char *peer, const void *buf, size_t len);
 /* Sends everything queued on s and empties the box; returns how many could not be sent. */
 size_t outbox_flush(outbox_t *ob, void *s);
 void outbox_clear(outbox_t *ob);

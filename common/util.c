@@ -36,7 +36,8 @@ int mkdir_p(const char *path, mode_t mode)
         return 0;
 }
 
-int write_file_atomic(const char *path, const char *data, size_t len, unsigned mode)
+int write_file_atomic_with(const char *path, unsigned mode, int (*fill)(int fd, void *user),
+                           void *user)
 {
         char tmp[4096];
         if (snprintf(tmp, sizeof(tmp), "%s.iofleet-tmp", path) >= (int)sizeof(tmp))
@@ -56,15 +57,8 @@ int write_file_atomic(const char *path, const char *data, size_t len, unsigned m
                 r = -errno;
         if (existed && r == 0 && fchmod(fd, st.st_mode & 07777) < 0)
                 r = -errno;
-        for (size_t off = 0; r == 0 && off < len;) {
-                ssize_t w = write(fd, data + off, len - off);
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w < 0)
-                        r = -errno;
-                else
-                        off += (size_t)w;
-        }
+        if (r == 0)
+                r = fill(fd, user);
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (r == 0 && rename(tmp, path) < 0)
@@ -81,5 +75,46 @@ int write_file_atomic(const char *path, const char *data, size_t len, unsigned m
         _cleanup_(closep) int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd >= 0)
                 fsync(dfd);
+        return 0;
+}
+
+typedef struct buf_src {
+        const char *data;
+        size_t len;
+} buf_src_t;
+
+static int fill_buf(int fd, void *user)
+{
+        const buf_src_t *b = user;
+        for (size_t off = 0; off < b->len;) {
+                ssize_t w = write(fd, b->data + off, b->len - off);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
+                        return -errno;
+                off += (size_t)w;
+        }
+        return 0;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len, unsigned mode)
+{
+        buf_src_t b = {data, len};
+        return write_file_atomic_with(path, mode, fill_buf, &b);
+}
+
+int array_reserve(void **v, size_t *cap, size_t n, size_t size)
+{
+        size_t c;
+        void *p;
+        if (n < *cap)
+                return 0;
+        c = *cap ? *cap * 2 : 16;
+        while (c <= n)
+                c *= 2;
+        if (!(p = realloc(*v, c * size)))
+                return -ENOMEM;
+        *v = p;
+        *cap = c;
         return 0;
 }

@@ -59,9 +59,16 @@ static inline int strdup_to(char **dst, const char *s)
 /* Writes one formatted line into err (when err is not NULL) and returns r, so that callers can
  * `return errorf(err, errlen, -EINVAL, "...")`. */
 int errorf(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5);
+/* Makes room in *v (*cap elements of size bytes) for one more after the n it holds, doubling
+ * from 16; 0 or -ENOMEM (*v and *cap unchanged). */
+int array_reserve(void **v, size_t *cap, size_t n, size_t size);
 /* Creates path and its missing parents (parents 0755, path itself mode); 0 or -errno. */
 int mkdir_p(const char *path, mode_t mode);
 
 /* Replaces path with data: a temporary file beside it (keeping an existing file's owner and
  * mode, else mode), synced, renamed over it, the directory synced. 0 or -errno. */
 int write_file_atomic(const char *path, const char *data, size_t len, unsigned mode);
+/* The same, the content written by fill(fd, user) (0 or -errno): for what is too big to hold
+ * twice in memory. */
+int write_file_atomic_with(const char *path, unsigned mode, int (*fill)(int fd, void *user),
+                           void *user);

@@ -254,7 +254,8 @@ static int check_agent_info(Iofleet__AgentInfo *a, char *err, size_t errlen)
             (r = check_str(a->name, WIRE_MAX_NAME, true, "name", err, errlen)) < 0 ||
             (r = check_str(a->hostname, WIRE_MAX_HOSTNAME, false, "hostname", err, errlen)) < 0 ||
             (r = check_str(a->version, WIRE_MAX_NAME, false, "version", err, errlen)) < 0 ||
-            (r = check_str(a->state, WIRE_MAX_NAME, false, "state", err, errlen)) < 0)
+            (r = check_str(a->state, WIRE_MAX_NAME, false, "state", err, errlen)) < 0 ||
+            (r = check_str(a->run_id, WIRE_MAX_ID, false, "run_id", err, errlen)) < 0)
                 return r;
         if (a->n_roles > WIRE_MAX_ROLES)
                 return errorf(err, errlen, -EBADMSG, "roles: at most %d", WIRE_MAX_ROLES);
@@ -262,6 +263,106 @@ static int check_agent_info(Iofleet__AgentInfo *a, char *err, size_t errlen)
                 if ((r = check_str(a->roles[i], WIRE_MAX_NAME, true, "role", err, errlen)) < 0)
                         return r;
         return check_labels(a->labels, a->n_labels, err, errlen);
+}
+
+/* The longest orphan grace and prepare timeout a run may ask for. */
+#define WIRE_MAX_GRACE_NS (7 * 24 * 3600 * (uint64_t)NSEC_PER_SEC)
+
+static const char *const run_phases[] = {"preparing", "prepared", "running",
+                                         "serving",   "restoring", "done"};
+
+static int check_hello_run(const Iofleet__Hello *h, char *err, size_t errlen)
+{
+        int r;
+        bool known = false;
+        if ((r = check_str(h->run_id, WIRE_MAX_ID, false, "hello.run_id", err, errlen)) < 0 ||
+            (r = check_str(h->run_phase, WIRE_MAX_NAME, false, "hello.run_phase", err, errlen)) <
+                0)
+                return r;
+        if (strempty(h->run_id))
+                return strempty(h->run_phase) && h->run_seq == 0
+                           ? 0
+                           : errorf(err, errlen, -EBADMSG,
+                                    "hello: run_phase and run_seq need a run_id");
+        for (size_t i = 0; i < ELEMENTSOF(run_phases); i++)
+                known |= streq(h->run_phase ? h->run_phase : "", run_phases[i]);
+        if (!known)
+                return errorf(err, errlen, -EBADMSG,
+                              "hello.run_phase '%s': allowed preparing, prepared, running, "
+                              "serving, restoring, done",
+                              h->run_phase ? h->run_phase : "");
+        return 0;
+}
+
+static int check_heartbeat(const Iofleet__Heartbeat *h, char *err, size_t errlen)
+{
+        int r;
+        if ((r = check_str(h->run_id, WIRE_MAX_ID, false, "heartbeat.run_id", err, errlen)) < 0 ||
+            (r = check_time(h->probe_t1, "heartbeat.probe_t1", err, errlen)) < 0 ||
+            (r = check_time(h->probe_t2, "heartbeat.probe_t2", err, errlen)) < 0 ||
+            (r = check_time(h->probe_t3, "heartbeat.probe_t3", err, errlen)) < 0)
+                return r;
+        if (h->ack_upto && strempty(h->run_id))
+                return errorf(err, errlen, -EBADMSG, "heartbeat.ack_upto needs a run_id");
+        return 0;
+}
+
+static int check_ack(const Iofleet__Ack *a, char *err, size_t errlen)
+{
+        return check_str(a->run_id, WIRE_MAX_ID, true, "ack.run_id", err, errlen);
+}
+
+static int check_restored(const Iofleet__Restored *r, char *err, size_t errlen)
+{
+        int rc;
+        if ((rc = check_str(r->run_id, WIRE_MAX_ID, true, "restored.run_id", err, errlen)) < 0 ||
+            (rc = check_text(r->error, WIRE_MAX_TEXT, "restored.error", err, errlen)) < 0)
+                return rc;
+        return check_settings(r->effective, r->n_effective, "restored.effective", err, errlen);
+}
+
+static int check_goodbye(const Iofleet__Goodbye *g, char *err, size_t errlen)
+{
+        return check_str(g->reason, WIRE_MAX_TEXT, false, "goodbye.reason", err, errlen);
+}
+
+static int check_run_info(const Iofleet__RunInfo *ri, char *err, size_t errlen)
+{
+        int r;
+        if ((r = check_str(ri->run_id, WIRE_MAX_ID, true, "run_info.run_id", err, errlen)) < 0 ||
+            (r = check_str(ri->phase, WIRE_MAX_NAME, false, "run_info.phase", err, errlen)) < 0 ||
+            (r = check_str(ri->sweep_id, WIRE_MAX_ID, false, "run_info.sweep_id", err, errlen)) <
+                0)
+                return r;
+        if (ri->n_agents > WIRE_MAX_AGENTS)
+                return errorf(err, errlen, -EBADMSG, "run_info: too many agents");
+        for (size_t i = 0; i < ri->n_agents; i++)
+                if ((r = check_str(ri->agents[i], WIRE_MAX_NAME, true, "run_info.agent", err,
+                                   errlen)) < 0)
+                        return r;
+        return 0;
+}
+
+static int check_run_list(const Iofleet__RunList *l, char *err, size_t errlen)
+{
+        int r;
+        if (l->n_runs > WIRE_MAX_AGENTS)
+                return errorf(err, errlen, -EBADMSG, "run_list: too many runs");
+        for (size_t i = 0; i < l->n_runs; i++)
+                if ((r = check_run_info(l->runs[i], err, errlen)) < 0)
+                        return r;
+        return 0;
+}
+
+/* A run's orphan grace and prepare timeout, when given. */
+static int check_submit_durations(const Iofleet__SubmitRun *s, char *err, size_t errlen)
+{
+        if (s->orphan_grace && s->orphan_grace->ns > WIRE_MAX_GRACE_NS)
+                return errorf(err, errlen, -EBADMSG, "submit_run.orphan_grace: at most 7 days");
+        if (s->prepare_timeout &&
+            (s->prepare_timeout->ns < NSEC_PER_SEC || s->prepare_timeout->ns > WIRE_MAX_GRACE_NS))
+                return errorf(err, errlen, -EBADMSG, "submit_run.prepare_timeout: 1s..7 days");
+        return 0;
 }
 
 static int check_body(const envelope_t *e, char *err, size_t errlen)
@@ -293,8 +394,20 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                         if ((r = check_str(h->engines[i], WIRE_MAX_NAME, true, "hello.engine", err,
                                            errlen)) < 0)
                                 return r;
+                if ((r = check_hello_run(h, err, errlen)) < 0)
+                        return r;
                 return check_labels(h->labels, h->n_labels, err, errlen);
         }
+        case IOFLEET__ENVELOPE__BODY_ACK:
+                return check_ack(e->ack, err, errlen);
+        case IOFLEET__ENVELOPE__BODY_RESTORED:
+                return check_restored(e->restored, err, errlen);
+        case IOFLEET__ENVELOPE__BODY_GOODBYE:
+                return check_goodbye(e->goodbye, err, errlen);
+        case IOFLEET__ENVELOPE__BODY_LIST_RUNS:
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_RUN_LIST:
+                return check_run_list(e->run_list, err, errlen);
         case IOFLEET__ENVELOPE__BODY_WELCOME:
                 if (e->welcome->heartbeat_ns < NSEC_PER_MSEC * 10 ||
                     e->welcome->heartbeat_ns > NSEC_PER_SEC * 3600 || e->welcome->lost_after < 2 ||
@@ -309,8 +422,7 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 return check_name(e->welcome->name ? e->welcome->name : "", "welcome.name", err,
                                   errlen);
         case IOFLEET__ENVELOPE__BODY_HEARTBEAT:
-                return check_str(e->heartbeat->run_id, WIRE_MAX_ID, false, "heartbeat.run_id", err,
-                                 errlen);
+                return check_heartbeat(e->heartbeat, err, errlen);
         case IOFLEET__ENVELOPE__BODY_TIME_PROBE:
         case IOFLEET__ENVELOPE__BODY_TIME_REPLY:
         case IOFLEET__ENVELOPE__BODY_LIST_AGENTS:
@@ -327,6 +439,9 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 if (e->prepare->interval_ns < NSEC_PER_MSEC * 10 ||
                     e->prepare->interval_ns > NSEC_PER_SEC * 3600)
                         return errorf(err, errlen, -EBADMSG, "prepare: interval must be 10ms..1h");
+                if (e->prepare->orphan_grace_ns > WIRE_MAX_GRACE_NS)
+                        return errorf(err, errlen, -EBADMSG,
+                                      "prepare.orphan_grace_ns: at most 7 days");
                 if ((r = check_role(e->prepare->role, true, "prepare.role", err, errlen)) < 0 ||
                     (r = check_settings(e->prepare->server, e->prepare->n_server, "prepare.server",
                                         err, errlen)) < 0 ||
@@ -386,6 +501,9 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                     (r = check_settings(f->effective, f->n_effective, "finished.effective", err,
                                         errlen)) < 0)
                         return r;
+                if (f->intervals > WIRE_MAX_INTERVALS)
+                        return errorf(err, errlen, -EBADMSG, "finished.intervals: at most %u",
+                                      WIRE_MAX_INTERVALS);
                 if (f->n_jobs > WIRE_MAX_RESULTS)
                         return errorf(err, errlen, -EBADMSG, "finished: %zu results, at most %d",
                                       f->n_jobs, WIRE_MAX_RESULTS);
@@ -442,7 +560,8 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 if (s->interval_ns != 0 && s->interval_ns < NSEC_PER_MSEC * 10)
                         return errorf(err, errlen, -EBADMSG,
                                       "submit_run: interval must be at least 10ms");
-                if ((r = check_str(s->sweep_id, WIRE_MAX_ID, false, "submit_run.sweep_id", err,
+                if ((r = check_submit_durations(s, err, errlen)) < 0 ||
+                    (r = check_str(s->sweep_id, WIRE_MAX_ID, false, "submit_run.sweep_id", err,
                                    errlen)) < 0 ||
                     (r = check_name(s->sweep_id ? s->sweep_id : "", "submit_run.sweep_id", err,
                                     errlen)) < 0 ||
@@ -499,6 +618,12 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                         if ((r = check_str(e->run_update->per_agent[i]->name, WIRE_MAX_NAME, false,
                                            "run_update.per_agent.name", err, errlen)) < 0)
                                 return r;
+                if (e->run_update->n_missing > WIRE_MAX_AGENTS)
+                        return errorf(err, errlen, -EBADMSG, "run_update: too many missing agents");
+                for (size_t i = 0; i < e->run_update->n_missing; i++)
+                        if ((r = check_str(e->run_update->missing[i], WIRE_MAX_NAME, true,
+                                           "run_update.missing", err, errlen)) < 0)
+                                return r;
                 return 0;
         case IOFLEET__ENVELOPE__BODY_RUN_DONE:
                 if ((r = check_str(e->run_done->run_id, WIRE_MAX_ID, false, "run_done.run_id", err,
@@ -506,7 +631,9 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                     (r = check_text(e->run_done->message, WIRE_MAX_TEXT, "run_done.message", err,
                                     errlen)) < 0 ||
                     (r = check_text(e->run_done->result_json, WIRE_MAX_CONTROL_MSG,
-                                    "run_done.result_json", err, errlen)) < 0)
+                                    "run_done.result_json", err, errlen)) < 0 ||
+                    (r = check_str(e->run_done->status, WIRE_MAX_NAME, false, "run_done.status",
+                                   err, errlen)) < 0)
                         return r;
                 return check_str(e->run_done->results_dir, WIRE_MAX_TEXT, false,
                                  "run_done.results_dir", err, errlen);
@@ -753,4 +880,92 @@ Iofleet__Setting *wire_settings(const kvlist_t *kv, Iofleet__Setting ***ptrs)
                 (*ptrs)[i] = &v[i];
         }
         return v;
+}
+
+/* An agent's run messages: the bodies that carry run_id and a run_seq numbering them. */
+bool wire_is_run_message(const envelope_t *e)
+{
+        switch (e->body_case) {
+        case IOFLEET__ENVELOPE__BODY_PREPARED:
+        case IOFLEET__ENVELOPE__BODY_STARTED:
+        case IOFLEET__ENVELOPE__BODY_INTERVAL:
+        case IOFLEET__ENVELOPE__BODY_FINISHED:
+        case IOFLEET__ENVELOPE__BODY_RESTORED:
+        case IOFLEET__ENVELOPE__BODY_ERROR:
+                return true;
+        default:
+                return false;
+        }
+}
+
+/* Field name of a run message's body, found through its descriptor (every run message has
+ * run_id and run_seq); NULL for other bodies. */
+static void *run_field(const envelope_t *e, const char *name)
+{
+        const ProtobufCFieldDescriptor *bf, *f;
+        ProtobufCMessage *body;
+        if (!wire_is_run_message(e))
+                return NULL;
+        bf = protobuf_c_message_descriptor_get_field(&iofleet__envelope__descriptor,
+                                                     (unsigned)e->body_case);
+        body = bf ? *(ProtobufCMessage **)((char *)e + bf->offset) : NULL;
+        f = body ? protobuf_c_message_descriptor_get_field_by_name(body->descriptor, name) : NULL;
+        return f ? (char *)body + f->offset : NULL;
+}
+
+uint64_t wire_run_seq(const envelope_t *e)
+{
+        const uint64_t *seq = run_field(e, "run_seq");
+        return seq ? *seq : 0;
+}
+
+void wire_set_run_seq(envelope_t *e, uint64_t seq)
+{
+        uint64_t *p = run_field(e, "run_seq");
+        if (p)
+                *p = seq;
+}
+
+const char *wire_run_id(const envelope_t *e)
+{
+        char **id = run_field(e, "run_id");
+        return id && *id ? *id : "";
+}
+
+static Iofleet__Hist *hist_part(Iofleet__Hist *pb, const hist_t *now, const hist_t *before,
+                                hist_t *delta)
+{
+        if (before)
+                hist_delta(delta, now, before);
+        else
+                hist_snapshot(delta, now);
+        return wire_hist_from(pb, delta) == 0 ? pb : NULL;
+}
+
+void wire_dir_fill(wire_dir_t *w, const wire_dir_counts_t *now, const wire_dir_counts_t *before,
+                   hist_t *scratch)
+{
+        Iofleet__DirStats *pb = &w->pb;
+        iofleet__dir_stats__init(pb);
+        memset(w->h, 0, sizeof(w->h));
+        pb->bytes = now->bytes - (before ? before->bytes : 0);
+        pb->ios = now->ios - (before ? before->ios : 0);
+        pb->errors = now->errors - (before ? before->errors : 0);
+        pb->short_ios = now->short_ios - (before ? before->short_ios : 0);
+        pb->issued = now->issued - (before ? before->issued : 0);
+        pb->dropped = now->dropped - (before ? before->dropped : 0);
+        pb->clat = hist_part(&w->h[0], now->clat, before ? before->clat : NULL, scratch);
+        pb->slat = hist_part(&w->h[1], now->slat, before ? before->slat : NULL, scratch);
+        pb->lat = hist_part(&w->h[2], now->lat, before ? before->lat : NULL, scratch);
+        pb->syncs = now->syncs - (before ? before->syncs : 0);
+        pb->verify_errors = now->verify_errors - (before ? before->verify_errors : 0);
+        if (now->sync_lat && now->sync_lat->n)
+                pb->sync_lat = hist_part(&w->h[3], now->sync_lat,
+                                         before ? before->sync_lat : NULL, scratch);
+}
+
+void wire_dir_done(wire_dir_t *w)
+{
+        for (int i = 0; i < 4; i++)
+                wire_hist_done(&w->h[i]);
 }

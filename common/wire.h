@@ -9,7 +9,7 @@
 #include "kv.h"
 #include "iofleet.pb-c.h"
 
-#define PROTOCOL_VERSION 1
+#define PROTOCOL_VERSION 2
 /* Hard caps on one message, checked before decoding. */
 #define WIRE_MAX_AGENT_MSG (16u << 20)
 #define WIRE_MAX_CONTROL_MSG (64u << 20)
@@ -55,10 +55,40 @@ void wire_hist_done(Iofleet__Hist *pb);
 /* Adds a received histogram into h (decode already validated it). */
 void wire_hist_add(hist_t *h, const Iofleet__Hist *pb);
 
+/* One direction's counters as an agent keeps them (its runner's totals): bytes and IOs, errors,
+ * and latency histograms (verify_errors: reads that failed verify=, counted in errors too). */
+typedef struct wire_dir_counts {
+        uint64_t bytes, ios, errors, short_ios, issued, dropped, syncs;
+        uint64_t verify_errors;
+        hist_t *clat, *slat, *lat, *sync_lat;
+} wire_dir_counts_t;
+
+/* A DirStats as it travels, with the memory its histograms need. */
+typedef struct wire_dir {
+        Iofleet__DirStats pb;
+        Iofleet__Hist h[4];
+} wire_dir_t;
+
+/* Fills w with now, or with now - before (an interval's) when before is given; scratch is a
+ * histogram to compute deltas in. Free with wire_dir_done(). */
+void wire_dir_fill(wire_dir_t *w, const wire_dir_counts_t *now, const wire_dir_counts_t *before,
+                   hist_t *scratch);
+void wire_dir_done(wire_dir_t *w);
+
 #include "options.h"
 /* Builds a job_spec from a job as it travelled: its name, then its options in order. Errors
  * (unknown option, bad value, invalid job) fill err with "job NAME: ..." */
 int wire_job_spec(const Iofleet__Job *job, job_spec_t *spec, char *err, size_t errlen);
+
+/* An agent's run message: Prepared, Started, Interval, Finished, Restored or an Error, the bodies
+ * that carry run_id and a run_seq numbering them. */
+bool wire_is_run_message(const envelope_t *e);
+/* The run message number of such a message, 0 for other bodies or unnumbered ones;
+ * wire_set_run_seq() sets it. */
+uint64_t wire_run_seq(const envelope_t *e);
+void wire_set_run_seq(envelope_t *e, uint64_t seq);
+/* The run id of such a message, "" for other bodies. */
+const char *wire_run_id(const envelope_t *e);
 
 /* Settings as they travel, borrowing the list's strings: *ptrs (and the returned array) are
  * malloc'd, free both with free(); NULL when out of memory. */

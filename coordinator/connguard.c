@@ -95,8 +95,9 @@ void connguard_budget(unsigned nofile, unsigned in_use, connguard_budget_t *b)
         b->metrics_max = clamp(avail / 16, 4, 256);
         b->control_max = clamp(avail / 16, 4, 256);
         /* Connections already queued when accepting pauses still come in: the backlog is part
-         * of what the reserve must absorb. */
-        b->backlog = clamp(avail / 16, 4, 128);
+         * of what the reserve must absorb. A fleet (re)starting connects thousands of agents
+         * at once: a short queue drops their SYNs, retried 1, 3, 7 s later. */
+        b->backlog = clamp(avail / 16, 4, 2048);
         b->reserve = clamp(avail / 8, 32, 1024);
         spent = b->metrics_max + b->control_max + b->backlog + b->reserve;
         b->agents_max = avail > spent + 4 ? avail - spent : 4;

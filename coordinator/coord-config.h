@@ -19,6 +19,8 @@ typedef struct coord_config {
         uint64_t heartbeat_ns;
         uint64_t lost_after;
         uint64_t lead_ns;
+        uint64_t orphan_grace_ns; /* a run's default orphan grace */
+        bool journal;             /* runs are journalled (a restart takes them up) */
         uint64_t handshake_timeout_ns; /* a connection must complete CURVE within it */
         bool insecure;
 } coord_config_t;

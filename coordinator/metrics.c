@@ -1,5 +1,5 @@
 /* Prometheus /metrics for the coordinator: a pure text renderer and a small HTTP server that
- * serves the last rendered snapshot. */
+ * asks the coordinator loop for a fresh snapshot on each scrape. */
 #include "metrics.h"
 
 #include <arpa/inet.h>
@@ -11,12 +11,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "util.h"
 
-#define METRICS_PERIOD_NS ((int64_t)NSEC_PER_SEC)
+/* How long a scrape waits for the coordinator loop to render; then it gets the last snapshot. */
+#define METRICS_WAIT_S 2
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 static const struct {
@@ -49,17 +53,18 @@ size_t metrics_escape_label(const char *s, char *buf, size_t len)
         return n;
 }
 
+/* Runs of plain characters go out whole: thousands of agents' labels every second. */
 static void put_escaped(FILE *f, const char *s)
 {
-        for (; *s; s++) {
-                if (*s == '\\')
-                        fputs("\\\\", f);
-                else if (*s == '"')
-                        fputs("\\\"", f);
-                else if (*s == '\n')
-                        fputs("\\n", f);
-                else
-                        fputc(*s, f);
+        while (*s) {
+                size_t n = strcspn(s, "\\\"\n");
+                if (n)
+                        fwrite(s, 1, n, f);
+                s += n;
+                if (!*s)
+                        break;
+                fputs(*s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : "\\n", f);
+                s++;
         }
 }
 
@@ -180,12 +185,12 @@ static uint64_t field(const metrics_totals_t *t, size_t off)
 
 static void render_agents(FILE *f, const metrics_input_t *in)
 {
-        size_t n = registry_count(in->reg), by_state[3] = {0, 0, 0};
-        static const agent_state_t states[] = {AGENT_IDLE, AGENT_BUSY, AGENT_LOST};
+        size_t n = registry_count(in->reg), by_state[4] = {0, 0, 0, 0};
+        static const agent_state_t states[] = {AGENT_IDLE, AGENT_BUSY, AGENT_LOST, AGENT_GONE};
 
         for (size_t i = 0; i < n; i++) {
                 agent_t *a = registry_at(in->reg, i);
-                if (a->state <= AGENT_LOST)
+                if (a->state <= AGENT_GONE)
                         by_state[a->state]++;
         }
         family(f, "iofleet_agents", "gauge", "Agents the coordinator knows, by state");
@@ -210,70 +215,116 @@ static int64_t last_complete(const run_t *run)
         return (int64_t)run->next_emit - 1;
 }
 
+/* name{run_id=".."} or name{run_id="..",LABEL="VALUE"} and a space. */
+static void run_series(FILE *f, const char *name, const run_t *run, const char *label,
+                       const char *value)
+{
+        fprintf(f, "%s{run_id=\"", name);
+        put_escaped(f, run->id);
+        if (label) {
+                fprintf(f, "\",%s=\"", label);
+                put_escaped(f, value);
+        }
+        fputs("\"} ", f);
+}
+
+/* An agent's gauge: it belongs to one run at a time, which the series names. */
+static void agent_run_series(FILE *f, const char *name, const run_agent_t *a, const run_t *run)
+{
+        fprintf(f, "%s{agent=\"", name);
+        put_escaped(f, a->name);
+        fputs("\",host=\"", f);
+        put_escaped(f, a->hostname);
+        fputs("\",run_id=\"", f);
+        put_escaped(f, run->id);
+        fputs("\"} ", f);
+}
+
 static void render_rates(FILE *f, const metrics_input_t *in)
 {
-        const run_t *run = in->run;
-        int64_t k = last_complete(run);
-        double secs = run && run->interval_ns ? (double)run->interval_ns / 1e9 : 1.0;
-
 #define AGENT_RATE(fld, suffix, help)                                                              \
         family(f, "iofleet_agent_" suffix, "gauge", help " (one agent)");                          \
-        for (size_t i = 0; k >= 0 && i < run->n_agents; i++) {                                     \
-                const run_agent_t *a = &run->agents[i];                                            \
-                if (a->server) /* an NFS server of the plan: it runs no job */                     \
-                        continue;                                                                  \
-                const run_interval_t *iv = run_agent_iv(a, (size_t)k);                             \
-                if (iv && !iv->received)                                                           \
-                        iv = NULL;                                                                 \
-                agent_series(f, "iofleet_agent_" suffix, a->name, a->hostname);                    \
-                put_double(f, iv ? (double)iv->fld / secs : 0.0);                                  \
+        for (size_t r = 0; r < in->n_runs; r++) {                                                  \
+                const run_t *run = in->runs[r];                                                    \
+                int64_t k = last_complete(run);                                                    \
+                double secs = run->interval_ns ? (double)run->interval_ns / 1e9 : 1.0;             \
+                for (size_t i = 0; k >= 0 && i < run->n_agents; i++) {                             \
+                        const run_agent_t *a = &run->agents[i];                                    \
+                        if (a->server) /* an NFS server of the plan: it runs no job */             \
+                                continue;                                                          \
+                        const run_interval_t *iv = run_agent_iv(a, (size_t)k);                     \
+                        if (iv && !iv->received)                                                   \
+                                iv = NULL;                                                         \
+                        agent_run_series(f, "iofleet_agent_" suffix, a, run);                      \
+                        put_double(f, iv ? (double)iv->fld / secs : 0.0);                          \
+                }                                                                                  \
         }
         RATE_FIELDS(AGENT_RATE)
 #undef AGENT_RATE
 
 #define CLUSTER_RATE(fld, suffix, help)                                                            \
-        family(f, "iofleet_cluster_" suffix, "gauge", help " (sum over agents)");                  \
-        if (k >= 0) {                                                                              \
-                fputs("iofleet_cluster_" suffix " ", f);                                           \
+        family(f, "iofleet_cluster_" suffix, "gauge", help " (sum over a run's agents)");          \
+        for (size_t r = 0; r < in->n_runs; r++) {                                                  \
+                const run_t *run = in->runs[r];                                                    \
+                int64_t k = last_complete(run);                                                    \
+                double secs = run->interval_ns ? (double)run->interval_ns / 1e9 : 1.0;             \
+                if (k < 0)                                                                         \
+                        continue;                                                                  \
+                run_series(f, "iofleet_cluster_" suffix, run, NULL, NULL);                         \
                 put_double(f, (double)run_civ(run, (size_t)k)->fld / secs);                        \
         }
         RATE_FIELDS(CLUSTER_RATE)
 #undef CLUSTER_RATE
 }
 
+static bool is_folded(const metrics_input_t *in, const run_t *run)
+{
+        for (size_t i = 0; i < in->n_folded; i++)
+                if (in->folded[i] && streq(in->folded[i], run->id))
+                        return true;
+        return false;
+}
+
 static int render_counters(FILE *f, const metrics_input_t *in)
 {
-        const run_t *run = in->run;
-        bool add_run = run && !(in->folded_run_id && streq(in->folded_run_id, run->id));
-        size_t n_run = add_run ? run->n_agents : 0;
-        metrics_totals_t *t = calloc(n_run + in->n_base + 1, sizeof(*t));
+        size_t n_run = 0;
+        metrics_totals_t *t;
         metrics_totals_t cluster = {};
         bool *used = calloc(in->n_base + 1, sizeof(*used));
         size_t n = 0;
 
+        for (size_t r = 0; r < in->n_runs; r++)
+                n_run += is_folded(in, in->runs[r]) ? 0 : in->runs[r]->n_agents;
+        t = calloc(n_run + in->n_base + 1, sizeof(*t));
         if (!t || !used) {
                 free(t);
                 free(used);
                 return -ENOMEM;
         }
-        /* Agents of the current run: what they did before it plus what they did in it. */
-        for (size_t i = 0; i < n_run; i++) {
-                const run_agent_t *a = &run->agents[i];
-                const metrics_totals_t *b = find_base(in, a->name);
-                if (a->server)
+        /* Agents of the runs in progress: what they did before plus what they did in them. */
+        for (size_t r = 0; r < in->n_runs; r++) {
+                const run_t *run = in->runs[r];
+                const metrics_totals_t *rt = in->run_totals ? in->run_totals[r] : NULL;
+                if (is_folded(in, run))
                         continue;
-                snprintf(t[n].name, sizeof(t[n].name), "%s", a->name);
-                snprintf(t[n].hostname, sizeof(t[n].hostname), "%s", a->hostname);
-                if (in->run_totals)
-                        add_totals(&t[n], &in->run_totals[i]);
-                else
-                        sum_agent(a, &t[n]);
-                add_totals(&cluster, &t[n]);
-                if (b) {
-                        add_totals(&t[n], b);
-                        used[b - in->base] = true;
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        const run_agent_t *a = &run->agents[i];
+                        const metrics_totals_t *b = find_base(in, a->name);
+                        if (a->server)
+                                continue;
+                        snprintf(t[n].name, sizeof(t[n].name), "%s", a->name);
+                        snprintf(t[n].hostname, sizeof(t[n].hostname), "%s", a->hostname);
+                        if (rt)
+                                add_totals(&t[n], &rt[i]);
+                        else
+                                sum_agent(a, &t[n]);
+                        add_totals(&cluster, &t[n]);
+                        if (b) {
+                                add_totals(&t[n], b);
+                                used[b - in->base] = true;
+                        }
+                        n++;
                 }
-                n++;
         }
         for (size_t i = 0; i < in->n_base; i++)
                 if (!used[i])
@@ -301,60 +352,77 @@ static int render_counters(FILE *f, const metrics_input_t *in)
 
 static void render_latency(FILE *f, const metrics_input_t *in)
 {
-        int64_t k = last_complete(in->run);
-        const cluster_interval_t *c = k >= 0 ? run_civ(in->run, (size_t)k) : NULL;
-        const hist_t *h = c ? c->clat : NULL;
-
         family(f, "iofleet_clat_seconds", "summary",
-               "Completion latency over all agents in the last complete interval (not "
+               "Completion latency over a run's agents in its last complete interval (not "
                "cumulative: _sum and _count cover that interval)");
-        if (!h || h->n == 0)
-                return;
-        for (size_t i = 0; i < ELEMENTSOF(quantiles); i++) {
-                fprintf(f, "iofleet_clat_seconds{quantile=\"%s\"} ", quantiles[i].label);
-                put_double(f, (double)hist_percentile(h, quantiles[i].p) / 1e9);
+        for (size_t r = 0; r < in->n_runs; r++) {
+                const run_t *run = in->runs[r];
+                int64_t k = last_complete(run);
+                const cluster_interval_t *c = k >= 0 ? run_civ(run, (size_t)k) : NULL;
+                const hist_t *h = c ? c->clat : NULL;
+                if (!h || h->n == 0)
+                        continue;
+                for (size_t i = 0; i < ELEMENTSOF(quantiles); i++) {
+                        run_series(f, "iofleet_clat_seconds", run, "quantile", quantiles[i].label);
+                        put_double(f, (double)hist_percentile(h, quantiles[i].p) / 1e9);
+                }
+                run_series(f, "iofleet_clat_seconds_sum", run, NULL, NULL);
+                put_double(f, (double)h->sum / 1e9);
+                run_series(f, "iofleet_clat_seconds_count", run, NULL, NULL);
+                put_u64(f, h->n);
         }
-        fputs("iofleet_clat_seconds_sum ", f);
-        put_double(f, (double)h->sum / 1e9);
-        fputs("iofleet_clat_seconds_count ", f);
-        put_u64(f, h->n);
 }
 
 static void render_run(FILE *f, const metrics_input_t *in)
 {
-        const run_t *run = in->run;
-        int64_t k = last_complete(run);
-
-        family(f, "iofleet_run_active", "gauge", "1 while a run is in progress");
+        size_t active = 0;
+        for (size_t r = 0; r < in->n_runs; r++)
+                active += in->runs[r]->phase != RUN_DONE;
+        family(f, "iofleet_run_active", "gauge", "Runs in progress");
         fputs("iofleet_run_active ", f);
-        put_u64(f, run && run->phase != RUN_DONE ? 1 : 0);
-        family(f, "iofleet_run_info", "gauge", "The current run: its id and phase");
-        if (run) {
+        put_u64(f, active);
+        family(f, "iofleet_run_info", "gauge", "A run in progress: its id and phase");
+        for (size_t r = 0; r < in->n_runs; r++) {
                 fputs("iofleet_run_info{run_id=\"", f);
-                put_escaped(f, run->id);
-                fprintf(f, "\",phase=\"%s\"} 1\n", phase_name(run->phase));
+                put_escaped(f, in->runs[r]->id);
+                fprintf(f, "\",phase=\"%s\"} 1\n", phase_name(in->runs[r]->phase));
         }
-        family(f, "iofleet_run_agents", "gauge", "Agents in the current run");
-        if (run) {
-                fputs("iofleet_run_agents ", f);
-                put_u64(f, run->n_agents);
+        family(f, "iofleet_run_agents", "gauge", "Agents in a run");
+        for (size_t r = 0; r < in->n_runs; r++) {
+                run_series(f, "iofleet_run_agents", in->runs[r], NULL, NULL);
+                put_u64(f, in->runs[r]->n_agents);
         }
-        family(f, "iofleet_run_interval_seconds", "gauge", "Reporting interval of the current run");
-        if (run) {
-                fputs("iofleet_run_interval_seconds ", f);
-                put_double(f, (double)run->interval_ns / 1e9);
+        family(f, "iofleet_run_agents_away", "gauge",
+               "Agents of a run that lost touch and may come back (within the orphan grace)");
+        for (size_t r = 0; r < in->n_runs; r++) {
+                size_t away = 0;
+                for (size_t i = 0; i < in->runs[r]->n_agents; i++)
+                        away += in->runs[r]->agents[i].lost && !in->runs[r]->agents[i].gone;
+                run_series(f, "iofleet_run_agents_away", in->runs[r], NULL, NULL);
+                put_u64(f, away);
+        }
+        family(f, "iofleet_run_interval_seconds", "gauge", "Reporting interval of a run");
+        for (size_t r = 0; r < in->n_runs; r++) {
+                run_series(f, "iofleet_run_interval_seconds", in->runs[r], NULL, NULL);
+                put_double(f, (double)in->runs[r]->interval_ns / 1e9);
         }
         family(f, "iofleet_run_interval_index", "gauge",
-               "Index of the last complete interval of the current run (from 0)");
-        if (k >= 0) {
-                fputs("iofleet_run_interval_index ", f);
+               "Index of the last complete interval of a run (from 0)");
+        for (size_t r = 0; r < in->n_runs; r++) {
+                int64_t k = last_complete(in->runs[r]);
+                if (k < 0)
+                        continue;
+                run_series(f, "iofleet_run_interval_index", in->runs[r], NULL, NULL);
                 put_u64(f, (uint64_t)k);
         }
         family(f, "iofleet_run_start_skew_seconds", "gauge",
-               "Spread of the instants the agents of the current run started");
-        if (run && (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING ||
-                    (run->phase == RUN_DONE && run->start_ns))) {
-                fputs("iofleet_run_start_skew_seconds ", f);
+               "Spread of the instants the agents of a run started");
+        for (size_t r = 0; r < in->n_runs; r++) {
+                const run_t *run = in->runs[r];
+                if (!(run->phase == RUN_RUNNING || run->phase == RUN_STOPPING ||
+                      (run->phase == RUN_DONE && run->start_ns)))
+                        continue;
+                run_series(f, "iofleet_run_start_skew_seconds", run, NULL, NULL);
                 put_double(f, (double)run->start_skew_ns / 1e9);
         }
 }
@@ -403,23 +471,34 @@ int metrics_render(const metrics_input_t *in, char **ret, size_t *len)
 
 /* --- state kept between renderings ------------------------------------------------------- */
 
+/* A run followed between renderings: its counts so far, one entry per agent. */
+typedef struct tracked {
+        char id[WIRE_MAX_ID + 1];
+        metrics_totals_t *cur;
+        size_t n_cur;
+} tracked_t;
+
+#define METRICS_FOLDED 32
+
 struct metrics {
         struct MHD_Daemon *daemon;
         uint16_t port;
-        pthread_mutex_t lock; /* guards text and len: the HTTP thread reads them */
+        pthread_mutex_t lock; /* guards text, len, gen and wanted: the HTTP thread uses them */
+        pthread_cond_t rendered; /* after each rendering */
         char *text;
         size_t len;
-        int64_t next_render;
+        uint64_t gen;  /* renderings so far */
+        bool wanted;   /* a scrape waits for a rendering */
+        int wake_fd;   /* eventfd, readable while wanted: wakes the coordinator loop */
         /* Totals of runs that are over, sorted by agent name. */
         metrics_totals_t *base;
         size_t n_base, cap_base;
         metrics_totals_t cluster;
-        char folded[WIRE_MAX_ID + 1];
-        /* The current run's counts so far, one entry per run agent, summed up to cursor[i]. */
-        char cur_run[WIRE_MAX_ID + 1];
-        metrics_totals_t *cur;
-        size_t *cursor;
-        size_t n_cur;
+        /* Runs whose counts are in base (the last few), so that none counts twice. */
+        char folded[METRICS_FOLDED][WIRE_MAX_ID + 1];
+        size_t next_folded;
+        tracked_t *tracked;
+        size_t n_tracked;
         metrics_alert_t *alerts;
         size_t n_alerts;
 };
@@ -458,104 +537,177 @@ static int base_add(metrics_t *m, const metrics_totals_t *t)
         return 0;
 }
 
-static void cur_reset(metrics_t *m)
+static bool was_folded(const metrics_t *m, const char *id)
 {
-        free(m->cur);
-        free(m->cursor);
-        m->cur = NULL;
-        m->cursor = NULL;
-        m->n_cur = 0;
-        m->cur_run[0] = 0;
+        for (size_t i = 0; i < METRICS_FOLDED; i++)
+                if (streq(m->folded[i], id))
+                        return true;
+        return false;
 }
 
-/* Moves the current run's counts into the cumulative totals. exact: sums every interval the
- * run holds (the run is over) instead of what was summed so far. */
-static void fold(metrics_t *m, const run_t *run, bool exact)
+static void untrack(metrics_t *m, size_t i)
 {
-        for (size_t i = 0; i < m->n_cur; i++) {
-                metrics_totals_t t = m->cur[i];
-                if (exact && run && i < run->n_agents) {
+        free(m->tracked[i].cur);
+        m->tracked[i] = m->tracked[--m->n_tracked];
+}
+
+/* Moves tracked run i's counts into the cumulative totals. run (when given) is over: every
+ * interval it holds is summed instead of what was summed so far. */
+static void fold(metrics_t *m, size_t i, const run_t *run)
+{
+        tracked_t *tr = &m->tracked[i];
+        for (size_t a = 0; a < tr->n_cur; a++) {
+                metrics_totals_t t = tr->cur[a];
+                if (run && a < run->n_agents) {
                         memset(&t, 0, sizeof(t));
-                        snprintf(t.name, sizeof(t.name), "%s", run->agents[i].name);
-                        snprintf(t.hostname, sizeof(t.hostname), "%s", run->agents[i].hostname);
-                        sum_agent(&run->agents[i], &t);
+                        snprintf(t.name, sizeof(t.name), "%s", run->agents[a].name);
+                        snprintf(t.hostname, sizeof(t.hostname), "%s", run->agents[a].hostname);
+                        sum_agent(&run->agents[a], &t);
                 }
+                if (run && a < run->n_agents && run->agents[a].server)
+                        continue;
                 add_totals(&m->cluster, &t);
                 if (base_add(m, &t) < 0)
                         log_warning("metrics: out of memory: counters of agent %s lost", t.name);
         }
-        snprintf(m->folded, sizeof(m->folded), "%s", m->cur_run);
-        cur_reset(m);
+        snprintf(m->folded[m->next_folded], sizeof(m->folded[0]), "%s", tr->id);
+        m->next_folded = (m->next_folded + 1) % METRICS_FOLDED;
+        untrack(m, i);
 }
 
-/* Follows the current run: sums the intervals shown since the last call. */
-static int track(metrics_t *m, const run_t *run)
+static tracked_t *find_tracked(metrics_t *m, const char *id)
 {
-        if (m->cur_run[0] && (!run || !streq(run->id, m->cur_run)))
-                fold(m, NULL, false); /* it went away without being seen done */
-        if (!run || streq(run->id, m->folded))
-                return 0;
-        if (!m->cur_run[0]) {
-                m->cur = calloc(run->n_agents + 1, sizeof(*m->cur));
-                m->cursor = calloc(run->n_agents + 1, sizeof(*m->cursor));
-                if (!m->cur || !m->cursor) {
-                        cur_reset(m);
-                        return -ENOMEM;
-                }
-                m->n_cur = run->n_agents;
-                snprintf(m->cur_run, sizeof(m->cur_run), "%s", run->id);
-                for (size_t i = 0; i < run->n_agents; i++) {
-                        snprintf(m->cur[i].name, sizeof(m->cur[i].name), "%s", run->agents[i].name);
-                        snprintf(m->cur[i].hostname, sizeof(m->cur[i].hostname), "%s",
-                                 run->agents[i].hostname);
-                }
+        for (size_t i = 0; i < m->n_tracked; i++)
+                if (streq(m->tracked[i].id, id))
+                        return &m->tracked[i];
+        return NULL;
+}
+
+/* Follows the runs: sums the intervals each has shown since the last call; a run that is over
+ * moves into the totals. */
+static int track(metrics_t *m, const run_t *const *runs, size_t n)
+{
+        for (size_t i = 0; i < m->n_tracked;) {
+                bool present = false;
+                for (size_t r = 0; r < n && !present; r++)
+                        present = streq(runs[r]->id, m->tracked[i].id);
+                if (present)
+                        i++;
+                else
+                        fold(m, i, NULL); /* it went away without being seen done */
         }
-        /* Intervals already shown are settled; late ones still count when the run is folded. */
-        for (size_t i = 0; i < m->n_cur && i < run->n_agents; i++) {
-                const run_agent_t *a = &run->agents[i];
-                m->cur[i].read_bytes = a->shown_read_bytes;
-                m->cur[i].write_bytes = a->shown_write_bytes;
-                m->cur[i].read_ios = a->shown_read_ios;
-                m->cur[i].write_ios = a->shown_write_ios;
-                m->cur[i].errors = a->shown_errors;
+        for (size_t r = 0; r < n; r++) {
+                const run_t *run = runs[r];
+                tracked_t *tr;
+                if (was_folded(m, run->id))
+                        continue;
+                if (!(tr = find_tracked(m, run->id))) {
+                        tracked_t *v = realloc(m->tracked, (m->n_tracked + 1) * sizeof(*v));
+                        if (!v)
+                                return -ENOMEM;
+                        m->tracked = v;
+                        tr = &v[m->n_tracked];
+                        memset(tr, 0, sizeof(*tr));
+                        if (!(tr->cur = calloc(run->n_agents + 1, sizeof(*tr->cur))))
+                                return -ENOMEM;
+                        m->n_tracked++;
+                        tr->n_cur = run->n_agents;
+                        snprintf(tr->id, sizeof(tr->id), "%s", run->id);
+                        for (size_t i = 0; i < run->n_agents; i++) {
+                                snprintf(tr->cur[i].name, sizeof(tr->cur[i].name), "%s",
+                                         run->agents[i].name);
+                                snprintf(tr->cur[i].hostname, sizeof(tr->cur[i].hostname), "%s",
+                                         run->agents[i].hostname);
+                        }
+                }
+                /* Intervals already shown are settled; late ones count when the run is
+                 * folded. */
+                for (size_t i = 0; i < tr->n_cur && i < run->n_agents; i++) {
+                        const run_agent_t *a = &run->agents[i];
+                        tr->cur[i].read_bytes = a->shown_read_bytes;
+                        tr->cur[i].write_bytes = a->shown_write_bytes;
+                        tr->cur[i].read_ios = a->shown_read_ios;
+                        tr->cur[i].write_ios = a->shown_write_ios;
+                        tr->cur[i].errors = a->shown_errors;
+                }
+                if (run_done(run))
+                        fold(m, (size_t)(tr - m->tracked), run);
         }
-        if (run_done(run))
-                fold(m, run, true);
         return 0;
 }
 
-void metrics_update(metrics_t *m, registry_t *reg, const run_t *run, int64_t now)
+void metrics_want(metrics_t *m)
 {
-        bool finished = run && run_done(run) && !streq(run->id, m ? m->folded : "");
+        pthread_mutex_lock(&m->lock);
+        if (!m->wanted) {
+                m->wanted = true;
+                if (m->wake_fd >= 0)
+                        (void)eventfd_write(m->wake_fd, 1);
+        }
+        pthread_mutex_unlock(&m->lock);
+}
+
+int metrics_fd(const metrics_t *m)
+{
+        return m ? m->wake_fd : -1;
+}
+
+void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, size_t n_runs)
+{
+        bool finished = false, wanted;
         metrics_input_t in = {};
+        const char *folded[METRICS_FOLDED];
+        const metrics_totals_t **totals = NULL;
         char *text = NULL;
         size_t len = 0;
 
-        if (!m || (now < m->next_render && !finished))
+        for (size_t r = 0; m && r < n_runs; r++)
+                finished |= run_done(runs[r]) && !was_folded(m, runs[r]->id);
+        if (!m)
                 return;
-        m->next_render = now + METRICS_PERIOD_NS;
-        if (track(m, run) < 0) {
+        pthread_mutex_lock(&m->lock);
+        wanted = m->wanted;
+        if (wanted && m->wake_fd >= 0) {
+                eventfd_t v;
+                (void)eventfd_read(m->wake_fd, &v);
+        }
+        m->wanted = false;
+        pthread_mutex_unlock(&m->lock);
+        if (!wanted && !finished)
+                return;
+        if (track(m, runs, n_runs) < 0) {
                 log_warning("metrics: out of memory");
                 return;
         }
+        totals = calloc(n_runs + 1, sizeof(*totals));
+        for (size_t r = 0; totals && r < n_runs; r++) {
+                tracked_t *tr = find_tracked(m, runs[r]->id);
+                totals[r] = tr && tr->n_cur == runs[r]->n_agents ? tr->cur : NULL;
+        }
+        for (size_t i = 0; i < METRICS_FOLDED; i++)
+                folded[i] = m->folded[i];
         in.reg = reg;
-        in.run = run;
-        in.folded_run_id = m->folded;
+        in.runs = runs;
+        in.n_runs = n_runs;
+        in.folded = folded;
+        in.n_folded = METRICS_FOLDED;
         in.base = m->base;
         in.n_base = m->n_base;
         in.cluster_base = &m->cluster;
         in.alerts = m->alerts;
         in.n_alerts = m->n_alerts;
-        if (run && m->cur_run[0] && m->n_cur == run->n_agents)
-                in.run_totals = m->cur;
-        if (metrics_render(&in, &text, &len) < 0) {
+        in.run_totals = totals;
+        if (metrics_render(&in, &text, &len) < 0)
                 log_warning("metrics: out of memory: the snapshot is not updated");
-                return;
-        }
+        free(totals);
         pthread_mutex_lock(&m->lock);
-        free(m->text);
-        m->text = text;
-        m->len = len;
+        if (text) {
+                free(m->text);
+                m->text = text;
+                m->len = len;
+        }
+        m->gen++;
+        pthread_cond_broadcast(&m->rendered);
         pthread_mutex_unlock(&m->lock);
 }
 
@@ -631,7 +783,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 static const char msg[] = "method not allowed: use GET\n";
                 return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, msg, sizeof(msg) - 1, false);
         }
+        /* A fresh rendering from the coordinator loop: rendering thousands of agents' series
+         * costs it nothing while nobody scrapes. */
+        metrics_want(m);
         pthread_mutex_lock(&m->lock);
+        {
+                uint64_t want = m->gen + 1;
+                struct timespec until;
+                clock_gettime(CLOCK_MONOTONIC, &until);
+                until.tv_sec += METRICS_WAIT_S;
+                while (m->gen < want &&
+                       pthread_cond_timedwait(&m->rendered, &m->lock, &until) == 0)
+                        ;
+        }
         if (m->text)
                 ret = reply(c, MHD_HTTP_OK, m->text, m->len, true);
         else {
@@ -721,6 +885,21 @@ int metrics_new(const char *listen, unsigned max_connections, metrics_t **ret)
         if (!m)
                 return -ENOMEM;
         pthread_mutex_init(&m->lock, NULL);
+        {
+                pthread_condattr_t ca;
+                pthread_condattr_init(&ca);
+                pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+                pthread_cond_init(&m->rendered, &ca);
+                pthread_condattr_destroy(&ca);
+        }
+        m->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (m->wake_fd < 0) {
+                r = -errno;
+                pthread_cond_destroy(&m->rendered);
+                pthread_mutex_destroy(&m->lock);
+                free(m);
+                return r;
+        }
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_IPv6;
         /* Scrapers are few and quick. Idle connections are closed after a few seconds, no
@@ -758,10 +937,15 @@ void metrics_free(metrics_t **mp)
         if (m->daemon)
                 MHD_stop_daemon(m->daemon);
         pthread_mutex_destroy(&m->lock);
+        pthread_cond_destroy(&m->rendered);
+        if (m->wake_fd >= 0)
+                close(m->wake_fd);
         free(m->text);
         free(m->base);
         free(m->alerts);
-        cur_reset(m);
+        while (m->n_tracked)
+                untrack(m, 0);
+        free(m->tracked);
         free(m);
         *mp = NULL;
 }

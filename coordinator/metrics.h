@@ -1,5 +1,5 @@
 /* Prometheus /metrics for the coordinator: a pure text renderer and a small HTTP server that
- * serves the last rendered snapshot. */
+ * asks the coordinator loop for a fresh snapshot on each scrape. */
 #pragma once
 
 #include <stdbool.h>
@@ -22,18 +22,22 @@ typedef struct metrics_totals {
         uint64_t read_bytes, write_bytes, read_ios, write_ios, errors;
 } metrics_totals_t;
 
-/* Everything one rendering reads. run may be NULL (idle); base holds the totals of finished
- * runs sorted by name (the current run's counts are added to them unless run->id equals
- * folded_run_id, i.e. they are in base already). */
+/* Everything one rendering reads. runs are the runs in progress (several at once, on disjoint
+ * agents; a run just done may be among them); base holds the totals of finished runs sorted by
+ * name (a run's counts are added to them unless its id is among folded, i.e. they are in base
+ * already). */
 typedef struct metrics_input {
         registry_t *reg;
-        const run_t *run;
-        const char *folded_run_id;
+        const run_t *const *runs;
+        size_t n_runs;
+        const char *const *folded;
+        size_t n_folded;
         const metrics_totals_t *base;
         size_t n_base;
         const metrics_totals_t *cluster_base;
-        /* Optional, one per run->agents[i]: the run's counts so far; NULL sums run->agents[].iv. */
-        const metrics_totals_t *run_totals;
+        /* Optional, one array per run (one entry per run->agents[i]): the run's counts so far;
+         * NULL (or a NULL entry) sums run->agents[].iv. */
+        const metrics_totals_t *const *run_totals;
         const metrics_alert_t *alerts;
         size_t n_alerts;
 } metrics_input_t;
@@ -60,9 +64,15 @@ void metrics_free(metrics_t **mp);
 uint16_t metrics_port(const metrics_t *m);
 /* Alerts shown from the next rendering on; the array is copied. 0 or -ENOMEM. */
 int metrics_set_alerts(metrics_t *m, const metrics_alert_t *alerts, size_t n);
-/* Called by the coordinator loop as often as it likes: renders a new snapshot at most once a
- * second, and always when run is over (its counts then move to the cumulative totals, so call
- * it before freeing a finished run). now is CLOCK_MONOTONIC. NULL-safe. */
-void metrics_update(metrics_t *m, registry_t *reg, const run_t *run, int64_t now);
+/* Asks for a rendering at the coordinator loop's next metrics_update() (what a scrape does;
+ * the scrape waits up to 2 s for it, then gets the last snapshot). */
+void metrics_want(metrics_t *m);
+/* Readable while a rendering is wanted: the coordinator loop polls it. -1 for NULL. */
+int metrics_fd(const metrics_t *m);
+/* Called by the coordinator loop as often as it likes: renders a new snapshot when one is
+ * wanted, and always when a run is over (its counts then move to the cumulative totals, so call
+ * it before freeing a finished run). Nothing else: thousands of agents' series cost nothing
+ * while nobody scrapes. NULL-safe. */
+void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, size_t n_runs);
 /* A copy of the current snapshot (for tests); malloc'd, NULL if none or out of memory. */
 char *metrics_snapshot(metrics_t *m);

@@ -140,6 +140,12 @@ void registry_set_bindings(registry_t *reg, idbind_t *bind)
         reg->bind = bind;
 }
 
+/* Lost or gone (said goodbye): its name and key are free for another agent. */
+static bool agent_away(const agent_t *a)
+{
+        return a->state == AGENT_LOST || a->state == AGENT_GONE;
+}
+
 /* Takes the i-th agent out of the registry and frees it; the last one takes its place. */
 static void forget_at(registry_t *reg, size_t i)
 {
@@ -178,7 +184,7 @@ static int check_keyed(registry_t *reg, const char *id, const char *key, agent_t
                 agent_t *o = &e->a;
                 if (streq(o->id, id) || !streq(o->key_name, key))
                         continue;
-                if (o->state != AGENT_LOST)
+                if (!agent_away(o))
                         return errorf(err, errlen, -EBUSY,
                                       "key '%s' already stands for a live agent on another "
                                       "connection: one key is one agent, give each host its own "
@@ -195,7 +201,7 @@ static int check_named(registry_t *reg, const Iofleet__Hello *h, char *err, size
 {
         for (entry_t *e = idmap_get(reg->by_name, h->name); e; e = e->name_next) {
                 agent_t *o = &e->a;
-                if (!streq(o->id, h->agent_id) && o->state != AGENT_LOST)
+                if (!streq(o->id, h->agent_id) && !agent_away(o))
                         return errorf(err, errlen, -EEXIST,
                                       "name '%s' is already used by a live agent; give each agent "
                                       "its own name= in its config",
@@ -290,11 +296,12 @@ void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
                 agent_t *a = reg->agents[i];
                 /* Lost agents stay listed for a while so people see they went away; agents whose
                  * state was wiped come back under new ids, so the old entries must go. */
-                if (a->state == AGENT_LOST && now - a->last_seen_ns > REGISTRY_FORGET_NS) {
+                bool away = agent_away(a);
+                if (away && now - a->last_seen_ns > REGISTRY_FORGET_NS) {
                         forget_at(reg, i--);
                         continue;
                 }
-                if (a->state != AGENT_LOST && now - a->last_seen_ns > lease_ns) {
+                if (!away && now - a->last_seen_ns > lease_ns) {
                         a->state = AGENT_LOST;
                         if (lost)
                                 lost(a, userdata);
@@ -331,7 +338,7 @@ int registry_select(registry_t *reg, const char *selector, agent_t ***ret, size_
         for (size_t i = 0; i < reg->n; i++) {
                 agent_t *a = reg->agents[i];
                 selector_subject_t s = {a->name, a->hostname, &a->roles, &a->labels};
-                if (a->state != AGENT_LOST && selector_match(selector, &s))
+                if (!agent_away(a) && selector_match(selector, &s))
                         v[k++] = a;
         }
         qsort(v, k, sizeof(*v), by_name);
@@ -349,6 +356,8 @@ const char *agent_state_to_string(agent_state_t s)
                 return "busy";
         case AGENT_LOST:
                 return "lost";
+        case AGENT_GONE:
+                return "gone";
         }
         return "?";
 }

@@ -16,6 +16,7 @@ typedef enum agent_state {
         AGENT_IDLE,
         AGENT_BUSY, /* part of a run */
         AGENT_LOST, /* missed its lease; kept so people can see it went away */
+        AGENT_GONE, /* said goodbye (stopped cleanly); kept as lost ones are */
 } agent_state_t;
 
 typedef struct agent {
@@ -37,6 +38,7 @@ typedef struct agent {
         agent_state_t state;
         uint64_t seq_out; /* last sequence number sent to it */
         uint64_t seq_in;  /* last sequence number received from it */
+        int64_t beat_answered_ns; /* CLOCK_MONOTONIC: the last heartbeat answered */
 } agent_t;
 
 typedef struct registry registry_t;

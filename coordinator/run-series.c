@@ -2,11 +2,12 @@
  * intervals.csv) older intervals go to, and reading the whole series back. */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
-#include "run.h"
+#include "run-internal.h"
 #include "util.h"
 
 /* intervals.csv: a cluster row ("*", rank -1, how many reported) and a row per agent that
@@ -103,6 +104,122 @@ int run_set_spool(run_t *run, const char *path)
         return 0;
 }
 
+int run_keep_late(run_t *run, const run_agent_t *a, size_t k, const run_interval_t *v)
+{
+        if (array_reserve((void **)&run->late, &run->cap_late, run->n_late, sizeof(*run->late)) < 0)
+                return -ENOMEM;
+        run->late[run->n_late++] = (run_late_t){k, a->rank, *v};
+        return 0;
+}
+
+static int late_cmp(const void *x, const void *y)
+{
+        const run_late_t *a = x, *b = y;
+        if (a->k != b->k)
+                return a->k < b->k ? -1 : 1;
+        return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* Parses one spool row; the agent's rank is -1 for a cluster row. The latency columns came
+ * later: a row without them has none. */
+static bool parse_row(const run_t *run, const char *line, run_iv_row_t *row, long *rank)
+{
+        unsigned long long v[7], p50 = 0, p99 = 0;
+        char agent[WIRE_MAX_NAME + 2];
+        unsigned reported;
+        size_t k;
+        double t;
+        if (sscanf(line, "%zu,%lf,%65[^,],%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u,%llu,%llu", &k, &t,
+                   agent, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], rank, &reported, &p50,
+                   &p99) < 11)
+                return false;
+        if (*rank >= (long)run->n_agents)
+                return false;
+        memset(row, 0, sizeof(*row));
+        row->reported = reported;
+        row->k = k;
+        row->a = *rank < 0 ? NULL : &run->agents[*rank];
+        row->v = (run_interval_t){v[0], v[1], v[2], v[3], v[4], v[5], true, true};
+        row->clat_p50_ns = p50;
+        row->clat_p99_ns = p99;
+        return true;
+}
+
+static void add_into(run_interval_t *to, const run_interval_t *v)
+{
+        to->read_bytes += v->read_bytes;
+        to->read_ios += v->read_ios;
+        to->write_bytes += v->write_bytes;
+        to->write_ios += v->write_ios;
+        to->errors += v->errors;
+        to->meta_ops += v->meta_ops;
+}
+
+/* Rewrites the spool with the late intervals in their places (and in their cluster rows): the
+ * series stays one ordered file however late an agent brought its part. */
+static int merge_late(run_t *run)
+{
+        char tmp[4300], line[512];
+        FILE *in, *out;
+        size_t li = 0;
+        int r = 0;
+
+        qsort(run->late, run->n_late, sizeof(*run->late), late_cmp);
+        snprintf(tmp, sizeof(tmp), "%s.merge", run->spool_path);
+        if (!(in = fopen(run->spool_path, "re")))
+                return -errno;
+        if (!(out = fopen(tmp, "we"))) {
+                r = -errno;
+                fclose(in);
+                return r;
+        }
+        csv_header(out);
+        if (!fgets(line, sizeof(line), in))
+                line[0] = 0;
+        /* Cluster row of k, then its agents' rows: late rows go after those of their k. */
+        bool have = fgets(line, sizeof(line), in) != NULL;
+        while (have) {
+                run_iv_row_t row;
+                long rank;
+                if (!parse_row(run, line, &row, &rank) || rank >= 0) {
+                        have = fgets(line, sizeof(line), in) != NULL;
+                        continue;
+                }
+                size_t k = row.k, from = li;
+                while (li < run->n_late && run->late[li].k < k)
+                        li++; /* an interval the series never had: cannot be */
+                from = li;
+                while (li < run->n_late && run->late[li].k == k) {
+                        add_into(&row.v, &run->late[li].v);
+                        row.reported++;
+                        li++;
+                }
+                csv_row(out, run->interval_ns, &row);
+                while ((have = fgets(line, sizeof(line), in) != NULL)) {
+                        run_iv_row_t ar;
+                        if (!parse_row(run, line, &ar, &rank))
+                                continue;
+                        if (rank < 0)
+                                break;
+                        csv_row(out, run->interval_ns, &ar);
+                }
+                for (size_t j = from; j < li; j++) {
+                        run_iv_row_t lr = {k, &run->agents[run->late[j].rank], run->late[j].v, 1, 0, 0};
+                        csv_row(out, run->interval_ns, &lr);
+                }
+        }
+        if (fflush(out) != 0 || ferror(out))
+                r = -EIO;
+        if (fclose(out) != 0 && r == 0)
+                r = -errno;
+        fclose(in);
+        if (r == 0 && rename(tmp, run->spool_path) < 0)
+                r = -errno;
+        if (r < 0)
+                unlink(tmp);
+        return r;
+}
+
 int run_spool_finish(run_t *run)
 {
         int r = 0;
@@ -114,8 +231,14 @@ int run_spool_finish(run_t *run)
         if (fclose(run->spool) != 0 && r == 0)
                 r = -errno;
         run->spool = NULL;
+        if (r == 0 && run->n_late) {
+                log_info("run %s: %zu agent intervals came after they had been written out (an "
+                         "agent back from a partition): merged into the series",
+                         run->id, run->n_late);
+                r = merge_late(run);
+        }
         if (run->late_dropped)
-                log_warning("run %s: %llu intervals arrived after they were written out; they "
+                log_warning("run %s: %llu late intervals could not be kept (out of memory); they "
                             "count in the totals, not in the series",
                             run->id, (unsigned long long)run->late_dropped);
         return r;
@@ -133,27 +256,10 @@ static int each_from_spool(const run_t *run, int (*cb)(void *, const run_iv_row_
                 return 0;
         }
         while (r >= 0 && fgets(line, sizeof(line), f)) {
-                run_iv_row_t row = {0};
-                unsigned long long v[7], p50 = 0, p99 = 0;
-                char agent[WIRE_MAX_NAME + 2];
+                run_iv_row_t row;
                 long rank;
-                unsigned reported;
-                size_t k;
-                double t;
-                /* The latency columns came later: a row without them has none. */
-                if (sscanf(line, "%zu,%lf,%65[^,],%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u,%llu,%llu",
-                           &k, &t, agent, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &rank,
-                           &reported, &p50, &p99) < 11)
-                        continue;
-                row.clat_p50_ns = p50;
-                row.clat_p99_ns = p99;
-                row.reported = reported;
-                if (rank >= (long)run->n_agents)
-                        continue;
-                row.k = k;
-                row.a = rank < 0 ? NULL : &run->agents[rank];
-                row.v = (run_interval_t){v[0], v[1], v[2], v[3], v[4], v[5], true, true};
-                r = cb(user, &row);
+                if (parse_row(run, line, &row, &rank))
+                        r = cb(user, &row);
         }
         fclose(f);
         return r;

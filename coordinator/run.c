@@ -10,17 +10,8 @@
 
 #include "intervals.h"
 #include "log.h"
+#include "run-internal.h"
 #include "util.h"
-
-/* Grace after the runtime before agents are told to stop, and after that before giving up. */
-#define RUN_STOP_GRACE_NS (5 * (int64_t)NSEC_PER_SEC)
-#define RUN_FINISH_GRACE_NS (30 * (int64_t)NSEC_PER_SEC)
-
-/* Every agent message goes through here: a hash lookup, not a scan of thousands of agents. */
-static run_agent_t *find_agent(run_t *run, const char *id)
-{
-        return idmap_get(run->by_id, id);
-}
 
 static void push_control(run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
 {
@@ -49,8 +40,7 @@ int run_add_watcher(run_t *run, const char *peer)
         return 0;
 }
 
-static void event(run_t *run, run_out_t *out, const char *fmt, ...) _printf_(3, 4);
-static void event(run_t *run, run_out_t *out, const char *fmt, ...)
+void run_event(run_t *run, run_out_t *out, const char *fmt, ...)
 {
         Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
         char msg[1024];
@@ -58,7 +48,8 @@ static void event(run_t *run, run_out_t *out, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        log_info("run %s: %s", run->id, msg);
+        if (!run->replaying)
+                log_info("run %s: %s", run->id, msg);
         u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_EVENT;
         u.message = msg;
         push_control(run, out, &u);
@@ -69,7 +60,7 @@ static void send_agent(run_out_t *out, run_agent_t *a, envelope_t *e)
         outbox_push(&out->agents, a->id, e);
 }
 
-static void send_stop(run_t *run, run_agent_t *a, const char *reason, run_out_t *out)
+void run_send_stop(run_t *run, run_agent_t *a, const char *reason, run_out_t *out)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Stop s = IOFLEET__STOP__INIT;
@@ -77,12 +68,43 @@ static void send_stop(run_t *run, run_agent_t *a, const char *reason, run_out_t 
         s.reason = (char *)reason;
         e.body_case = IOFLEET__ENVELOPE__BODY_STOP;
         e.stop = &s;
+        a->stop_sent = true;
         send_agent(out, a, &e);
+}
+
+void run_send_start(run_t *run, run_agent_t *a, run_out_t *out)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Start s = IOFLEET__START__INIT;
+        s.run_id = run->id;
+        s.start_ns = run->start_ns;
+        e.body_case = IOFLEET__ENVELOPE__BODY_START;
+        e.start = &s;
+        a->start_sent = true;
+        send_agent(out, a, &e);
+}
+
+void run_push_ack(run_t *run, run_agent_t *a, run_out_t *out)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Ack ack = IOFLEET__ACK__INIT;
+        ack.run_id = run->id;
+        ack.upto = a->rseq;
+        e.body_case = IOFLEET__ENVELOPE__BODY_ACK;
+        e.ack = &ack;
+        a->rseq_acked = a->rseq;
+        outbox_push(&out->acks, a->id, &e);
+}
+
+void run_keep_rec(run_t *run, const run_rec_t *rec)
+{
+        if (run->keep && !run->replaying)
+                run->keep(run->keep_user, run, rec);
 }
 
 /* The jobs of the run: the SubmitRun's own, or those of every client part of a plan. */
 static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *max_runtime,
-                      bool *all_timed, char *err, size_t errlen)
+                      bool *all_timed, uint64_t *layout, char *err, size_t errlen)
 {
         job_spec_t *specs = realloc(run->specs, (run->n_specs + n_jobs + 1) * sizeof(*specs));
         if (!specs)
@@ -105,8 +127,20 @@ static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *
                         *max_runtime = intervals_job_span(spec);
                 if (!spec->runtime_ns)
                         *all_timed = false;
+                /* What the agent lays out before it answers Prepared: its files, every clone. */
+                *layout += (spec->filesize ? spec->filesize * job_spec_nrfiles(spec) : spec->size) *
+                           (spec->numjobs ? spec->numjobs : 1);
         }
         return 0;
+}
+
+/* Whether a Prepare for part p changes the host (a mount, sysctls): the agent then puts it back
+ * and says so (Restored) after its part. Both sides decide it from the Prepare alone. */
+static bool part_changes_host(const Iofleet__SubmitRun *s, uint32_t p)
+{
+        return s->n_parts && p < s->n_parts &&
+               (s->parts[p]->n_mount || s->parts[p]->n_sysctls ||
+                streq(s->parts[p]->role, "server"));
 }
 
 /* Prepare for one agent: its part's jobs, settings and, for a client, the server to use. */
@@ -120,6 +154,7 @@ static void send_prepare(run_t *run, run_agent_t *a, uint64_t seq, run_out_t *ou
         p.rank = a->rank;
         p.nagents = run->n_agents;
         p.interval_ns = run->interval_ns;
+        p.orphan_grace_ns = run->orphan_grace_ns;
         if (s->n_parts) {
                 Iofleet__Part *part = s->parts[a->part];
                 p.role = part->role;
@@ -140,6 +175,9 @@ static void send_prepare(run_t *run, run_agent_t *a, uint64_t seq, run_out_t *ou
         e.seq = seq;
         e.body_case = IOFLEET__ENVELOPE__BODY_PREPARE;
         e.prepare = &p;
+        a->prepare_sent = true;
+        /* Until then it has nothing to put back. */
+        a->restored = !part_changes_host(s, a->part);
         send_agent(out, a, &e);
 }
 
@@ -149,7 +187,7 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
 {
         Iofleet__SubmitRun *s = (*submit)->submit_run;
         run_t *run;
-        uint64_t max_runtime = 0;
+        uint64_t max_runtime = 0, layout = 0;
         bool all_timed = true;
         int r = 0;
 
@@ -168,9 +206,10 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         if (s->n_parts) {
                 for (size_t i = 0; i < s->n_parts && r == 0; i++)
                         r = check_jobs(run, s->parts[i]->jobs, s->parts[i]->n_jobs, &max_runtime,
-                                       &all_timed, err, errlen);
+                                       &all_timed, &layout, err, errlen);
         } else
-                r = check_jobs(run, s->jobs, s->n_jobs, &max_runtime, &all_timed, err, errlen);
+                r = check_jobs(run, s->jobs, s->n_jobs, &max_runtime, &all_timed, &layout, err,
+                               errlen);
         if (r < 0) {
                 run_free(&run);
                 return r;
@@ -184,11 +223,20 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         run->interval_ns = s->interval_ns ? s->interval_ns : NSEC_PER_SEC;
         run->lead_ns = s->lead_ns ? s->lead_ns : 2 * NSEC_PER_SEC;
         run->submitted_ns = now;
+        run->orphan_grace_ns = s->orphan_grace ? s->orphan_grace->ns : 0;
+        run->continue_on_loss = s->continue_on_agent_loss;
+        /* Laying out files takes the longest: a deadline that grows with them (a pessimistic
+         * rate), so that an agent that never answers cannot hold the run forever. */
+        run->prepare_timeout_ns = s->prepare_timeout
+                                      ? s->prepare_timeout->ns
+                                      : RUN_PREPARE_BASE_NS + layout / RUN_LAYOUT_RATE * NSEC_PER_SEC;
+        run->prepare_deadline_ns = now + (int64_t)run->prepare_timeout_ns;
         /* With a runtime on every job the run cannot last longer than the longest of them. */
         if (all_timed)
                 run->max_intervals = intervals_of_runtime(max_runtime, run->interval_ns);
         run->stop_deadline_ns = INT64_MAX;
         run->finish_deadline_ns = INT64_MAX;
+        run->agent_due_ns = INT64_MAX;
 
         for (size_t i = 0; i < n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
@@ -198,6 +246,7 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
                 snprintf(a->boot_id, sizeof(a->boot_id), "%s", agents[i]->boot_id);
                 a->rank = i;
                 a->last_index = -1;
+                a->restored = true;
                 a->part = part_of ? part_of[i] : 0;
                 a->server = s->n_parts && a->part < s->n_parts &&
                             streq(s->parts[a->part]->role, "server");
@@ -241,15 +290,24 @@ void run_free(run_t **rp)
         if (run->spool)
                 fclose(run->spool);
         free(run->civ);
+        free(run->late);
         wire_free(&run->submit);
         free(run);
         *rp = NULL;
 }
 
-/* An agent still owes interval k unless it is lost, finished its part earlier, or failed. */
+bool run_expects(const run_t *run, const run_agent_t *a, size_t k)
+{
+        if (a->server || !a->start_sent)
+                return false;
+        return a->last_index < 0 || (int64_t)k <= a->last_index;
+}
+
+/* An agent still owes interval k (the display waits for it) unless it is away, finished its part
+ * earlier, or failed. */
 static bool owes_interval(const run_agent_t *a, size_t k)
 {
-        if (a->server || a->lost || a->error[0])
+        if (a->server || a->lost || a->gone || a->error[0])
                 return false;
         if (a->last_index >= 0 && (int64_t)k > a->last_index)
                 return false;
@@ -273,13 +331,14 @@ static void check_degrade(run_t *run, size_t k, run_out_t *out)
                 Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
                 char msg[512];
                 degrade_describe(&run->degrade, &run->degrade.alerts[i], msg, sizeof(msg));
-                log_warning("run %s: ALERT %s", run->id, msg);
+                if (!run->replaying)
+                        log_warning("run %s: ALERT %s", run->id, msg);
                 u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_ALERT;
                 u.index = k;
                 u.message = msg;
                 push_control(run, out, &u);
         }
-        if (fired > run->degrade.n_alerts - before)
+        if (fired > run->degrade.n_alerts - before && !run->replaying)
                 log_warning("run %s: %zu more alerts (only the first %d are kept)", run->id,
                             fired - (run->degrade.n_alerts - before), DEGRADE_MAX_ALERTS);
 }
@@ -294,21 +353,28 @@ static void run_progress(const run_t *run, Iofleet__RunUpdate *u)
         u->measured_intervals = run->max_intervals > ramp ? run->max_intervals - ramp : 0;
 }
 
+/* The cluster's interval k for the live display: its sums, each agent's figures, and the agents
+ * that were to deliver it and had not (a partial point is shown as such, never as a whole). */
 static void emit_interval(run_t *run, size_t k, run_out_t *out)
 {
         cluster_interval_t *c = run_civ(run, k);
         Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
         Iofleet__AgentInterval *pa = calloc(run->n_agents, sizeof(*pa));
         Iofleet__AgentInterval **pp = calloc(run->n_agents, sizeof(*pp));
-        size_t n = 0, expected = 0;
+        char **missing = calloc(run->n_agents + 1, sizeof(*missing));
+        size_t n = 0, expected = 0, n_missing = 0;
 
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
                 run_interval_t *iv = run_agent_iv(a, k);
-                if (owes_interval(a, k) || (iv && iv->received))
+                bool got = iv && iv->received;
+                if (run_expects(run, a, k) || got)
                         expected++;
-                if (!iv || !iv->received)
+                if (!got) {
+                        if (run_expects(run, a, k) && missing)
+                                missing[n_missing++] = a->name;
                         continue;
+                }
                 a->shown_read_bytes += iv->read_bytes;
                 a->shown_write_bytes += iv->write_bytes;
                 a->shown_read_ios += iv->read_ios;
@@ -341,13 +407,21 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
         u.agents = expected;
         u.per_agent = pp;
         u.n_per_agent = n;
+        u.missing = missing;
+        u.n_missing = n_missing;
         u.start_ns = run->start_ns;
-        u.clat_p99_ns = c->clat ? hist_percentile(c->clat, 99.0) : 0;
-        c->clat_p99_ns = u.clat_p99_ns;
-        c->clat_p50_ns = c->clat ? hist_percentile(c->clat, 50.0) : 0;
+        if (c->clat) {
+                static const double ps[2] = {50.0, 99.0};
+                uint64_t v[2];
+                hist_percentiles(c->clat, ps, 2, v);
+                c->clat_p50_ns = v[0];
+                c->clat_p99_ns = v[1];
+        }
+        u.clat_p99_ns = c->clat_p99_ns;
         push_control(run, out, &u);
         free(pa);
         free(pp);
+        free(missing);
         c->emitted = true;
         check_degrade(run, k, out);
         /* The last shown interval's latency stays for /metrics until the next one is shown. */
@@ -364,19 +438,43 @@ static bool owes_unsent(const run_agent_t *a, size_t k)
 
 /* civ[k].owed counts the agents interval k waits for, for the intervals not shown yet (k >=
  * next_emit), so that completeness is a comparison, not a scan of every agent per message.
- * Whatever changes what an agent owes goes between owed_drop() and owed_take(). */
-static void owed_drop(run_t *run, const run_agent_t *a)
+ * Whatever changes what an agent owes goes between run_owed_drop() and run_owed_take(). */
+void run_owed_drop(run_t *run, const run_agent_t *a)
 {
         for (size_t k = run->next_emit; k < run->n_civ; k++)
                 if (owes_unsent(a, k))
                         run_civ(run, k)->owed--;
 }
 
-static void owed_take(run_t *run, const run_agent_t *a)
+void run_owed_take(run_t *run, const run_agent_t *a)
 {
         for (size_t k = run->next_emit; k < run->n_civ; k++)
                 if (owes_unsent(a, k))
                         run_civ(run, k)->owed++;
+        run_agent_due(run, a);
+}
+
+static int64_t agent_deadline(const run_t *run, const run_agent_t *a)
+{
+        if (a->lost && !a->gone)
+                return a->lost_at + (int64_t)run->orphan_grace_ns;
+        if (a->done && !a->restored && !a->lost)
+                return a->done_at + RUN_RESTORE_GRACE_NS;
+        return INT64_MAX;
+}
+
+void run_agent_due(run_t *run, const run_agent_t *a)
+{
+        int64_t t = agent_deadline(run, a);
+        if (t < run->agent_due_ns)
+                run->agent_due_ns = t;
+}
+
+static void agent_due_recompute(run_t *run)
+{
+        run->agent_due_ns = INT64_MAX;
+        for (size_t i = 0; i < run->n_agents; i++)
+                run_agent_due(run, &run->agents[i]);
 }
 
 static uint32_t owed_scan(const run_t *run, size_t k)
@@ -458,11 +556,11 @@ static int grow_intervals(run_t *run, run_agent_t *a, size_t k)
 static void stonewall(run_t *run, run_agent_t *first, int64_t now, run_out_t *out)
 {
         run->stonewall_ns = now;
-        event(run, out, "stonewall: agent %s finished first; stopping the others", first->name);
+        run_event(run, out, "stonewall: agent %s finished first; stopping the others", first->name);
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
-                if (a != first && !a->server && !a->done && !a->lost && a->last_index < 0)
-                        send_stop(run, a, "stonewall", out);
+                if (a != first && !a->server && !a->done && !a->gone && a->last_index < 0)
+                        run_send_stop(run, a, "stonewall", out);
         }
 }
 
@@ -471,7 +569,7 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
 {
         size_t k = m->index;
         cluster_interval_t *c;
-        run_interval_t *iv;
+        run_interval_t *iv, v;
 
         /* Interval k cannot have ended before start + (k+1)*interval: nothing before the start,
          * no index beyond the clock (one interval of slack for clock error) or beyond a timed
@@ -481,16 +579,32 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
         if (run->max_intervals && limit > run->max_intervals)
                 limit = run->max_intervals;
         if (k >= limit) {
-                log_warning("run %s: agent %s sent interval %zu; only %llu can exist now", run->id,
-                            a->name, k, (unsigned long long)limit);
+                if (!run->replaying)
+                        log_warning("run %s: agent %s sent interval %zu; only %llu can exist now",
+                                    run->id, a->name, k, (unsigned long long)limit);
                 return;
         }
+        v = (run_interval_t){
+            .read_bytes = m->read ? m->read->bytes : 0,
+            .read_ios = m->read ? m->read->ios : 0,
+            .write_bytes = m->write ? m->write->bytes : 0,
+            .write_ios = m->write ? m->write->ios : 0,
+            .errors = (m->read ? m->read->errors : 0) + (m->write ? m->write->errors : 0),
+            .meta_ops = m->meta_ops,
+            .received = true,
+        };
+        if (m->last) {
+                run_owed_drop(run, a);
+                a->last_index = k;
+                run_owed_take(run, a);
+                if (run->submit->submit_run->stonewall && !run->stonewall_ns)
+                        stonewall(run, a, now, out);
+        }
         if (k < a->iv_base || k < run->civ_base) {
-                /* It left memory (and went to the spool) before it came: counted in the totals
-                 * of the agent's Finished, not in the series. */
-                run->late_dropped++;
-                log_warning("run %s: agent %s sent interval %zu after it was written out", run->id,
-                            a->name, k);
+                /* It left memory (and went to the spool) before it came, as an agent back from
+                 * a partition resends: kept aside and merged into the written series. */
+                if (run_keep_late(run, a, k, &v) < 0)
+                        run->late_dropped++;
                 return;
         }
         if (grow_intervals(run, a, k) < 0)
@@ -500,22 +614,9 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
                 log_debug("run %s: agent %s sent interval %zu twice", run->id, a->name, k);
                 return;
         }
-        iv->received = true;
+        *iv = v;
         if (k >= run->next_emit && owes_interval(a, k))
                 run_civ(run, k)->owed--;
-        iv->read_bytes = m->read ? m->read->bytes : 0;
-        iv->read_ios = m->read ? m->read->ios : 0;
-        iv->write_bytes = m->write ? m->write->bytes : 0;
-        iv->write_ios = m->write ? m->write->ios : 0;
-        iv->errors = (m->read ? m->read->errors : 0) + (m->write ? m->write->errors : 0);
-        iv->meta_ops = m->meta_ops;
-        if (m->last) {
-                owed_drop(run, a);
-                a->last_index = k;
-                owed_take(run, a);
-                if (run->submit->submit_run->stonewall && !run->stonewall_ns)
-                        stonewall(run, a, now, out);
-        }
 
         c = run_civ(run, k);
         c->read_bytes += iv->read_bytes;
@@ -534,14 +635,15 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
         emit_ready(run, now, false, out);
 }
 
-/* Every client is done: the servers tear down (restore) and send their Finished. */
+/* Every client is done and has put its host back (its mount gone): only now are the servers
+ * told to tear down, so that no client unmounts from a server already put back. */
 static void stop_servers(run_t *run, int64_t now, run_out_t *out)
 {
         run->servers_stopped = true;
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
-                if (a->server && !a->done && !a->lost)
-                        send_stop(run, a, "step over", out);
+                if (a->server && !a->done && !a->gone)
+                        run_send_stop(run, a, "step over", out);
         }
         if (run->phase != RUN_STOPPING) {
                 run->phase = RUN_STOPPING;
@@ -552,13 +654,27 @@ static void stop_servers(run_t *run, int64_t now, run_out_t *out)
 static void check_all_finished(run_t *run, int64_t now, run_out_t *out)
 {
         bool any = false, servers_left = false;
+        if (run->phase == RUN_DONE)
+                return;
+        /* An agent away may come back with its data within the orphan grace. */
+        for (; run->hint_finished < run->n_agents; run->hint_finished++) {
+                const run_agent_t *a = &run->agents[run->hint_finished];
+                if (!a->server && !a->done && !a->gone)
+                        return;
+        }
+        /* Measurements are in; clients may still be unmounting. */
+        if (run->phase != RUN_STOPPING) {
+                run->phase = RUN_STOPPING;
+                run->finish_deadline_ns = now + RUN_FINISH_GRACE_NS;
+        }
+        for (; run->hint_restored < run->n_agents; run->hint_restored++) {
+                const run_agent_t *a = &run->agents[run->hint_restored];
+                if (!a->server && !a->restored && !a->gone)
+                        return;
+        }
         for (size_t i = 0; i < run->n_agents; i++) {
-                run_agent_t *a = &run->agents[i];
-                if (!a->done && !a->lost) {
-                        if (!a->server)
-                                return;
-                        servers_left = true;
-                }
+                const run_agent_t *a = &run->agents[i];
+                servers_left |= a->server && !a->done && !a->gone;
                 any |= !a->server && a->done && !a->error[0];
         }
         if (servers_left) {
@@ -574,6 +690,12 @@ static void check_all_finished(run_t *run, int64_t now, run_out_t *out)
         }
         emit_ready(run, now, true, out);
         run->phase = RUN_DONE;
+        /* The agents may forget everything they sent: the run is over. */
+        for (size_t i = 0; i < run->n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                if (!a->lost && a->rseq > a->rseq_acked)
+                        run_push_ack(run, a, out);
+        }
 }
 
 static void start_all(run_t *run, int64_t now, run_out_t *out)
@@ -581,15 +703,9 @@ static void start_all(run_t *run, int64_t now, run_out_t *out)
         run->start_ns = now + (int64_t)run->lead_ns;
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
-                envelope_t e = IOFLEET__ENVELOPE__INIT;
-                Iofleet__Start s = IOFLEET__START__INIT;
-                if (a->lost || a->server)
+                if (a->lost || a->gone || a->server || a->error[0])
                         continue;
-                s.run_id = run->id;
-                s.start_ns = run->start_ns;
-                e.body_case = IOFLEET__ENVELOPE__BODY_START;
-                e.start = &s;
-                send_agent(out, a, &e);
+                run_send_start(run, a, out);
         }
         if (run->max_intervals)
                 run->stop_deadline_ns = run->start_ns +
@@ -632,7 +748,8 @@ static void compute_skew(run_t *run)
         run->start_skew_workers_ns = whi >= wlo ? (uint64_t)(whi - wlo) : 0;
 }
 
-/* Every agent still in the run has started: the run is running, and the CLI hears the skew. */
+/* Every agent given the start has started, or is away or failed: the run is running, and the
+ * CLI hears the skew. */
 static void check_all_started(run_t *run, run_out_t *out)
 {
         Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
@@ -640,13 +757,13 @@ static void check_all_started(run_t *run, run_out_t *out)
 
         if (run->phase != RUN_STARTING)
                 return;
-        for (size_t i = 0; i < run->n_agents; i++) {
-                if (run->agents[i].server)
-                        continue;
-                if (!run->agents[i].started && !run->agents[i].lost)
+        for (; run->hint_started < run->n_agents; run->hint_started++) {
+                const run_agent_t *a = &run->agents[run->hint_started];
+                if (!a->server && !a->started && !a->lost && !a->gone && !a->error[0])
                         return;
-                any |= run->agents[i].started;
         }
+        for (size_t i = 0; i < run->n_agents; i++)
+                any |= run->agents[i].started;
         if (!any)
                 return;
         compute_skew(run);
@@ -661,22 +778,27 @@ static void check_all_started(run_t *run, run_out_t *out)
         push_control(run, out, &u);
 }
 
-static void fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const char *msg,
-                       int64_t now, run_out_t *out)
+void run_fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const char *msg,
+                    int64_t now, run_out_t *out)
 {
-        owed_drop(run, a);
+        run_owed_drop(run, a);
         snprintf(a->error, sizeof(a->error), "%s", msg);
-        owed_take(run, a);
-        if (run->phase == RUN_PREPARING || run->phase == RUN_STARTING) {
+        run_owed_take(run, a);
+        if (run->phase == RUN_PREPARING ||
+            (run->phase == RUN_STARTING && code != IOFLEET__ERROR_CODE__ERROR_TIMEOUT)) {
                 char why[1200];
                 snprintf(why, sizeof(why), "agent %s: %s", a->name, msg);
                 run_cancel(run, code, why, now, out);
                 return;
         }
         /* Its Finished will not come: the run completes without waiting for its lease. */
-        event(run, out, "agent %s failed: %s", a->name, msg);
-        a->done = true;
-        check_all_finished(run, now, out);
+        run_event(run, out, "agent %s failed: %s", a->name, msg);
+        if (!a->done) {
+                a->done = true;
+                a->done_at = now;
+                run_agent_due(run, a);
+        }
+        run_check_all(run, now, out);
 }
 
 /* Settings an agent reports in effect; later reports (teardown) add to and update earlier ones. */
@@ -695,10 +817,10 @@ static void check_all_prepared(run_t *run, int64_t now, run_out_t *out)
         if (!run->clients_prepare_sent) {
                 bool served = false;
                 for (size_t i = 0; i < run->n_agents; i++) {
-                        if (run->agents[i].server && !run->agents[i].prepared &&
-                            !run->agents[i].lost)
+                        const run_agent_t *a = &run->agents[i];
+                        if (a->server && !a->prepared && !a->lost && !a->gone && !a->done)
                                 return;
-                        served |= run->agents[i].server && run->agents[i].prepared;
+                        served |= a->server && a->prepared;
                 }
                 if (!served) {
                         run_cancel(run, IOFLEET__ERROR_CODE__ERROR_PREPARE,
@@ -706,28 +828,80 @@ static void check_all_prepared(run_t *run, int64_t now, run_out_t *out)
                         return;
                 }
                 run->clients_prepare_sent = true;
+                /* The clients' own time to prepare starts now. */
+                run->prepare_deadline_ns = now + (int64_t)run->prepare_timeout_ns;
                 for (size_t i = 0; i < run->n_agents; i++)
-                        if (!run->agents[i].server && !run->agents[i].lost)
+                        if (!run->agents[i].server && !run->agents[i].lost &&
+                            !run->agents[i].gone)
                                 send_prepare(run, &run->agents[i], 0, out);
                 return;
         }
-        for (size_t i = 0; i < run->n_agents; i++)
-                if (!run->agents[i].prepared && !run->agents[i].lost)
+        for (; run->hint_prepared < run->n_agents; run->hint_prepared++) {
+                const run_agent_t *a = &run->agents[run->hint_prepared];
+                if (!a->prepared && !a->lost && !a->gone && !a->done)
                         return;
+        }
         start_all(run, now, out);
+}
+
+void run_check_all(run_t *run, int64_t now, run_out_t *out)
+{
+        check_all_prepared(run, now, out);
+        check_all_started(run, out);
+        check_all_finished(run, now, out);
+}
+
+/* Numbered run messages are taken in order only: a duplicate (a resend of what arrived) or one
+ * after a gap (what came between was dropped while the link was down) is left, and the agent
+ * gets an Ack to resend from. 0: take it; -EALREADY: leave it. */
+static int take_in_order(run_t *run, run_agent_t *a, uint64_t rseq, run_out_t *out)
+{
+        if (rseq == 0)
+                return 0; /* not numbered: never resent, so never a duplicate */
+        if (rseq == a->rseq + 1) {
+                a->rseq = rseq;
+                a->ack_owed = false;
+                return 0;
+        }
+        /* One Ack per gap or run of duplicates, not one per message. */
+        if (!a->ack_owed) {
+                run_push_ack(run, a, out);
+                a->ack_owed = true;
+        }
+        if (!run->replaying)
+                log_debug("run %s: agent %s: run message %llu after %llu: %s", run->id, a->name,
+                          (unsigned long long)rseq, (unsigned long long)a->rseq,
+                          rseq <= a->rseq ? "a duplicate" : "a gap");
+        return -EALREADY;
 }
 
 int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out)
 {
-        run_agent_t *a = find_agent(run, agent_id);
+        run_agent_t *a = run_find_agent(run, agent_id);
         envelope_t *m = *msg;
+        run_rec_t rec = {.type = RUN_REC_MSG, .now = now, .msg = m};
 
         if (!a || a->lost)
                 return -ESRCH;
+        if (!streq(wire_run_id(m), run->id)) {
+                /* An Error without a run id concerns this run too (the agent refused it). */
+                if (m->body_case != IOFLEET__ENVELOPE__BODY_ERROR || !strempty(wire_run_id(m)))
+                        return -ESRCH;
+        }
+        if (!wire_is_run_message(m))
+                return -ESRCH;
+        if (take_in_order(run, a, wire_run_seq(m), out) < 0)
+                return -EALREADY;
+        rec.rank = a->rank;
+        run_keep_rec(run, &rec);
+        if (a->gone) {
+                /* Back after it was given up, while the run still goes on: it counts again. */
+                a->gone = false;
+                a->rejoined = true;
+                run_reset_hints(run);
+        }
         switch (m->body_case) {
         case IOFLEET__ENVELOPE__BODY_PREPARED:
-                if (!streq(m->prepared->run_id, run->id))
-                        return -ESRCH;
                 a->prepared = true;
                 a->offset_ns = m->prepared->offset_ns;
                 a->rtt_ns = m->prepared->rtt_ns;
@@ -741,8 +915,6 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
                 check_all_prepared(run, now, out);
                 return 0;
         case IOFLEET__ENVELOPE__BODY_STARTED:
-                if (!streq(m->started->run_id, run->id))
-                        return -ESRCH;
                 a->started = true;
                 a->start_ns = m->started->start_ns;
                 a->host_mono_ns = m->started->host_mono_ns;
@@ -750,59 +922,59 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
                 check_all_started(run, out);
                 return 0;
         case IOFLEET__ENVELOPE__BODY_INTERVAL:
-                if (!streq(m->interval->run_id, run->id))
-                        return -ESRCH;
                 on_interval(run, a, m->interval, now, out);
                 return 0;
         case IOFLEET__ENVELOPE__BODY_FINISHED:
-                if (!streq(m->finished->run_id, run->id) || a->done)
-                        return -ESRCH;
-                owed_drop(run, a);
+                if (a->finished)
+                        return -EALREADY;
+                run_owed_drop(run, a);
                 a->done = true;
+                a->done_at = now;
                 if (m->finished->error && m->finished->error[0]) {
                         snprintf(a->error, sizeof(a->error), "%s", m->finished->error);
-                        event(run, out, "agent %s failed: %s", a->name, a->error);
+                        run_event(run, out, "agent %s failed: %s", a->name, a->error);
                 }
-                owed_take(run, a);
+                run_owed_take(run, a);
                 keep_effective(a, m->finished->effective, m->finished->n_effective);
-                wire_free(&a->finished);
+                /* A server's Finished comes after it put the server back. */
+                if (a->server)
+                        a->restored = true;
                 a->finished = *msg; /* the result needs its totals and histograms */
                 *msg = NULL;
+                /* Its part is over: an Ack now lets it forget the lot. */
+                if (m->finished->run_seq)
+                        run_push_ack(run, a, out);
+                check_all_finished(run, now, out);
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_RESTORED:
+                keep_effective(a, m->restored->effective, m->restored->n_effective);
+                if (!strempty(m->restored->error) && !run->replaying)
+                        log_warning("run %s: agent %s could not put its host back: %s", run->id,
+                                    a->name, m->restored->error);
+                a->restored = true;
+                if (m->restored->run_seq)
+                        run_push_ack(run, a, out);
                 check_all_finished(run, now, out);
                 return 0;
         case IOFLEET__ENVELOPE__BODY_ERROR:
-                if (m->error->run_id && m->error->run_id[0] && !streq(m->error->run_id, run->id))
-                        return -ESRCH;
-                fail_agent(run, a, m->error->code, m->error->message, now, out);
+                /* A refusal outside any run of its own (BUSY, a bad Prepare) changed nothing. */
+                if (!m->error->run_seq)
+                        a->restored = true;
+                else
+                        run_push_ack(run, a, out);
+                run_fail_agent(run, a, m->error->code, m->error->message, now, out);
                 return 0;
         default:
                 return -ESRCH;
         }
 }
 
-void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *out)
-{
-        run_agent_t *a = find_agent(run, agent_id);
-        if (!a || a->lost || a->done)
-                return;
-        owed_drop(run, a);
-        a->lost = true;
-        owed_take(run, a);
-        event(run, out,
-              "agent %s lost: no word from it within its lease; the run goes on "
-              "without it, what it sent is kept",
-              a->name);
-        /* The others may all be prepared already. */
-        check_all_prepared(run, now, out);
-        /* The others may all have started already. */
-        check_all_started(run, out);
-        check_all_finished(run, now, out);
-}
-
 void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now, run_out_t *out)
 {
+        run_rec_t rec = {.type = RUN_REC_CANCEL, .now = now, .text = why, .code = code};
         if (run->phase == RUN_DONE)
                 return;
+        run_keep_rec(run, &rec);
         if (run->code == IOFLEET__ERROR_CODE__ERROR_NONE) {
                 /* A cancelled run must never read as a good one, whatever code came with it. */
                 run->code = code != IOFLEET__ERROR_CODE__ERROR_NONE
@@ -810,58 +982,120 @@ void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t no
                                 : IOFLEET__ERROR_CODE__ERROR_INTERNAL;
                 snprintf(run->message, sizeof(run->message), "%s", why);
         }
-        event(run, out, "stopping: %s", why);
+        run_event(run, out, "stopping: %s", why);
+        /* Clients first; servers wait until the clients have put their hosts back. */
         for (size_t i = 0; i < run->n_agents; i++)
-                if (!run->agents[i].done && !run->agents[i].lost)
-                        send_stop(run, &run->agents[i], why, out);
+                if (!run->agents[i].done && !run->agents[i].gone && !run->agents[i].server)
+                        run_send_stop(run, &run->agents[i], why, out);
         if (run->phase == RUN_PREPARING || run->phase == RUN_STARTING) {
-                bool servers = false;
-                /* Nothing ran: there are no results to wait for, but servers that changed their
-                 * configuration are waited for while they put it back. */
+                /* Nothing ran: there are no results to wait for, only hosts to put back. */
                 for (size_t i = 0; i < run->n_agents; i++) {
                         run_agent_t *a = &run->agents[i];
-                        if (a->server && a->prepared && !a->done && !a->lost) {
-                                servers = true;
-                        } else {
-                                owed_drop(run, a);
-                                a->done = true;
-                                owed_take(run, a);
-                        }
-                }
-                run->servers_stopped = true;
-                if (!servers) {
-                        run->phase = RUN_DONE;
-                        return;
+                        if (a->server && a->prepare_sent)
+                                continue;
+                        run_owed_drop(run, a);
+                        a->done = true;
+                        if (!a->done_at)
+                                a->done_at = now;
+                        run_owed_take(run, a);
                 }
         }
-        run->phase = RUN_STOPPING;
-        run->finish_deadline_ns = now + RUN_FINISH_GRACE_NS;
+        if (run->phase != RUN_STOPPING) {
+                run->phase = RUN_STOPPING;
+                run->finish_deadline_ns = now + RUN_FINISH_GRACE_NS;
+        }
+        check_all_finished(run, now, out);
+}
+
+/* Deadlines of agents still connected: Started after the start instant, Finished after Stop,
+ * Restored after Finished. */
+/* Started is overdue: the agents that did not start are stopped and counted as failed. */
+static void tick_start(run_t *run, int64_t now, run_out_t *out)
+{
+        for (size_t i = 0; i < run->n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                if (a->lost || a->gone || !a->start_sent || a->started || a->error[0])
+                        continue;
+                run_send_stop(run, a, "did not start", out);
+                run_fail_agent(run, a, IOFLEET__ERROR_CODE__ERROR_TIMEOUT,
+                               "no Started within 10s of the start instant", now, out);
+        }
+}
+
+/* Restored is overdue from a client that said it finished: its put-back stays unknown. */
+static void tick_restore(run_t *run, int64_t now, run_out_t *out)
+{
+        bool changed = false;
+        for (size_t i = 0; i < run->n_agents; i++) {
+                run_agent_t *a = &run->agents[i];
+                if (a->lost || a->gone || !a->done || a->restored ||
+                    now < a->done_at + RUN_RESTORE_GRACE_NS)
+                        continue;
+                char why[128];
+                snprintf(why, sizeof(why), "unknown: no word within %llds of its end",
+                         (long long)(RUN_RESTORE_GRACE_NS / NSEC_PER_SEC));
+                kv_set(&a->effective, "restored", why);
+                a->restored = true;
+                run_event(run, out, "agent %s did not say its host is put back within %llds",
+                          a->name, (long long)(RUN_RESTORE_GRACE_NS / NSEC_PER_SEC));
+                changed = true;
+        }
+        /* The servers may go now. */
+        if (changed)
+                check_all_finished(run, now, out);
 }
 
 void run_tick(run_t *run, int64_t now, run_out_t *out)
 {
+        if (run->phase == RUN_DONE)
+                return;
+        if (run->phase == RUN_PREPARING && now >= run->prepare_deadline_ns) {
+                char why[1024];
+                size_t n = 0;
+                int len = snprintf(why, sizeof(why), "no Prepared within %llus (prepare_timeout) from",
+                                   (unsigned long long)(run->prepare_timeout_ns / NSEC_PER_SEC));
+                for (size_t i = 0; i < run->n_agents && len < (int)sizeof(why) - 80; i++) {
+                        const run_agent_t *a = &run->agents[i];
+                        if (!a->prepare_sent || a->prepared || a->gone)
+                                continue;
+                        len += snprintf(why + len, sizeof(why) - len, "%s %s", n++ ? "," : "",
+                                        a->name);
+                }
+                run_cancel(run, IOFLEET__ERROR_CODE__ERROR_TIMEOUT, why, now, out);
+        }
+        if (now >= run->agent_due_ns) {
+                run_tick_away(run, now, out);
+                tick_restore(run, now, out);
+                agent_due_recompute(run);
+        }
+        if (run->phase == RUN_STARTING && now >= run->start_ns + RUN_START_GRACE_NS)
+                tick_start(run, now, out);
         if (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING)
                 emit_ready(run, now, false, out);
         if (run->phase == RUN_RUNNING && now >= run->stop_deadline_ns) {
-                event(run, out, "runtime is over but not every agent has finished: stopping them");
+                run_event(run, out,
+                          "runtime is over but not every agent has finished: stopping them");
                 for (size_t i = 0; i < run->n_agents; i++)
-                        if (!run->agents[i].done && !run->agents[i].lost)
-                                send_stop(run, &run->agents[i], "runtime over", out);
+                        if (!run->agents[i].done && !run->agents[i].gone && !run->agents[i].server)
+                                run_send_stop(run, &run->agents[i], "runtime over", out);
                 run->phase = RUN_STOPPING;
                 run->finish_deadline_ns = now + RUN_FINISH_GRACE_NS;
         }
         if (run->phase == RUN_STOPPING && now >= run->finish_deadline_ns) {
+                /* Connected agents that are stuck; those away have their orphan grace. */
                 for (size_t i = 0; i < run->n_agents; i++) {
                         run_agent_t *a = &run->agents[i];
-                        if (!a->done && !a->lost) {
-                                owed_drop(run, a);
-                                a->lost = true;
-                                snprintf(a->error, sizeof(a->error),
-                                         "did not finish within %llds of being stopped",
-                                         (long long)(RUN_FINISH_GRACE_NS / NSEC_PER_SEC));
-                                owed_take(run, a);
-                        }
+                        bool stuck = a->server ? run->servers_stopped && !a->done : !a->done;
+                        if (!stuck || a->lost || a->gone)
+                                continue;
+                        run_owed_drop(run, a);
+                        a->gone = true;
+                        snprintf(a->error, sizeof(a->error),
+                                 "did not finish within %llds of being stopped",
+                                 (long long)(RUN_FINISH_GRACE_NS / NSEC_PER_SEC));
+                        run_owed_take(run, a);
                 }
+                run->finish_deadline_ns = now + RUN_FINISH_GRACE_NS;
                 check_all_finished(run, now, out);
         }
 }
@@ -869,15 +1103,22 @@ void run_tick(run_t *run, int64_t now, run_out_t *out)
 int64_t run_next_deadline(const run_t *run)
 {
         int64_t t = INT64_MAX;
+        if (run->phase == RUN_DONE)
+                return t;
+        if (run->phase == RUN_PREPARING)
+                t = run->prepare_deadline_ns;
+        if (run->phase == RUN_STARTING && run->start_ns + RUN_START_GRACE_NS < t)
+                t = run->start_ns + RUN_START_GRACE_NS;
         if (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING) {
-                if (run->next_emit < run->n_civ)
+                if (run->next_emit < run->n_civ &&
+                    run_interval_end(run, run->next_emit) + emit_slack(run) < t)
                         t = run_interval_end(run, run->next_emit) + emit_slack(run);
                 if (run->phase == RUN_RUNNING && run->stop_deadline_ns < t)
                         t = run->stop_deadline_ns;
                 if (run->phase == RUN_STOPPING && run->finish_deadline_ns < t)
                         t = run->finish_deadline_ns;
         }
-        return t;
+        return run->agent_due_ns < t ? run->agent_due_ns : t;
 }
 
 bool run_done(const run_t *run)

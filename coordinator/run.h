@@ -49,6 +49,20 @@ typedef struct run_agent {
         uint64_t shown_read_bytes, shown_write_bytes; /* in intervals shown so far (metrics) */
         uint64_t shown_read_ios, shown_write_ios, shown_errors;
         int64_t last_index;   /* index of its final interval, -1 until known */
+        /* Delivery: its run messages are numbered (run_seq); they are accepted in order only, and
+         * acknowledged (Ack) once kept, so that after a partition it resends from there. */
+        uint64_t rseq;       /* run messages accepted from it so far */
+        uint64_t rseq_acked; /* what the last Ack said */
+        uint64_t rseq_durable; /* accepted and on disk (the run's journal synced since) */
+        bool ack_owed;       /* a duplicate or a gap was answered with an Ack already */
+        bool prepare_sent, start_sent, stop_sent;
+        bool restored;  /* its host is put back: Restored (client), Finished (server), or it never
+                           changed it */
+        bool rejoined;  /* it was lost and came back */
+        bool gone;      /* lost for longer than the orphan grace (or with none): given up */
+        int64_t lost_at; /* timeline: when it was last marked lost */
+        int64_t done_at; /* timeline: its Finished (the restore deadline counts from there) */
+        int64_t away_ns; /* time it spent lost, summed */
         envelope_t *finished; /* its Finished message, owned */
         bool server;          /* configures the NFS server; runs no job, reports no interval */
         uint32_t part;        /* its part of the plan (0 without parts) */
@@ -70,11 +84,44 @@ typedef struct cluster_interval {
 typedef struct run_out {
         outbox_t agents;
         outbox_t control;
+        outbox_t acks; /* Acks to agents: sent only once what they acknowledge is kept on disk */
 } run_out_t;
+
+/* An agent interval that arrived after its interval left memory (an agent back from a
+ * partition resends minutes-old ones): merged into the series when the run is written. */
+typedef struct run_late {
+        size_t k;
+        uint32_t rank;
+        run_interval_t v;
+} run_late_t;
+
+typedef struct run run_t;
+
+/* What changed the run, handed to the shell to keep (the run's journal) before the run acts on
+ * it: every agent message it accepted and every event, in order, so that a restarted coordinator
+ * replays them into the same state (run ticks in between depend on time alone). */
+typedef enum run_rec_type {
+        RUN_REC_MSG,    /* an agent's run message, accepted */
+        RUN_REC_LOST,   /* an agent missed its lease, or said goodbye */
+        RUN_REC_HELLO,  /* an agent said hello again: text = the run it holds, phase its phase */
+        RUN_REC_CANCEL, /* code, text = why */
+} run_rec_type_t;
+
+typedef struct run_rec {
+        run_rec_type_t type;
+        uint32_t rank;
+        int64_t now;
+        const envelope_t *msg;
+        const char *text;
+        const char *phase;
+        int code;
+} run_rec_t;
+
+typedef void (*run_keep_fn)(void *user, run_t *run, const run_rec_t *rec);
 
 #define RUN_MAX_WATCHERS 16
 
-typedef struct run {
+struct run {
         char id[WIRE_MAX_ID + 1];
         char control_peer[SOCK_MAX_PEER + 1];
         run_phase_t phase;
@@ -113,7 +160,25 @@ typedef struct run {
         char spool_path[4200];
         size_t spooled; /* intervals below this one are in the spool */
         uint64_t late_dropped; /* intervals that arrived after they had left memory */
-} run_t;
+        run_late_t *late;      /* those, kept for the written series */
+        size_t n_late, cap_late;
+        /* Failure handling. */
+        uint64_t orphan_grace_ns;   /* how long a lost agent may take to come back */
+        uint64_t prepare_timeout_ns;
+        int64_t prepare_deadline_ns; /* PREPARING: every Prepared by then, or the run is cancelled */
+        bool continue_on_loss;      /* a partial run is not an error (it is still marked) */
+        run_keep_fn keep;           /* the journal, or NULL */
+        void *keep_user;
+        bool replaying;             /* fed from the journal: nothing is kept again */
+        /* Where the scans for "every agent prepared / started / finished / put back" resume:
+         * agents before them are settled, so thousands of agents' answers cost O(n), not
+         * O(n^2). Reset when an agent comes back (it counts again). */
+        size_t hint_prepared, hint_started, hint_finished, hint_restored;
+        /* No agent's own deadline (orphan grace, Restored due) falls before this: the ticks
+         * between messages look at every agent only once it has come. Lowered whenever an agent
+         * takes a deadline, recomputed after each look. */
+        int64_t agent_due_ns;
+};
 
 /* The run keeps at least this many intervals (and 2 s of them) in memory behind the last one
  * shown before it spools older ones. */
@@ -130,10 +195,30 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
 void run_free(run_t **rp);
 
 /* Feeds a message from agent agent_id. May take over *msg (sets it to NULL). Messages of another
- * run, or from agents not in this run, are ignored (returns -ESRCH). */
+ * run, or from agents not in this run, are ignored (returns -ESRCH); a numbered message already
+ * accepted, or one after a gap, returns -EALREADY (and an Ack goes out so the agent resends from
+ * the right place). */
 int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out);
-/* An agent of the run missed its lease: the run goes on without it; what it sent is kept. */
+/* An agent of the run missed its lease (or said goodbye): the run goes on without it, waiting up
+ * to the orphan grace for it to come back; what it sent is kept. */
 void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *out);
+/* An agent of the run said hello again (coordinator-run/run-agents.c). It holds run_id ("" when
+ * it holds none) in phase: with this run it rejoins (an Ack tells it where to resend from, and
+ * whatever it missed is sent again); without it, it lost its part (restarted) and has failed. */
+void run_agent_hello(run_t *run, const char *agent_id, const char *run_id, const char *phase,
+                     int64_t now, run_out_t *out);
+/* A heartbeat from an agent of the run: what its answer acknowledges (the run messages kept on
+ * disk since the last Ack), or 0 when there is nothing new. */
+uint64_t run_heartbeat_ack(run_t *run, const char *agent_id);
+/* The run's journal is synced: everything accepted so far is on disk. */
+void run_synced(run_t *run);
+/* After replaying a journal (a restarted coordinator): every agent not done is away from now
+ * on, with the orphan grace to come back, and the deadlines that passed meanwhile move. */
+void run_readopt(run_t *run, int64_t now, run_out_t *out);
+/* Per-agent outcome: "ok", "rejoined", "lost" or "failed". */
+const char *run_agent_status(const run_t *run, const run_agent_t *a);
+/* Whether agent a is to deliver interval k (a client given the start, up to its last). */
+bool run_expects(const run_t *run, const run_agent_t *a, size_t k);
 /* Stops the run early: Stop goes to every agent still running. */
 void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now, run_out_t *out);
 /* Deadlines: intervals shown though some agents are late, runtime over, finish timeout. */
@@ -170,6 +255,9 @@ int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_
 
 /* Writes the whole series to path in the spool's format (a run that had no spool). 0 or -errno. */
 int run_write_csv(const run_t *run, const char *path);
+
+/* Keeps a late interval (one that arrived after its interval was written out). 0 or -ENOMEM. */
+int run_keep_late(run_t *run, const run_agent_t *a, size_t k, const run_interval_t *v);
 
 /* Agent a's interval k when it is in memory, else NULL. */
 static inline run_interval_t *run_agent_iv(const run_agent_t *a, size_t k)

@@ -12,6 +12,7 @@
 #include <uuid/uuid.h>
 #include <zmq.h>
 
+#include "agent-list.h"
 #include "clock.h"
 #include "connguard.h"
 #include "idbind.h"
@@ -20,10 +21,7 @@
 #include "metrics.h"
 #include "ratelimit.h"
 #include "registry.h"
-#include "result.h"
-#include "run.h"
-#include "selector.h"
-#include "sweep.h"
+#include "runs.h"
 #include "sock.h"
 #include "util.h"
 #include "wire.h"
@@ -34,10 +32,11 @@ typedef struct server {
         void *ctx, *agents_sock, *control_sock, *zap;
         keyring_t *agent_keys, *control_keys;
         registry_t *reg;
-        run_t *run;
+        runs_t *runs;
         metrics_t *metrics;
         run_out_t out;
         uint64_t control_seq;
+        int64_t last_sync; /* mono: journals last synced for the Acks */
         int sigfd;
         bool quit;
         char agent_ep[256], control_ep[256];
@@ -51,6 +50,8 @@ typedef struct server {
         int64_t next_pressure, next_flush;
 } server_t;
 
+/* Acks wait for the journals to be synced; syncs are batched this far apart. */
+#define ACK_SYNC_NS (50 * (int64_t)NSEC_PER_MSEC)
 #define SERVER_LOG_INTERVAL_NS (60 * (int64_t)NSEC_PER_SEC)
 #define SERVER_LOG_BURST 5       /* lines per peer and interval about its bad input */
 #define SERVER_LOG_PEERS 1024    /* peers told apart by the log rate limit */
@@ -62,129 +63,116 @@ static int64_t now_timeline(void)
         return clock_real_ns();
 }
 
+/* An Error to peer on socket s, now. */
 static void send_error(void *s, const char *peer, uint64_t *seq, Iofleet__ErrorCode code,
                        const char *run_id, const char *msg)
 {
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__Error err = IOFLEET__ERROR__INIT;
-        err.code = code;
-        err.message = (char *)msg;
-        err.run_id = (char *)(run_id ? run_id : "");
-        e.seq = seq ? ++*seq : 0;
-        e.body_case = IOFLEET__ENVELOPE__BODY_ERROR;
-        e.error = &err;
-        sock_send_env(s, peer, &e);
+        outbox_t ob = {0};
+        error_push(&ob, peer, seq, code, run_id, msg);
+        outbox_flush(&ob, s);
+        outbox_done(&ob);
 }
 
 static void update_status(server_t *srv)
 {
-        size_t live = 0;
-        for (size_t i = 0; i < registry_count(srv->reg); i++)
-                if (registry_at(srv->reg, i)->state != AGENT_LOST)
-                        live++;
-        if (srv->run)
-                sd_notifyf(0, "STATUS=%zu agents; run %s with %zu agents", live, srv->run->id,
-                           srv->run->n_agents);
+        size_t live = 0, busy = 0, n = runs_count(srv->runs);
+        for (size_t i = 0; i < registry_count(srv->reg); i++) {
+                agent_state_t st = registry_at(srv->reg, i)->state;
+                live += st != AGENT_LOST && st != AGENT_GONE;
+                busy += st == AGENT_BUSY;
+        }
+        if (n)
+                sd_notifyf(0, "STATUS=%zu agents; %zu runs with %zu agents", live, n, busy);
         else
                 sd_notifyf(0, "STATUS=%zu agents; idle", live);
 }
 
-static void flush(server_t *srv)
+/* Run messages address agents by id; they go to each agent's current connection. */
+static void flush_agents(server_t *srv, outbox_t *ob)
 {
         size_t failed;
-        /* The run addresses agents by id; their messages go to their current connection. */
-        for (size_t i = 0; i < srv->out.agents.n; i++) {
-                outbox_item_t *it = &srv->out.agents.items[i];
+        for (size_t i = 0; i < ob->n; i++) {
+                outbox_item_t *it = &ob->items[i];
                 agent_t *a = registry_find(srv->reg, it->peer);
                 snprintf(it->peer, sizeof(it->peer), "%s", a ? a->peer : "");
         }
-        failed = outbox_flush(&srv->out.agents, srv->agents_sock);
+        failed = outbox_flush(ob, srv->agents_sock);
         if (failed)
-                log_warning("%zu messages to agents could not be sent (agents gone?)", failed);
+                log_debug("%zu messages to agents could not be sent (agents gone?)", failed);
+}
+
+static void flush(server_t *srv)
+{
+        flush_agents(srv, &srv->out.agents);
         outbox_flush(&srv->out.control, srv->control_sock);
 }
 
-static void finish_run(server_t *srv)
+/* Acks say "kept": they go only once the journals holding what they acknowledge are synced,
+ * in batches so that thousands of agents cost a few syncs a second (heartbeat answers carry
+ * the rest: what is on disk at the last sync). */
+static void flush_acks(server_t *srv, bool now)
 {
-        run_t *run = srv->run;
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__RunDone d = IOFLEET__RUN_DONE__INIT;
-        json_t *doc = NULL;
-        char *text = NULL, dir[4096] = "";
-        int r;
-
-        if (run_spool_finish(run) < 0)
-                log_error("run %s: the interval series could not be written completely to %s",
-                          run->id, run->spool_path);
-        r = result_build(run, &doc);
-        if (r >= 0) {
-                r = result_write_dir(run, doc, srv->cfg->results_dir, dir, sizeof(dir));
-                text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+        int64_t t = clock_mono_ns();
+        if (!now && t - srv->last_sync < ACK_SYNC_NS)
+                return;
+        if (!srv->out.acks.n && !runs_dirty(srv->runs))
+                return;
+        srv->last_sync = t;
+        if (!runs_sync(srv->runs)) {
+                /* Nothing is acknowledged that is not on disk: the agents keep it. */
+                outbox_clear(&srv->out.acks);
+                return;
         }
-        if (!strempty(run->submit->submit_run->sweep_id))
-                sweep_record(srv->cfg->results_dir, run->submit->submit_run, run->id,
-                             run->code ? run->message : "");
-        if (r < 0)
-                log_error_errno(r, "run %s: results could not be written: %m", run->id);
-        else
-                log_info("run %s finished (%s): results in %s, start skew %lluns", run->id,
-                         run->code ? run->message : "ok", dir,
-                         (unsigned long long)run->start_skew_ns);
-        d.run_id = run->id;
-        d.code = run->code;
-        d.message = run->message;
-        d.result_json = text ? text : "";
-        if (text && strlen(text) > WIRE_MAX_CONTROL_MSG - 64 * 1024) {
-                /* Too big for one control message: the CLI reads it from the run directory. */
-                log_warning("run %s: result of %zu bytes not sent to the CLI: it is in %s", run->id,
-                            strlen(text), dir);
-                d.result_json = "";
-        }
-        d.results_dir = dir;
-        e.seq = ++srv->control_seq;
-        e.body_case = IOFLEET__ENVELOPE__BODY_RUN_DONE;
-        e.run_done = &d;
-        if (run->control_peer[0])
-                sock_send_env(srv->control_sock, run->control_peer, &e);
-        for (size_t i = 0; i < run->n_watchers; i++) {
-                e.seq = ++srv->control_seq;
-                sock_send_env(srv->control_sock, run->watchers[i], &e);
-        }
-        free(text);
-        json_decref(doc);
-        for (size_t i = 0; i < run->n_agents; i++) {
-                agent_t *a = registry_find(srv->reg, run->agents[i].id);
-                if (a && a->state == AGENT_BUSY)
-                        a->state = AGENT_IDLE;
-        }
-        /* Its last counts go into the cumulative /metrics counters before it is freed. */
-        metrics_update(srv->metrics, srv->reg, run, clock_mono_ns());
-        run_free(&srv->run);
-        update_status(srv);
+        flush_agents(srv, &srv->out.acks);
 }
 
-/* The run's degrade rules and how often each fired, for /metrics. */
+/* /metrics from every run in progress. */
+static void update_metrics(server_t *srv)
+{
+        size_t n = runs_count(srv->runs);
+        const run_t *v[n + 1];
+        for (size_t i = 0; i < n; i++)
+                v[i] = runs_at(srv->runs, i);
+        metrics_update(srv->metrics, srv->reg, v, n);
+}
+
+static void on_run_finished(void *user, const run_t *run)
+{
+        /* Its last counts go into the cumulative /metrics counters before it is freed (it is
+         * still among the runs). */
+        update_metrics(user);
+}
+
+/* The degrade rules of the runs and how often each fired, for /metrics. */
 static void publish_alerts(server_t *srv)
 {
-        const degrade_t *d = &srv->run->degrade;
         metrics_alert_t al[64];
-        size_t n = d->n_rules < ELEMENTSOF(al) ? d->n_rules : ELEMENTSOF(al);
-        if (!srv->metrics || !n)
+        size_t n = 0;
+        if (!srv->metrics)
                 return;
-        for (size_t i = 0; i < n; i++) {
-                snprintf(al[i].rule, sizeof(al[i].rule), "%s", d->rules[i]->text);
-                al[i].count = d->fired[i];
+        for (size_t r = 0; r < runs_count(srv->runs); r++) {
+                const degrade_t *d = &runs_at(srv->runs, r)->degrade;
+                for (size_t i = 0; i < d->n_rules && n < ELEMENTSOF(al); i++, n++) {
+                        snprintf(al[n].rule, sizeof(al[n].rule), "%s", d->rules[i]->text);
+                        al[n].count = d->fired[i];
+                }
         }
-        metrics_set_alerts(srv->metrics, al, n);
+        if (n)
+                metrics_set_alerts(srv->metrics, al, n);
 }
 
 static void after_run_event(server_t *srv)
 {
-        if (srv->run)
-                publish_alerts(srv);
+        size_t before = runs_count(srv->runs);
+        publish_alerts(srv);
+        runs_settle(srv->runs, now_timeline());
+        if (runs_count(srv->runs) != before) {
+                /* A run ended: its last Acks go now, before anything that follows (the next
+                 * run's Prepare) reaches the same agents. */
+                flush_acks(srv, true);
+                update_status(srv);
+        }
         flush(srv);
-        if (srv->run && run_done(srv->run))
-                finish_run(srv);
 }
 
 static void on_lost(agent_t *a, void *userdata)
@@ -192,8 +180,7 @@ static void on_lost(agent_t *a, void *userdata)
         server_t *srv = userdata;
         log_warning("agent %s (%s) lost: nothing heard for %llu heartbeats", a->name, a->id,
                     (unsigned long long)srv->cfg->lost_after);
-        if (srv->run)
-                run_agent_lost(srv->run, a->id, now_timeline(), &srv->out);
+        runs_agent_lost(srv->runs, a, now_timeline());
         update_status(srv);
 }
 
@@ -261,7 +248,7 @@ static void save_bindings(server_t *srv)
 }
 
 /* Hello: the agent joins under its key's name, or is told why not (and the log says so, a few
- * times a minute per key at most). */
+ * times a minute per key at most). An agent back with its run hears where to resend from. */
 static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e, const char *who)
 {
         const Iofleet__Hello *h = e->hello;
@@ -297,16 +284,30 @@ static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e, co
                         log_notice("agent on host %s calls itself '%s': it goes by '%s', the "
                                    "name of its key in agent_keys_dir",
                                    a->hostname, h->name, a->name);
-                log_info("agent %s joined: host %s, id %s, key %s, version %s%s", a->name,
+                log_info("agent %s joined: host %s, id %s, key %s, version %s%s%s%s", a->name,
                          a->hostname, a->id, a->key_name[0] ? a->key_name : "(insecure)",
-                         a->version, note);
+                         a->version, strempty(h->run_id) ? "" : ", holding run ",
+                         strempty(h->run_id) ? "" : h->run_id, note);
         }
         a->seq_in = e->seq;
         welcome(srv, a);
-        if (srv->run)
-                /* A restarted agent has lost its part of the run. */
-                run_agent_lost(srv->run, a->id, now_timeline(), &srv->out);
+        /* After the Welcome: an agent back with its run hears where to resend from. */
+        runs_agent_hello(srv->runs, a, h, now_timeline());
         update_status(srv);
+}
+
+/* A heartbeat is answered when it carries a time probe (the agent's own pace: every other
+ * beat), else when the last answer is about two beats old: the agent's lease of us is
+ * lost_after beats, so half the answers keep it, and thousands of agents cost half the
+ * messages. With a lease of fewer than 4 beats, every one. */
+static bool beat_needs_answer(server_t *srv, agent_t *a, const Iofleet__Heartbeat *hb)
+{
+        int64_t now = clock_mono_ns(), beat = (int64_t)srv->cfg->heartbeat_ns;
+        if (hb->probe_t1 || srv->cfg->lost_after < 4 || now - a->beat_answered_ns >= beat * 3 / 2) {
+                a->beat_answered_ns = now;
+                return true;
+        }
+        return false;
 }
 
 static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
@@ -343,7 +344,7 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                 return;
         }
         a = registry_find_peer(srv->reg, m->peer);
-        if (!a || a->state == AGENT_LOST) {
+        if (!a || a->state == AGENT_LOST || a->state == AGENT_GONE) {
                 log_debug("message %s from unregistered agent %s: asking it to say hello",
                           wire_body_name(e), m->peer);
                 send_error(srv->agents_sock, m->peer, NULL,
@@ -360,8 +361,11 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
 
         switch (e->body_case) {
         case IOFLEET__ENVELOPE__BODY_HEARTBEAT: {
+                /* One answer: liveness, the time probe riding along, and the Ack of what is on
+                 * disk. */
                 envelope_t rep = IOFLEET__ENVELOPE__INIT;
                 Iofleet__Heartbeat hb = IOFLEET__HEARTBEAT__INIT;
+                const char *run_id;
                 if (e->heartbeat->rtt_ns) {
                         a->offset_ns = e->heartbeat->offset_ns;
                         a->rtt_ns = e->heartbeat->rtt_ns;
@@ -369,10 +373,19 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                         a->wall_offset_ns = e->heartbeat->wall_offset_ns;
                         a->have_wall_offset = e->heartbeat->wall_offset_known;
                 }
-                hb.run_id = srv->run ? srv->run->id : "";
+                if (!beat_needs_answer(srv, a, e->heartbeat))
+                        break;
+                hb.ack_upto = runs_heartbeat(srv->runs, a, &run_id);
+                hb.run_id = (char *)run_id;
+                if (e->heartbeat->probe_t1) {
+                        hb.probe_t1 = e->heartbeat->probe_t1;
+                        hb.probe_t2 = t_recv;
+                }
                 rep.seq = ++a->seq_out;
                 rep.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
                 rep.heartbeat = &hb;
+                if (hb.probe_t1)
+                        hb.probe_t3 = now_timeline();
                 sock_send_env(srv->agents_sock, a->peer, &rep);
                 break;
         }
@@ -388,9 +401,16 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                 sock_send_env(srv->agents_sock, a->peer, &rep);
                 break;
         }
+        case IOFLEET__ENVELOPE__BODY_GOODBYE:
+                /* Stopping cleanly: gone now, not lost after a lease. */
+                log_info("agent %s said goodbye: %s", a->name,
+                         strempty(e->goodbye->reason) ? "stopping" : e->goodbye->reason);
+                a->state = AGENT_GONE;
+                runs_agent_lost(srv->runs, a, now_timeline());
+                update_status(srv);
+                break;
         case IOFLEET__ENVELOPE__BODY_ERROR:
-                if ((!srv->run ||
-                     run_on_message(srv->run, a->id, &e, now_timeline(), &srv->out) < 0) &&
+                if (runs_agent_message(srv->runs, a, &e, now_timeline()) < 0 &&
                     log_allowed(srv, who, note, sizeof(note)))
                         log_warning("agent %s reports: %s%s", a->name, e->error->message, note);
                 break;
@@ -398,7 +418,8 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
         case IOFLEET__ENVELOPE__BODY_STARTED:
         case IOFLEET__ENVELOPE__BODY_INTERVAL:
         case IOFLEET__ENVELOPE__BODY_FINISHED:
-                if (!srv->run || run_on_message(srv->run, a->id, &e, now_timeline(), &srv->out) < 0)
+        case IOFLEET__ENVELOPE__BODY_RESTORED:
+                if (runs_agent_message(srv->runs, a, &e, now_timeline()) < 0)
                         log_debug("agent %s: %s for a run that is not current, ignored", a->name,
                                   wire_body_name(e));
                 break;
@@ -415,272 +436,10 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
         after_run_event(srv);
 }
 
-/* AgentInfo for the CLI; points into a (no copies) except for the label array, freed below. */
-static void agent_info(const agent_t *a, Iofleet__AgentInfo *info, Iofleet__Label *labels,
-                       Iofleet__Label **lp)
+static const char *run_of_agent(void *user, const char *id)
 {
-        iofleet__agent_info__init(info);
-        info->agent_id = (char *)a->id;
-        info->name = (char *)a->name;
-        info->hostname = (char *)a->hostname;
-        info->roles = a->roles.v;
-        info->n_roles = a->roles.n;
-        info->version = (char *)a->version;
-        info->offset_ns = a->offset_ns;
-        info->rtt_ns = a->have_offset ? a->rtt_ns : 0;
-        info->clock_offset_known = a->have_offset && a->have_wall_offset;
-        info->clock_offset_ns = info->clock_offset_known ? a->wall_offset_ns : 0;
-        info->clock_error_ns = info->clock_offset_known ? a->rtt_ns / 2 + (a->rtt_ns & 1) : 0;
-        info->state = (char *)agent_state_to_string(a->state);
-        /* The registry keeps monotonic times (a clock step must not mark agents lost);
-         * people read wall-clock times. */
-        info->joined_ns = a->joined_ns + (clock_real_ns() - clock_mono_ns());
-        info->last_seen_ns = a->last_seen_ns + (clock_real_ns() - clock_mono_ns());
-        for (size_t i = 0; i < a->labels.n; i++) {
-                char *kv = a->labels.v[i], *eq = strchr(kv, '=');
-                iofleet__label__init(&labels[i]);
-                /* The label is split in place only in the copy we hand out. */
-                labels[i].key = strndup(kv, eq ? (size_t)(eq - kv) : strlen(kv));
-                labels[i].value = eq ? eq + 1 : "";
-                lp[i] = &labels[i];
-        }
-        info->labels = lp;
-        info->n_labels = a->labels.n;
-}
-
-static void agent_info_done(Iofleet__AgentInfo *info)
-{
-        for (size_t i = 0; i < info->n_labels; i++)
-                free(info->labels[i]->key);
-}
-
-/* Sends a list of agents (an AgentList or a RunAccepted) built from an array. */
-static void send_agents(server_t *srv, const char *peer, agent_t **agents, size_t n,
-                        const char *accepted_run)
-{
-        envelope_t e = IOFLEET__ENVELOPE__INIT;
-        Iofleet__AgentList list = IOFLEET__AGENT_LIST__INIT;
-        Iofleet__RunAccepted acc = IOFLEET__RUN_ACCEPTED__INIT;
-        Iofleet__AgentInfo *infos = calloc(n ? n : 1, sizeof(*infos));
-        Iofleet__AgentInfo **ip = calloc(n ? n : 1, sizeof(*ip));
-        Iofleet__Label *labels = NULL;
-        Iofleet__Label **lp = NULL;
-        size_t nl = 0;
-
-        for (size_t i = 0; i < n; i++)
-                nl += agents[i]->labels.n;
-        labels = calloc(nl ? nl : 1, sizeof(*labels));
-        lp = calloc(nl ? nl : 1, sizeof(*lp));
-        if (!infos || !ip || !labels || !lp) {
-                send_error(srv->control_sock, peer, &srv->control_seq,
-                           IOFLEET__ERROR_CODE__ERROR_INTERNAL, NULL, "out of memory");
-                goto done;
-        }
-        nl = 0;
-        for (size_t i = 0; i < n; i++) {
-                agent_info(agents[i], &infos[i], labels + nl, lp + nl);
-                nl += agents[i]->labels.n;
-                ip[i] = &infos[i];
-        }
-        e.seq = ++srv->control_seq;
-        if (accepted_run) {
-                acc.run_id = (char *)accepted_run;
-                acc.agents = ip;
-                acc.n_agents = n;
-                e.body_case = IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED;
-                e.run_accepted = &acc;
-        } else {
-                list.agents = ip;
-                list.n_agents = n;
-                e.body_case = IOFLEET__ENVELOPE__BODY_AGENT_LIST;
-                e.agent_list = &list;
-        }
-        sock_send_env(srv->control_sock, peer, &e);
-        for (size_t i = 0; i < n; i++)
-                agent_info_done(&infos[i]);
-done:
-        free(infos);
-        free(ip);
-        free(labels);
-        free(lp);
-}
-
-static void new_run_id(char *buf, size_t len)
-{
-        uuid_t u;
-        char s[37];
-        time_t t = time(NULL);
-        struct tm tm;
-        char when[32];
-        uuid_generate_random(u);
-        uuid_unparse_lower(u, s);
-        localtime_r(&t, &tm);
-        strftime(when, sizeof(when), "%Y%m%d-%H%M%S", &tm);
-        /* Sortable by time, unique by the random tail. */
-        snprintf(buf, len, "%s-%.6s", when, s);
-}
-
-/* The agents a selector picks: 0, or -EINVAL (bad selector) / -ENOENT (none) with err set. */
-static int select_agents(server_t *srv, const char *selector, agent_t ***sel, size_t *n, char *err,
-                         size_t errlen)
-{
-        if (selector_validate(selector, err, errlen) < 0)
-                return -EINVAL;
-        if (registry_select(srv->reg, selector, sel, n) < 0)
-                return errorf(err, errlen, -ENOMEM, "out of memory");
-        if (*n == 0)
-                return errorf(err, errlen, -ENOENT,
-                              "no agent matches '%s' (%zu agents known; see 'iofleet agents')",
-                              strempty(selector) ? "all" : selector, registry_count(srv->reg));
-        return 0;
-}
-
-/* A plan's parts in order, each taking (up to count of) the agents its selector picks that an
- * earlier part did not take; every part needs at least one. */
-static int select_parts(server_t *srv, const Iofleet__SubmitRun *s, agent_t ***ret,
-                        uint32_t **part_ret, size_t *n_ret, char *err, size_t errlen)
-{
-        size_t cap = registry_count(srv->reg) + 1, n = 0;
-        agent_t **all = calloc(cap, sizeof(*all));
-        uint32_t *part_of = calloc(cap, sizeof(*part_of));
-        int r = 0;
-
-        if (!all || !part_of) {
-                r = errorf(err, errlen, -ENOMEM, "out of memory");
-                goto out;
-        }
-        for (size_t p = 0; p < s->n_parts && r == 0; p++) {
-                const Iofleet__Part *part = s->parts[p];
-                agent_t **sel = NULL;
-                size_t k = 0, taken = 0;
-                char why[512];
-                r = select_agents(srv, part->selector, &sel, &k, why, sizeof(why));
-                for (size_t i = 0; r == 0 && i < k; i++) {
-                        bool dup = false;
-                        for (size_t j = 0; j < n; j++)
-                                dup |= all[j] == sel[i];
-                        if (dup || (part->count && taken >= part->count) || n + 1 >= cap)
-                                continue;
-                        all[n] = sel[i];
-                        part_of[n++] = p;
-                        taken++;
-                }
-                if (r == 0 && taken < (part->count ? part->count : 1))
-                        r = errorf(why, sizeof(why), -ENOENT,
-                                   "%u %s agent(s) wanted, %zu free match '%s'",
-                                   part->count ? part->count : 1, part->role, taken,
-                                   strempty(part->selector) ? "all" : part->selector);
-                if (r < 0)
-                        snprintf(err, errlen, "[%s] %s", part->role, why);
-                free(sel);
-        }
-out:
-        if (r < 0) {
-                free(all);
-                free(part_of);
-                return r;
-        }
-        *ret = all;
-        *part_ret = part_of;
-        *n_ret = n;
-        return 0;
-}
-
-static void on_submit(server_t *srv, const char *peer, envelope_t **msg)
-{
-        Iofleet__SubmitRun *s = (*msg)->submit_run;
-        agent_t **sel = NULL;
-        uint32_t *part_of = NULL;
-        size_t n = 0;
-        char err[1024], id[64];
-        int r;
-
-        if (srv->run) {
-                snprintf(err, sizeof(err), "busy: run %s is in progress", srv->run->id);
-                send_error(srv->control_sock, peer, &srv->control_seq,
-                           IOFLEET__ERROR_CODE__ERROR_BUSY, NULL, err);
-                return;
-        }
-        r = s->n_parts ? select_parts(srv, s, &sel, &part_of, &n, err, sizeof(err))
-                       : select_agents(srv, s->selector, &sel, &n, err, sizeof(err));
-        if (r < 0) {
-                if (!strempty(s->sweep_id))
-                        sweep_record(srv->cfg->results_dir, s, "", err);
-                send_error(srv->control_sock, peer, &srv->control_seq,
-                           r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
-                           : r == -ENOENT ? IOFLEET__ERROR_CODE__ERROR_NO_AGENTS
-                                          : IOFLEET__ERROR_CODE__ERROR_INTERNAL,
-                           NULL, err);
-                free(sel);
-                free(part_of);
-                return;
-        }
-        new_run_id(id, sizeof(id));
-        if (s->lead_ns == 0)
-                s->lead_ns = srv->cfg->lead_ns;
-        r = run_new(id, peer, msg, sel, part_of, n, now_timeline(), &srv->out, &srv->run, err,
-                    sizeof(err));
-        if (r < 0) {
-                if (*msg && !strempty((*msg)->submit_run->sweep_id))
-                        sweep_record(srv->cfg->results_dir, (*msg)->submit_run, "", err);
-                send_error(srv->control_sock, peer, &srv->control_seq,
-                           r == -EINVAL ? IOFLEET__ERROR_CODE__ERROR_BAD_JOB
-                                        : IOFLEET__ERROR_CODE__ERROR_INTERNAL,
-                           NULL, err);
-                free(sel);
-                free(part_of);
-                return;
-        }
-        free(part_of);
-        srv->run->seq = &srv->control_seq;
-        {
-                /* The series streams into the run directory as it comes (flat memory on soak
-                 * runs); without a directory it stays in memory. */
-                char dir[4096], path[4200];
-                result_dir_of(srv->run, srv->cfg->results_dir, dir, sizeof(dir));
-                snprintf(path, sizeof(path), "%s/intervals.csv", dir);
-                if ((r = mkdir_p(dir, 0755)) < 0 || (r = run_set_spool(srv->run, path)) < 0)
-                        log_warning("run %s: cannot write %s (%s): the series stays in memory",
-                                    id, path, strerror(-r));
-        }
-        for (size_t i = 0; i < n; i++)
-                sel[i]->state = AGENT_BUSY;
-        log_info("run %s submitted: %zu jobs on %zu agents", id, srv->run->n_specs, n);
-        send_agents(srv, peer, sel, n, id);
-        free(sel);
-        update_status(srv);
-        after_run_event(srv);
-}
-
-/* iofleet watch: the run in progress (or the one named) gets another follower. */
-static void on_watch(server_t *srv, const char *peer, const Iofleet__WatchRun *w)
-{
-        run_t *run = srv->run;
-        agent_t **sel;
-        size_t n = 0;
-        if (!run || (!strempty(w->run_id) && !streq(w->run_id, run->id))) {
-                send_error(srv->control_sock, peer, &srv->control_seq,
-                           IOFLEET__ERROR_CODE__ERROR_NO_AGENTS, w->run_id,
-                           strempty(w->run_id) ? "no run in progress"
-                                               : "no such run in progress (finished runs are in "
-                                                 "the results directory)");
-                return;
-        }
-        if (run_add_watcher(run, peer) < 0) {
-                send_error(srv->control_sock, peer, &srv->control_seq,
-                           IOFLEET__ERROR_CODE__ERROR_BUSY, run->id,
-                           "too many watchers of this run (16)");
-                return;
-        }
-        sel = calloc(run->n_agents + 1, sizeof(*sel));
-        for (size_t i = 0; sel && i < run->n_agents; i++) {
-                agent_t *a = registry_find(srv->reg, run->agents[i].id);
-                if (a)
-                        sel[n++] = a;
-        }
-        log_info("run %s: watched from %s", run->id, peer);
-        send_agents(srv, peer, sel, n, run->id);
-        free(sel);
+        run_t *run = runs_of_agent(user, id);
+        return run ? run->id : "";
 }
 
 static void on_control_message(server_t *srv, sock_msg_t *m)
@@ -713,27 +472,23 @@ static void on_control_message(server_t *srv, sock_msg_t *m)
                         break;
                 for (size_t i = 0; i < n; i++)
                         all[i] = registry_at(srv->reg, i);
-                send_agents(srv, m->peer, all, n, NULL);
+                agent_list_push(&srv->out.control, m->peer, &srv->control_seq, all, n, NULL,
+                                run_of_agent, srv->runs);
                 free(all);
                 break;
         }
+        case IOFLEET__ENVELOPE__BODY_LIST_RUNS:
+                runs_list(srv->runs, m->peer);
+                break;
         case IOFLEET__ENVELOPE__BODY_SUBMIT_RUN:
-                on_submit(srv, m->peer, &e);
+                runs_submit(srv->runs, m->peer, &e, now_timeline());
+                update_status(srv);
                 break;
         case IOFLEET__ENVELOPE__BODY_WATCH_RUN:
-                on_watch(srv, m->peer, e->watch_run);
+                runs_watch(srv->runs, m->peer, e->watch_run);
                 break;
         case IOFLEET__ENVELOPE__BODY_CANCEL_RUN:
-                if (!srv->run || (!strempty(e->cancel_run->run_id) &&
-                                  !streq(e->cancel_run->run_id, srv->run->id))) {
-                        send_error(srv->control_sock, m->peer, &srv->control_seq,
-                                   IOFLEET__ERROR_CODE__ERROR_NO_AGENTS, e->cancel_run->run_id,
-                                   "no such run in progress");
-                        break;
-                }
-                run_cancel(srv->run, IOFLEET__ERROR_CODE__ERROR_CANCELLED, "cancelled by the user",
-                           now_timeline(), &srv->out);
-                after_run_event(srv);
+                runs_cancel(srv->runs, m->peer, e->cancel_run, now_timeline());
                 break;
         default:
                 send_error(srv->control_sock, m->peer, &srv->control_seq,
@@ -741,6 +496,7 @@ static void on_control_message(server_t *srv, sock_msg_t *m)
                            "message type not allowed on the control socket");
         }
         wire_free(&e);
+        after_run_event(srv);
 }
 
 static int bind_socket(server_t *srv, void *s, const char *ep, const char *domain,
@@ -754,7 +510,9 @@ static int bind_socket(server_t *srv, void *s, const char *ep, const char *domai
         int backlog = (int)srv->budget.backlog;
 
         /* A peer that never completes CURVE holds a descriptor until the handshake times out;
-         * connections already queued when accepting pauses still come in, up to the backlog. */
+         * connections already queued when accepting pauses still come in, up to the backlog
+         * (thousands of agents connect at once when a fleet (re)starts: with ZeroMQ's backlog of
+         * 100 most of their SYNs would be dropped and retried 1, 3, 7 s later). */
         zmq_setsockopt(s, ZMQ_HANDSHAKE_IVL, &handshake_ms, sizeof(handshake_ms));
         if (agents && backlog)
                 zmq_setsockopt(s, ZMQ_BACKLOG, &backlog, sizeof(backlog));
@@ -869,6 +627,16 @@ static int setup(server_t *srv)
         }
         if ((r = registry_new(&srv->reg)) < 0)
                 return r;
+        {
+                runs_ctx_t rc = {.cfg = srv->cfg,
+                                 .reg = srv->reg,
+                                 .control_seq = &srv->control_seq,
+                                 .out = &srv->out,
+                                 .finished = on_run_finished,
+                                 .user = srv};
+                if ((r = runs_new(&rc, &srv->runs)) < 0)
+                        return r;
+        }
         if (!srv->cfg->insecure && (r = open_bindings(srv)) < 0)
                 return r;
         if ((r = ratelimit_new(SERVER_LOG_INTERVAL_NS, SERVER_LOG_BURST, SERVER_LOG_PEERS,
@@ -924,9 +692,9 @@ static void agent_dropped(agent_t *a, void *userdata)
         server_t *srv = userdata;
         char msg[256];
 
-        if (a->state == AGENT_LOST) {
-                log_info("SIGHUP: lost agent %s (id %s) forgotten: key '%s' left the allow-list",
-                         a->name, a->id, a->key_name);
+        if (a->state == AGENT_LOST || a->state == AGENT_GONE) {
+                log_info("SIGHUP: %s agent %s (id %s) forgotten: key '%s' left the allow-list",
+                         a->state == AGENT_LOST ? "lost" : "gone", a->name, a->id, a->key_name);
                 return;
         }
         log_warning("SIGHUP: agent %s (id %s) dropped: key '%s' left or changed in the allow-list",
@@ -934,11 +702,11 @@ static void agent_dropped(agent_t *a, void *userdata)
         snprintf(msg, sizeof(msg), "key '%s' is no longer in the coordinator's allow-list",
                  a->key_name);
         /* The agent reconnects on being told, and its new handshake is refused; messages on
-         * its old connection get "not registered" and a hello on it is refused. */
+         * its old connection get "not registered" and a hello on it is refused. Its run counts
+         * it lost (it is about to be forgotten). */
         send_error(srv->agents_sock, a->peer, &a->seq_out,
                    IOFLEET__ERROR_CODE__ERROR_KEY_NOT_ALLOWED, NULL, msg);
-        if (srv->run)
-                run_agent_lost(srv->run, a->id, now_timeline(), &srv->out);
+        runs_agent_lost(srv->runs, a, now_timeline());
 }
 
 /* After the allow-list changed: sessions of keys it no longer holds (or holds with another public
@@ -1041,14 +809,20 @@ static void watch_pressure(server_t *srv, int64_t now)
 
 static void teardown(server_t *srv)
 {
-        if (srv->run) {
-                run_cancel(srv->run, IOFLEET__ERROR_CODE__ERROR_CANCELLED,
-                           "the coordinator is stopping", now_timeline(), &srv->out);
+        /* Runs with a journal stay for the next start to take up; the others end now. */
+        for (size_t i = 0; srv->runs && i < runs_count(srv->runs); i++)
+                if (!runs_journalled(srv->runs, i))
+                        run_cancel(runs_at(srv->runs, i), IOFLEET__ERROR_CODE__ERROR_CANCELLED,
+                                   "the coordinator is stopping", now_timeline(), &srv->out);
+        if (srv->runs) {
+                runs_settle(srv->runs, now_timeline());
+                flush_acks(srv, true);
                 flush(srv);
-                finish_run(srv);
         }
+        runs_free(&srv->runs);
         outbox_done(&srv->out.agents);
         outbox_done(&srv->out.control);
+        outbox_done(&srv->out.acks);
         /* The monitors are read until the sockets are closed: libzmq blocks on an unread one. */
         connguard_quiesce(srv->guard);
         if (srv->agents_sock)
@@ -1097,6 +871,8 @@ int server_run(const coord_config_t *cfg)
                 log_info("metrics: GET /metrics on %s, port %u", cfg->metrics_listen,
                          (unsigned)metrics_port(srv.metrics));
         r = 0; /* a coordinator without /metrics still coordinates, and exits 0 */
+        if (runs_recover(srv.runs, now_timeline()))
+                update_status(&srv);
         sd_watchdog_enabled(0, &watchdog_usec);
         log_info("coordinator %s ready: agents on %s, control on %s%s", IOFLEET_VERSION,
                  srv.agent_ep, srv.control_ep, cfg->insecure ? " (INSECURE)" : "");
@@ -1106,26 +882,35 @@ int server_run(const coord_config_t *cfg)
                    srv.agent_ep, srv.control_ep);
 
         while (!srv.quit) {
-                zmq_pollitem_t items[4] = {
+                zmq_pollitem_t items[5] = {
                     {srv.agents_sock, 0, ZMQ_POLLIN, 0},
                     {srv.control_sock, 0, ZMQ_POLLIN, 0},
                     {NULL, srv.sigfd, ZMQ_POLLIN, 0},
-                    {srv.zap, 0, ZMQ_POLLIN, 0},
                 };
-                int nitems = srv.zap ? 4 : 3;
-                int64_t now = clock_mono_ns(), timeout_ms = 100;
-                if (srv.run) {
-                        int64_t d = run_next_deadline(srv.run) - now_timeline();
-                        if (d < timeout_ms * (int64_t)NSEC_PER_MSEC)
-                                timeout_ms = d > 0 ? d / (int64_t)NSEC_PER_MSEC + 1 : 0;
+                int nitems = 3, zap_item = -1;
+                if (srv.zap) {
+                        zap_item = nitems;
+                        items[nitems++] = (zmq_pollitem_t){srv.zap, 0, ZMQ_POLLIN, 0};
                 }
+                /* A scrape waiting for a rendering wakes the loop; update_metrics() renders. */
+                if (srv.metrics)
+                        items[nitems++] =
+                            (zmq_pollitem_t){NULL, metrics_fd(srv.metrics), ZMQ_POLLIN, 0};
+                int64_t now = clock_mono_ns(), timeout_ms = 100;
+                int64_t d = runs_next_deadline(srv.runs) - now_timeline();
+                if (d < timeout_ms * (int64_t)NSEC_PER_MSEC)
+                        timeout_ms = d > 0 ? d / (int64_t)NSEC_PER_MSEC + 1 : 0;
+                if (srv.out.acks.n && timeout_ms > ACK_SYNC_NS / (int64_t)NSEC_PER_MSEC)
+                        timeout_ms = ACK_SYNC_NS / (int64_t)NSEC_PER_MSEC;
                 if (zmq_poll(items, nitems, timeout_ms) < 0 && errno != EINTR) {
                         r = log_error_errno(-errno, "poll: %m");
                         break;
                 }
                 /* Handshakes wait for these answers: a flood of them must not starve the
                  * real agents' reconnects. */
-                for (int i = 0; i < SERVER_ZAP_BATCH && (items[3].revents & ZMQ_POLLIN); i++)
+                for (int i = 0; zap_item >= 0 && i < SERVER_ZAP_BATCH &&
+                                (items[zap_item].revents & ZMQ_POLLIN);
+                     i++)
                         if (zap_handle(srv.zap, srv.agent_keys, srv.control_keys, srv.rl,
                                        clock_mono_ns()) < 0)
                                 break;
@@ -1153,11 +938,10 @@ int server_run(const coord_config_t *cfg)
                                         &srv);
                         next_expire = now + (int64_t)cfg->heartbeat_ns / 2;
                 }
-                if (srv.run) {
-                        run_tick(srv.run, now_timeline(), &srv.out);
-                        after_run_event(&srv);
-                }
-                metrics_update(srv.metrics, srv.reg, srv.run, now);
+                runs_tick(srv.runs, now_timeline());
+                after_run_event(&srv);
+                flush_acks(&srv, false);
+                update_metrics(&srv);
                 watch_pressure(&srv, now);
                 if (watchdog_usec && now >= next_watchdog) {
                         sd_notify(0, "WATCHDOG=1");

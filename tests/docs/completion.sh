@@ -30,7 +30,7 @@ bash_complete() { # words...; the last one is the word being completed
         printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " " | sed "s/ $//"
     ' bash "$dir/iofleet" "$@"
 }
-expect "bash: commands" "$(bash_complete iofleet r)" "report run"
+expect "bash: commands" "$(bash_complete iofleet r)" "report run runs"
 expect "bash: command options" "$(bash_complete iofleet agents --j)" "--json"
 expect "bash: --opt= of a run option" "$(bash_complete iofleet run --output-f)" "--output-format="
 expect "bash: --opt VALUE" "$(bash_complete iofleet run --output-format '')" "json normal"
@@ -61,7 +61,7 @@ else
         awk -v l="== $1" '$0 == l {on = 1; next} /^== / {on = 0} on' <<<"$out" | tr '\n' ' ' |
             sed 's/ $//'
     }
-    expect "zsh: commands" "$(zsh_got 'iofleet r')" "report run"
+    expect "zsh: commands" "$(zsh_got 'iofleet r')" "report run runs"
     expect "zsh: --opt VALUE" "$(zsh_got 'iofleet run --output-format ')" "json normal"
     expect "zsh: --opt=VALUE" "$(zsh_got 'iofleet run --output-format=')" "json normal"
     expect "zsh: job option rw=" "$(zsh_got 'iofleet run --rw=randr')" "randread randrw"

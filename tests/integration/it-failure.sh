@@ -13,20 +13,50 @@ start_agent a2
 A2=$LAST_PID
 wait_agents 3
 
-"$IOFLEET" run --coordinator="$CTL" --name=n --ioengine=null --rw=read --bs=4k --time_based \
-	--runtime=4s --output-format=json --output="$T/lost.json" >"$T/lost.log" 2>&1 &
+# An agent killed mid-run and never back: the run waits for it for the orphan grace (3 s here),
+# then ends without it, never as a silent ok: status partial, exit non-zero, the agent lost with
+# its missing intervals listed, and an entry in client_stats from what it reported.
+"$IOFLEET" run --coordinator="$CTL" --orphan-grace=3s --name=n --ioengine=null --rw=read --bs=4k \
+	--time_based --runtime=4s --output-format=json --output="$T/lost.json" >"$T/lost.log" 2>&1 &
 RUN=$!
-sleep 3.5   # 2 s lead, then about 1.5 s of running
+for _ in $(seq 200); do grep -q "started on" "$T/lost.log" && break; sleep 0.05; done
+# Killed once its first interval is in (the run's own clock, not a count of sleeps).
+for _ in $(seq 200); do grep -q '^\[ 1/4\]' "$T/lost.log" && break; sleep 0.05; done
 forget "$A2"
 kill -KILL "$A2"
 wait "$RUN"
-check "the run completes without the lost agent" [ $? -eq 0 ]
+check "a run that lost an agent exits non-zero" [ $? -ne 0 ]
 J=$T/lost.json
-jqcheck "the lost agent is marked lost" "$J" '[.iofleet.agents[] | select(.name == "a2") | .lost] == [true]'
+jqcheck "its status is partial" "$J" '.iofleet.status == "partial"'
+jqcheck "the lost agent is marked lost" "$J" '[.iofleet.agents[] | select(.name == "a2") | .lost, .status] == [true, "lost"]'
+jqcheck "... with the intervals it did not deliver listed" "$J" '[.iofleet.agents[] | select(.name == "a2") | .missing_intervals > 0 and (.gaps | length) >= 1] == [true]'
 jqcheck "what it sent before is kept" "$J" '[.iofleet.agents[] | select(.name == "a2") | .interval_read_bytes > 0] == [true]'
-jqcheck "the others have full results" "$J" '([.client_stats[:-1][] | .read.io_bytes > 0] | all) and (.client_stats | length) == 3'
+jqcheck "every agent that ran has a client_stats entry" "$J" '(.client_stats | length) == 4 and ([.client_stats[:-1][] | .read.io_bytes > 0] | all)'
+jqcheck "... the lost one's from its intervals" "$J" '[.client_stats[] | select(.agent == "a2") | .from_intervals] == [true]'
+jqcheck "All clients counts what it reported" "$J" '.client_stats[-1].read.io_bytes == ([.client_stats[:-1][].read.io_bytes] | add)'
+jqcheck "the intervals it missed name it" "$J" '[.iofleet.intervals[] | select(.missing) | .missing == ["a2"]] | (length >= 1 and all)'
 jqcheck "all 4 intervals are there" "$J" '(.iofleet.intervals | length) == 4'
 check "the live display said so" grep -q "agent a2 lost" "$T/lost.log"
+check "... and showed the partial points" grep -q "PARTIAL: missing a2" "$T/lost.log"
+check "the CLI says the run is partial" grep -q "did not complete: partial: agent a2 lost" "$T/lost.log"
+"$IOFLEET" report --no-plots "$T/runs/$(jq -r .iofleet.run_id "$J")" >"$T/lost-report.txt" 2>&1
+check "iofleet report keeps the partial point, marked (exit $?)" grep -q "PARTIAL: .*a2" "$T/lost-report.txt"
+
+# The same with --on-agent-loss=continue: still partial, said so, but the run passes (exit 0).
+start_agent a2
+A2=$LAST_PID
+wait_agents 3
+"$IOFLEET" run --coordinator="$CTL" --orphan-grace=2s --on-agent-loss=continue --name=n \
+	--ioengine=null --rw=read --bs=4k --time_based --runtime=4s --output-format=json \
+	--output="$T/cont.json" >"$T/cont.log" 2>&1 &
+RUN=$!
+for _ in $(seq 200); do grep -q '^\[ 1/4\]' "$T/cont.log" && break; sleep 0.05; done
+forget "$A2"
+kill -KILL "$A2"
+wait "$RUN"
+check "with --on-agent-loss=continue a run that lost an agent exits 0" [ $? -eq 0 ]
+jqcheck "... and is still partial" "$T/cont.json" '.iofleet.status == "partial" and ([.iofleet.agents[] | select(.name == "a2") | .status] == ["lost"])'
+check "... which the CLI says" grep -q "is PARTIAL (on_agent_loss=continue)" "$T/cont.log"
 
 # ^C cancels: agents stop, the result says cancelled, the CLI exits non-zero.
 "$IOFLEET" run --coordinator="$CTL" --agents=name=a0 --name=n --ioengine=null --rw=read --bs=4k \

@@ -20,6 +20,12 @@ value() {
 	local series=$1${2:+\{$2\}}
 	awk -v s="$series" '$1 == s { print $2 }' "$T/scrape.txt" | head -n1
 }
+# value_of_run NAME: the family's sample for the run in progress (labelled with its run_id).
+value_of_run() {
+	local rid
+	rid=$(sed -n 's/^iofleet_run_info{run_id="\([^"]*\)".*/\1/p' "$T/scrape.txt" | head -n1)
+	value "$1" "run_id=\"$rid\""
+}
 
 # scrape FILE: GET /metrics into FILE (and scrape.txt); false on an HTTP error.
 scrape() {
@@ -54,7 +60,7 @@ RUN_PID=$!
 bw=""
 for _ in $(seq 100); do
 	if scrape "$T/running.txt"; then
-		bw=$(value iofleet_cluster_read_bytes_per_second)
+		bw=$(value_of_run iofleet_cluster_read_bytes_per_second)
 		[ -n "$bw" ] && awk -v b="$bw" 'BEGIN { exit !(b > 0) }' && break
 	fi
 	sleep 0.1
@@ -65,8 +71,9 @@ check "running: 3 busy agents" [ "$(value iofleet_agents 'state="busy"')" = 3 ]
 check "running: the run is active" [ "$(value iofleet_run_active)" = 1 ]
 check "running: run_info names a run" grep -q '^iofleet_run_info{run_id="[^"]\+",phase="running"} 1$' "$T/running.txt"
 check "running: a per-agent gauge for each agent" \
-	[ "$(grep -c '^iofleet_agent_read_bytes_per_second{agent="a[012]",host="' "$T/running.txt")" = 3 ]
-check "running: the interval index is set" [ -n "$(value iofleet_run_interval_index)" ]
+	[ "$(grep -c '^iofleet_agent_read_bytes_per_second{agent="a[012]",host="[^"]*",run_id="' "$T/running.txt")" = 3 ]
+check "running: the interval index is set" [ -n "$(value_of_run iofleet_run_interval_index)" ]
+check "running: no agent of the run is away" [ "$(value_of_run iofleet_run_agents_away)" = 0 ]
 promcheck running "$T/running.txt"
 
 wait_exit "$RUN_PID" 60

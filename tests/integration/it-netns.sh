@@ -2,27 +2,9 @@
 # Agents as separate hosts: the coordinator in one network namespace, two agents each in its own,
 # joined by veth links the test makes; CURVE over real (virtual) network; a synchronized run.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
-suffix=$$
-C=iofc$suffix A1=iofa1$suffix A2=iofa2$suffix
-ip netns add "$C" 2>/dev/null || skip "ip netns add is not permitted here"
-NETNS+=("$C")
-ip netns add "$A1" && NETNS+=("$A1")
-ip netns add "$A2" && NETNS+=("$A2")
 scratch
-setup_link() { # NS IF_C IF_A SUBNET
-	ip link add "$2" type veth peer name "$3"
-	ip link set "$2" netns "$C"
-	ip link set "$3" netns "$1"
-	ip -n "$C" addr add "10.201.$4.1/24" dev "$2"
-	ip -n "$1" addr add "10.201.$4.2/24" dev "$3"
-	ip -n "$C" link set "$2" up
-	ip -n "$1" link set "$3" up
-	ip -n "$1" link set lo up
-}
-ip -n "$C" link set lo up
-setup_link "$A1" vc1$suffix va1$suffix 1 || skip "veth links cannot be made here"
-setup_link "$A2" vc2$suffix va2$suffix 2
+netns_star iof 201 2
+A1=${HOST_NS[1]} A2=${HOST_NS[2]}
 
 keys coordinator h1 h2
 allow h1
@@ -57,14 +39,14 @@ check "agents kept their own files in the shared directory" test -f "$T/data/w.h
 jqcheck "--agents=rack=r2 runs on h2 only" "$T/sel.json" '(.client_stats | length) == 2 and .client_stats[0].agent == "h2"'
 
 # Cut h2's link: the coordinator marks it lost, h1 carries on.
-ip -n "$A2" link set va2$suffix down
+ip -n "$A2" link set "${HOST_IF[2]}" down
 for _ in $(seq 60); do
 	state=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '.[] | select(.name == "h2") | .state')
 	[ "$state" = lost ] && break
 	sleep 0.1
 done
 check "an agent behind a cut link is marked lost (state '$state')" [ "$state" = lost ]
-ip -n "$A2" link set va2$suffix up
+ip -n "$A2" link set "${HOST_IF[2]}" up
 for _ in $(seq 100); do
 	state=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '.[] | select(.name == "h2") | .state')
 	[ "$state" = idle ] && break

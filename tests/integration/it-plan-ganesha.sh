@@ -32,6 +32,53 @@ check "the export file iofleet wrote is gone" test ! -e "$G/iofleet-export.conf"
 check "ganesha runs again afterwards" kill -0 "$(cat "$G/ganesha.pid")"
 check "no restore record is left" test -z "$(ls -A "$T/state-srv/restore" 2>/dev/null | grep -v '^\.')"
 
+# The order of the put-back (issue 14, finding 1): every client puts its host back (here a
+# sysctl of its namespace) and says so before the server is told to put its export back; the
+# clients' outcome is in the result. Meanwhile the plan holds its clients: another run cannot
+# take them while the server is configured.
+cat >"$T/order.plan" <<EOF
+[plan]
+name = order
+interval = 500ms
+[server]
+backend = ganesha
+path = $T/export
+access = rw
+root_squash = no_root_squash
+[client]
+count = 2
+mount = no
+port = $NFS_PORT
+mountport = $MNT_PORT
+sysctl.net.ipv4.tcp_rmem = 4096 65536 1048576
+[j]
+ioengine = nfs
+rw = read
+bs = 64k
+size = 4m
+time_based
+runtime = 4
+EOF
+rmem_before=$(in_clients cat /proc/sys/net/ipv4/tcp_rmem)
+"$IOFLEET" run --coordinator="$CTL" "$T/order.plan" --output-format=json --output="$T/order.json" \
+	>"$T/order.log" 2>&1 &
+RUN=$!
+wait_line "$T/order.log" "started on" 60 || fail "the order plan did not start"
+RID=$(sed -n 's/^iofleet: run \([^ ]*\) accepted.*/\1/p' "$T/order.log")
+out=$("$IOFLEET" run --coordinator="$CTL" --agents=name=c1 --ioengine=null --rw=read --name=x --size=1m 2>&1)
+check "a plan's client cannot be taken by another run meanwhile" grep -q "busy: agent c1 is in run $RID" <<<"$out"
+wait "$RUN"
+check "the order plan exits 0" [ $? -eq 0 ]
+jqcheck "each client's put-back is in the result" "$T/order.json" \
+	'[.iofleet.agents[] | select(.role == "client") | .effective.restored] == ["yes", "yes"]'
+jqcheck "... as the server's" "$T/order.json" '[.iofleet.agents[] | select(.role == "server") | .effective.restored] == ["yes"]'
+check "the clients' sysctls are back" [ "$(in_clients cat /proc/sys/net/ipv4/tcp_rmem)" = "$rmem_before" ]
+last_client=$(grep -h "run $RID: host put back" "$T/c1.log" "$T/c2.log" | cut -d' ' -f1 | sort | tail -n1)
+server_back=$(grep -h "host configuration put back" "$T/srv.log" | cut -d' ' -f1 | tail -n1)
+check "the server was put back ($server_back) after the last client ($last_client)" \
+	[ -n "$last_client" ] && [ -n "$server_back" ] && [[ ! "$server_back" < "$last_client" ]]
+check "ganesha.conf is byte-identical after it" cmp "$G/ganesha.conf" "$GANESHA_CONF_ORIG"
+
 # A plan the server's backend cannot do: refused by name, nothing changed.
 cat >"$T/bad.plan" <<EOF
 [server]

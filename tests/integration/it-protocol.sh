@@ -13,7 +13,7 @@ wait_agents 1
 sleep 1
 listed=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[].name] | join(",")')
 check "the agent of another version did not register (got '$listed')" [ "$listed" = "a0" ]
-check "coordinator logs the refusal" grep -q "refused agent .*protocol version 7, this side speaks 1" "$T/coordinator.log"
-check "agent logs the refusal" grep -q "coordinator refused this agent: peer speaks protocol version 7" "$T/a1.log"
+check "coordinator logs the refusal" grep -q "refused agent .*protocol version 7, this side speaks 2" "$T/coordinator.log"
+check "agent logs the refusal" grep -q "cannot reach the coordinator at .*: it refused this agent: peer speaks protocol version 7" "$T/a1.log"
 check "the coordinator is still serving" "$IOFLEET" agents --coordinator="$CTL" >/dev/null
 finish

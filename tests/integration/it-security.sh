@@ -17,7 +17,11 @@ listed=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[].name] | sor
 check "only the allowed agent registered (got '$listed')" [ "$listed" = "a0" ]
 check "coordinator logs the refused key" grep -q "refused agents connection.*not in the allow-list" "$T/coordinator.log"
 check "the refused agent logs why" grep -q "refused this agent's key" "$T/a2.log"
-check "an agent pinning a wrong key logs a failed handshake" grep -q "CURVE handshake .* failed" "$T/a1.log"
+check "an agent pinning a wrong key logs a failed handshake" grep -q "cannot reach the coordinator at .*: the CURVE handshake failed" "$T/a1.log"
+# Said once, then at a doubling interval: ZeroMQ retries every 0.1-5 s, the log does not.
+n2=$(grep -c "refused this agent's key" "$T/a2.log") n1=$(grep -c "the CURVE handshake failed" "$T/a1.log")
+check "... each said once, then at backoff ($n2 and $n1 lines in $SECONDS s)" \
+	[ "$n2" -ge 1 ] && [ "$n2" -le 5 ] && [ "$n1" -ge 1 ] && [ "$n1" -le 5 ]
 
 # An operator adds the key and reloads: the agent gets in without a restart.
 allow a2
@@ -46,7 +50,7 @@ check "a Hello for a live agent's id under another key is refused" \
 	grep -q "refused agent '[^']*' .*agent key 'a3'.*agent id $(cat "$T/state-a0/agent-id") belongs to another agent key" "$T/coordinator.log"
 listed=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[] | "\(.name):\(.state)"] | sort | join(",")')
 check "the live agent keeps its session (got '$listed')" [ "$listed" = "a0:idle,a2:idle" ]
-check "the refused agent is told why" grep -q "coordinator refused this agent: agent id .* belongs to another agent key" "$T/thief.log"
+check "the refused agent is told why" grep -q "cannot reach the coordinator at .*: it refused this agent: agent id .* belongs to another agent key" "$T/thief.log"
 check "the refusal does not say which key holds the id" bash -c "! grep -q \"refused this agent.*'a0'\" '$T/thief.log'"
 
 # --insecure is for loopback only.

@@ -64,11 +64,12 @@ start_coordinator() {
 	"$NOTIFY_LISTEN" "$T/coord.notify" "$T/coord.notify.log" &
 	PIDS+=($!)
 	for _ in $(seq 100); do [ -S "$T/coord.notify" ] && break; sleep 0.05; done
+	COORD_ARGS=(--control-endpoint="ipc://$T/control.sock" --key="$T/coordinator.key"
+		--agent-keys-dir="$T/agents.d" --control-keys-dir="$T/admins.d"
+		--results-dir="$T/runs" --state-dir="$T/coord-state" --heartbeat=200ms --lost-after=5
+		--metrics-listen=127.0.0.1:0 "$@")
 	NOTIFY_SOCKET=$T/coord.notify $prefix ${COORD_WRAP:-} "$COORD" --agent-endpoint="${AGENT_EP:-tcp://127.0.0.1:*}" \
-		--control-endpoint="ipc://$T/control.sock" --key="$T/coordinator.key" \
-		--agent-keys-dir="$T/agents.d" --control-keys-dir="$T/admins.d" \
-		--results-dir="$T/runs" --state-dir="$T/coord-state" --heartbeat=200ms --lost-after=5 --metrics-listen=127.0.0.1:0 "$@" \
-		>"$T/coordinator.log" 2>&1 &
+		"${COORD_ARGS[@]}" >"$T/coordinator.log" 2>&1 &
 	COORD_PID=$!
 	PIDS+=($COORD_PID)
 	DAEMONS+=("$COORD_PID:coordinator")
@@ -80,6 +81,81 @@ start_coordinator() {
 	COORD_EP=$(grep -o 'IOFLEET_AGENT_ENDPOINT=[^ ]*' "$T/coord.notify.log" | head -n1 | cut -d= -f2)
 	CTL=ipc://$T/control.sock
 	[ -n "$COORD_EP" ] || { fail "coordinator announced no endpoint"; exit 1; }
+}
+
+# restart_coordinator: starts the coordinator again after it died (kill -9 COORD_PID, forgotten),
+# with the same endpoints (its agent port too, so that the agents find it), keys and results; its
+# log goes on in $T/coordinator.log. Returns once it is ready again.
+restart_coordinator() {
+	local prefix=${NS:+ip netns exec $NS} n
+	n=$(grep -c READY=1 "$T/coord.notify.log" 2>/dev/null)
+	echo "--- restarted" >>"$T/coordinator.log"
+	NOTIFY_SOCKET=$T/coord.notify $prefix ${COORD_WRAP:-} "$COORD" --agent-endpoint="${AGENT_EP:-$COORD_EP}" \
+		"${COORD_ARGS[@]}" >>"$T/coordinator.log" 2>&1 &
+	COORD_PID=$!
+	PIDS+=($COORD_PID)
+	DAEMONS+=("$COORD_PID:coordinator")
+	for _ in $(seq 200); do
+		[ "$(grep -c READY=1 "$T/coord.notify.log" 2>/dev/null)" -gt "$n" ] && return 0
+		kill -0 "$COORD_PID" 2>/dev/null || { fail "the coordinator died at its restart"; return 1; }
+		sleep 0.05
+	done
+	fail "the restarted coordinator did not get ready"
+	return 1
+}
+
+# kill_coordinator: kill -9 of the coordinator (a crash), which the test restarts itself.
+kill_coordinator() {
+	forget "$COORD_PID"
+	kill -KILL "$COORD_PID"
+	wait "$COORD_PID" 2>/dev/null
+}
+
+# netns_star PREFIX NET N: a coordinator namespace ($C) and N host namespaces, each joined to it
+# by a veth link of its own: 10.NET.i.1 on the coordinator's side, 10.NET.i.2 on host i's, whose
+# end is HOST_IF[i] in namespace HOST_NS[i] (cut it with ip -n NS link set IF down). Skips the
+# test where namespaces or veth links cannot be made.
+netns_star() {
+	local prefix=$1 net=$2 n=$3 i suffix=$$
+	[ "$(id -u)" -eq 0 ] || skip "network namespaces need root"
+	C=${prefix}c$suffix
+	ip netns add "$C" 2>/dev/null || skip "ip netns add is not permitted here"
+	NETNS+=("$C")
+	ip -n "$C" link set lo up
+	HOST_NS=() HOST_IF=()
+	for ((i = 1; i <= n; i++)); do
+		HOST_NS[i]=$prefix$i-$suffix
+		HOST_IF[i]=${prefix}a$i$suffix
+		ip netns add "${HOST_NS[i]}" && NETNS+=("${HOST_NS[i]}")
+		ip link add "${prefix}c$i$suffix" type veth peer name "${HOST_IF[i]}" ||
+			skip "veth links cannot be made here"
+		ip link set "${prefix}c$i$suffix" netns "$C"
+		ip link set "${HOST_IF[i]}" netns "${HOST_NS[i]}"
+		ip -n "$C" addr add "10.$net.$i.1/24" dev "${prefix}c$i$suffix"
+		ip -n "${HOST_NS[i]}" addr add "10.$net.$i.2/24" dev "${HOST_IF[i]}"
+		ip -n "$C" link set "${prefix}c$i$suffix" up
+		ip -n "${HOST_NS[i]}" link set "${HOST_IF[i]}" up
+		ip -n "${HOST_NS[i]}" link set lo up
+	done
+}
+
+# wait_line FILE REGEX [SECONDS]: until a line of FILE matches (60 s by default); 1 if none did.
+wait_line() {
+	local i
+	for ((i = 0; i < ${3:-60} * 20; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# own_bytes NAME [RUN_ID]: the bytes agent NAME's workers read in its last run (or in RUN_ID), by
+# its own count (the line it logs when it finishes, or when a restarted agent finds a run it died
+# in).
+own_bytes() {
+	grep "run ${2:-}" "$T/$1.log" |
+		sed -n 's/.*\(finished after [0-9]* intervals: read\|[0-9]* intervals: read\) \([0-9]*\) bytes.*/\2/p' |
+		tail -n1
 }
 
 # start_agent NAME [EXTRA ARGS...]: an agent with key $T/NAME.key; log in $T/NAME.log. It goes by

@@ -236,8 +236,17 @@ static void test_usage_lists_every_option(void **state)
                 snprintf(name, sizeof(name), "Usage: iofleet %s", cmd->name);
                 assert_contains(buf, name);
                 for (const cli_option_t *o = cmd->options; o->name; o++) {
+                        const char *at;
                         snprintf(name, sizeof(name), "--%s", o->name);
                         assert_contains(buf, name);
+                        /* Its help never runs into it: a space or a new line between. */
+                        snprintf(name, sizeof(name), "\n  --%s%s", o->name,
+                                 o->value == CLI_FLAG ? "" : "=");
+                        if (!(at = strstr(buf, name)))
+                                fail_msg("--%s: no line of its own", o->name);
+                        at += 3 + strcspn(at + 3, " \n"); /* past the new line, indent and name */
+                        if (strncmp(at, "  ", 2) != 0 && *at != '\n')
+                                fail_msg("--%s: its help runs into it", o->name);
                         /* Each help line fits a terminal beside the 28 columns of names. */
                         for (const char *h = o->help; *h;) {
                                 size_t n = strcspn(h, "\n");

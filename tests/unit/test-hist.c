@@ -621,9 +621,31 @@ static void test_concurrent_snapshot(void **state _unused_)
         hist_free(&snap[1]);
 }
 
+/* The whole list in one walk gives what each percentile alone gives. */
+static void test_percentiles_at_once(void **state)
+{
+        hist_t *h;
+        uint64_t v[17], x = 88172645463325252ULL;
+        assert_int_equal(hist_new(&h), 0);
+        hist_percentiles(h, hist_default_percentiles, 17, v);
+        for (size_t i = 0; i < 17; i++)
+                assert_int_equal(v[i], 0);
+        for (int i = 0; i < 100000; i++) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                hist_record(h, x % 50000000);
+        }
+        hist_percentiles(h, hist_default_percentiles, 17, v);
+        for (size_t i = 0; i < 17; i++)
+                assert_int_equal(v[i], hist_percentile(h, hist_default_percentiles[i]));
+        hist_free(&h);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_percentiles_at_once),
             cmocka_unit_test(test_default_percentiles),
             cmocka_unit_test(test_index_small_exact),
             cmocka_unit_test(test_index_round_trip),

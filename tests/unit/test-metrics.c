@@ -10,6 +10,9 @@
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,12 +421,17 @@ static void fx_done(fx_t *fx)
         registry_free(&fx->reg);
         outbox_done(&fx->out.agents);
         outbox_done(&fx->out.control);
+        outbox_done(&fx->out.acks);
 }
 
 static char *render(fx_t *fx, const metrics_alert_t *alerts, size_t n_alerts)
 {
-        metrics_input_t in = {
-            .reg = fx->reg, .run = fx->run, .alerts = alerts, .n_alerts = n_alerts};
+        const run_t *runs[1] = {fx->run};
+        metrics_input_t in = {.reg = fx->reg,
+                              .runs = runs,
+                              .n_runs = fx->run ? 1 : 0,
+                              .alerts = alerts,
+                              .n_alerts = n_alerts};
         char *text = NULL;
         size_t len = 0;
         assert_int_equal(metrics_render(&in, &text, &len), 0);
@@ -505,10 +513,14 @@ static void test_running(void **state)
         assert_true(must_get(&e, "iofleet_agents", "state", "busy") == 3);
         assert_true(must_get(&e, "iofleet_run_info", "run_id", RUN_ID) == 1);
         assert_true(must_get(&e, "iofleet_run_info", "phase", "running") == 1);
-        assert_true(must_get(&e, "iofleet_run_interval_index", NULL, NULL) == 1);
-        assert_true(must_get(&e, "iofleet_run_agents", NULL, NULL) == 3);
-        assert_true(must_get(&e, "iofleet_run_interval_seconds", NULL, NULL) == 1.0);
-        assert_true(must_get(&e, "iofleet_run_start_skew_seconds", NULL, NULL) >= 0);
+        assert_true(must_get(&e, "iofleet_run_interval_index", "run_id", RUN_ID) == 1);
+        assert_true(must_get(&e, "iofleet_run_agents", "run_id", RUN_ID) == 3);
+        assert_true(must_get(&e, "iofleet_run_agents_away", "run_id", RUN_ID) == 0);
+        assert_true(must_get(&e, "iofleet_run_interval_seconds", "run_id", RUN_ID) == 1.0);
+        assert_true(must_get(&e, "iofleet_run_start_skew_seconds", "run_id", RUN_ID) >= 0);
+        /* An agent's gauges name the run it is in. */
+        assert_int_equal(count_samples(&e, "iofleet_agent_read_bytes_per_second"), N_AGENTS);
+        assert_true(must_get(&e, "iofleet_agent_read_bytes_per_second", "run_id", RUN_ID) > 0);
         for (size_t i = 0; i < N_AGENTS; i++) {
                 double r = must_get(&e, "iofleet_agent_read_bytes_per_second", "agent", names[i]);
                 double w = must_get(&e, "iofleet_agent_write_bytes_per_second", "agent", names[i]);
@@ -524,8 +536,10 @@ static void test_running(void **state)
                 assert_true(must_get(&e, "iofleet_agent_errors_total", "agent", names[i]) ==
                             (i == 2 ? 2 : 0));
         }
-        assert_true(must_get(&e, "iofleet_cluster_read_bytes_per_second", NULL, NULL) == sum_r);
-        assert_true(must_get(&e, "iofleet_cluster_write_bytes_per_second", NULL, NULL) == sum_w);
+        assert_true(must_get(&e, "iofleet_cluster_read_bytes_per_second", "run_id", RUN_ID) ==
+                    sum_r);
+        assert_true(must_get(&e, "iofleet_cluster_write_bytes_per_second", "run_id", RUN_ID) ==
+                    sum_w);
         assert_true(must_get(&e, "iofleet_cluster_write_bytes_total", NULL, NULL) ==
                     (double)(fig_write(0, 0) + fig_write(1, 0) + fig_write(2, 0) + fig_write(0, 1) +
                              fig_write(1, 1) + fig_write(2, 1)));
@@ -547,8 +561,9 @@ static void test_running(void **state)
                 assert_true(v == (double)hist_percentile(&want, p[i]) / 1e9);
                 prev = v;
         }
-        assert_true(must_get(&e, "iofleet_clat_seconds_count", NULL, NULL) == (double)want.n);
-        assert_true(fabs(must_get(&e, "iofleet_clat_seconds_sum", NULL, NULL) -
+        assert_true(must_get(&e, "iofleet_clat_seconds_count", "run_id", RUN_ID) ==
+                    (double)want.n);
+        assert_true(fabs(must_get(&e, "iofleet_clat_seconds_sum", "run_id", RUN_ID) -
                          (double)want.sum / 1e9) < 1e-9);
         expo_done(&e);
         free(text);
@@ -562,7 +577,6 @@ static void test_totals_across_runs(void **state)
         fx_t fx;
         expo_t e;
         char *text;
-        int64_t now = 100 * SEC;
         uint64_t run1 = 0;
 
         assert_int_equal(metrics_new("127.0.0.1:0", 64, &m), 0);
@@ -572,14 +586,15 @@ static void test_totals_across_runs(void **state)
         fx_run(&fx, "run-a");
         for (size_t i = 0; i < N_AGENTS; i++)
                 send_interval(&fx, "run-a", i, 0, false);
-        metrics_update(m, fx.reg, fx.run, now);
+        metrics_want(m);
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1);
         /* A late interval 1 arrives after the last snapshot: the fold at the end counts it. */
         for (size_t i = 0; i < N_AGENTS; i++) {
                 send_interval(&fx, "run-a", i, 1, true);
                 send_finished(&fx, "run-a", i, run_interval_end(fx.run, 1) + 10 * MSEC);
         }
         assert_true(run_done(fx.run));
-        metrics_update(m, fx.reg, fx.run, now + 1); /* done: renders at once */
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1); /* done: at once */
         for (size_t i = 0; i < N_AGENTS; i++)
                 run1 += fig_read(i, 0) + fig_read(i, 1);
         text = metrics_snapshot(m);
@@ -592,14 +607,19 @@ static void test_totals_across_runs(void **state)
         for (size_t i = 0; i < N_AGENTS; i++)
                 fx.ap[i]->state = AGENT_IDLE;
 
-        /* Idle: the same totals, from the base alone; rendering waits for its period. */
-        metrics_update(m, fx.reg, NULL, now + 2);
+        /* Idle: the same totals, from the base alone; nothing is rendered until a scrape wants
+         * it. */
+        assert_int_equal(metrics_fd(m) >= 0, true);
+        metrics_update(m, fx.reg, NULL, 0);
         text = metrics_snapshot(m);
         parse(text, &e);
         assert_int_equal(count_samples(&e, "iofleet_run_info"), 1); /* the done run, still */
         expo_done(&e);
         free(text);
-        metrics_update(m, fx.reg, NULL, now + 2 * SEC);
+        metrics_want(m);
+        assert_true(poll(&(struct pollfd){.fd = metrics_fd(m), .events = POLLIN}, 1, 0) == 1);
+        metrics_update(m, fx.reg, NULL, 0);
+        assert_true(poll(&(struct pollfd){.fd = metrics_fd(m), .events = POLLIN}, 1, 0) == 0);
         text = metrics_snapshot(m);
         parse(text, &e);
         assert_int_equal(count_samples(&e, "iofleet_run_info"), 0);
@@ -613,7 +633,8 @@ static void test_totals_across_runs(void **state)
         fx_run(&fx, "run-b");
         for (size_t i = 0; i < N_AGENTS; i++)
                 send_interval(&fx, "run-b", i, 0, false);
-        metrics_update(m, fx.reg, fx.run, now + 4 * SEC);
+        metrics_want(m);
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1);
         text = metrics_snapshot(m);
         parse(text, &e);
         assert_true(must_get(&e, "iofleet_cluster_read_bytes_total", NULL, NULL) ==
@@ -627,13 +648,68 @@ static void test_totals_across_runs(void **state)
         /* The alerts hook. */
         metrics_alert_t al = {"stalled_agent", 7};
         assert_int_equal(metrics_set_alerts(m, &al, 1), 0);
-        metrics_update(m, fx.reg, fx.run, now + 6 * SEC);
+        metrics_want(m);
+        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1);
         text = metrics_snapshot(m);
         assert_non_null(strstr(text, "iofleet_alerts_total{rule=\"stalled_agent\"} 7\n"));
         free(text);
         fx_done(&fx);
         metrics_free(&m);
         assert_null(m);
+}
+
+/* Two runs at once on disjoint agents: each has its own series, labelled by its id. */
+static void test_two_runs(void **state)
+{
+        Iofleet__Job job = IOFLEET__JOB__INIT, *jp = &job;
+        Iofleet__JobOption o[2] = {IOFLEET__JOB_OPTION__INIT, IOFLEET__JOB_OPTION__INIT},
+                           *op[2] = {&o[0], &o[1]};
+        Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
+        envelope_t e = IOFLEET__ENVELOPE__INIT, *sub;
+        run_t *r[2] = {NULL, NULL};
+        const run_t *cr[2];
+        char err[256], *text;
+        fx_t fx;
+        expo_t ex;
+
+        fx_registry(&fx);
+        o[0].key = "rw";
+        o[0].value = "read";
+        o[1].key = "size";
+        o[1].value = "1m";
+        job.name = "j";
+        job.options = op;
+        job.n_options = 2;
+        s.jobs = &jp;
+        s.n_jobs = 1;
+        e.body_case = BODY(SUBMIT_RUN);
+        e.submit_run = &s;
+        sub = roundtrip(&e);
+        assert_int_equal(run_new("run-soak", "", &sub, fx.ap, NULL, 1, T0, &fx.out, &r[0], err,
+                                 sizeof(err)),
+                         0);
+        sub = roundtrip(&e);
+        assert_int_equal(run_new("run-bench", "", &sub, fx.ap + 1, NULL, 2, T0, &fx.out, &r[1], err,
+                                 sizeof(err)),
+                         0);
+        cr[0] = r[0];
+        cr[1] = r[1];
+        {
+                metrics_input_t in = {.reg = fx.reg, .runs = cr, .n_runs = 2};
+                size_t len;
+                assert_int_equal(metrics_render(&in, &text, &len), 0);
+        }
+        parse(text, &ex);
+        assert_true(must_get(&ex, "iofleet_run_active", NULL, NULL) == 2);
+        assert_int_equal(count_samples(&ex, "iofleet_run_info"), 2);
+        assert_true(must_get(&ex, "iofleet_run_agents", "run_id", "run-soak") == 1);
+        assert_true(must_get(&ex, "iofleet_run_agents", "run_id", "run-bench") == 2);
+        assert_true(must_get(&ex, "iofleet_run_info", "run_id", "run-bench") == 1);
+        expo_done(&ex);
+        free(text);
+        run_free(&r[0]);
+        run_free(&r[1]);
+        fx_done(&fx);
 }
 
 /* Sends one HTTP request to the server and returns the status code; body in buf. */
@@ -659,18 +735,55 @@ static int http(uint16_t port, const char *method, const char *path, char *buf, 
         return status;
 }
 
+/* The coordinator loop's part: a rendering whenever a scrape wants one. */
+typedef struct loop {
+        metrics_t *m;
+        registry_t *reg;
+        atomic_bool stop;
+        atomic_int renders;
+} loop_t;
+
+/* The loop counts a rendering just after the scrape it served may have been answered. */
+static int renders_settled(const loop_t *l, int want)
+{
+        for (int i = 0; i < 100 && l->renders < want; i++)
+                usleep(10000);
+        usleep(20000);
+        return l->renders;
+}
+
+static void *loop_main(void *p)
+{
+        loop_t *l = p;
+        while (!l->stop) {
+                struct pollfd pfd = {.fd = metrics_fd(l->m), .events = POLLIN};
+                if (poll(&pfd, 1, 50) == 1) {
+                        metrics_update(l->m, l->reg, NULL, 0);
+                        l->renders++;
+                }
+        }
+        return NULL;
+}
+
 static void test_http(void **state)
 {
         metrics_t *m = NULL;
         fx_t fx;
         static char buf[1 << 16];
+        loop_t l = {};
+        pthread_t th;
 
         assert_int_equal(metrics_new("127.0.0.1:0", 64, &m), 0);
-        /* Nothing rendered yet. */
+        /* No loop renders: the scrape waits its 2 s, and there is no snapshot. */
         assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 503);
         fx_registry(&fx);
+        /* The want the scrape that gave up left behind. */
         metrics_update(m, fx.reg, NULL, 0);
+        l.m = m;
+        l.reg = fx.reg;
+        assert_int_equal(pthread_create(&th, NULL, loop_main, &l), 0);
         assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 200);
+        assert_int_equal(renders_settled(&l, 1), 1); /* one scrape, one rendering */
         assert_non_null(strstr(buf, "Content-Type: text/plain; version=0.0.4"));
         assert_non_null(strstr(buf, "\r\n\r\n# HELP iofleet_"));
         assert_non_null(strstr(buf, "iofleet_agents_up 3\n"));
@@ -678,6 +791,13 @@ static void test_http(void **state)
         assert_non_null(strstr(buf, "Allow: GET, HEAD"));
         assert_int_equal(http(metrics_port(m), "GET", "/", buf, sizeof(buf)), 404);
         assert_int_equal(http(metrics_port(m), "GET", "/metricsx", buf, sizeof(buf)), 404);
+        /* Each scrape sees the registry as it is then. */
+        fx.ap[2]->state = AGENT_LOST;
+        assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 200);
+        assert_non_null(strstr(buf, "iofleet_agents_up 2\n"));
+        assert_int_equal(renders_settled(&l, 2), 2); /* the 405 and 404 cost no rendering */
+        l.stop = true;
+        pthread_join(th, NULL);
         fx_done(&fx);
         metrics_free(&m);
 }
@@ -707,6 +827,7 @@ static void test_listen_values(void **state)
                 assert_null(m);
         metrics_free(&m);
         metrics_update(NULL, NULL, NULL, 0); /* NULL-safe: metrics off */
+        assert_int_equal(metrics_fd(NULL), -1);
 }
 
 int main(void)
@@ -715,6 +836,7 @@ int main(void)
             cmocka_unit_test(test_escape_label), cmocka_unit_test(test_idle),
             cmocka_unit_test(test_running),      cmocka_unit_test(test_totals_across_runs),
             cmocka_unit_test(test_http),         cmocka_unit_test(test_listen_values),
+            cmocka_unit_test(test_two_runs),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

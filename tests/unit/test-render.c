@@ -1,5 +1,6 @@
 /* Unit tests for what people read: the live line's ramp marking and counter, the metadata
- * workload's bonnie++-style table, and the agents' clock offset with its uncertainty. */
+ * workload's bonnie++-style table, the agents' clock offset with its uncertainty, and a partial
+ * point shown as such. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -113,6 +114,70 @@ static void test_metadata_table(void **state)
         free(buf);
 }
 
+/* A partial point is shown as such: live, who is missing from it; at the end, each agent that
+ * fell short (or came back) and the run's partial status. */
+static void test_partial(void **state)
+{
+        static const char doc_text[] =
+            "{\"client_stats\": [], \"iofleet\": {\"run_id\": \"r\", \"status\": \"partial\","
+            " \"partial\": \"agent c2 lost; 3 intervals missing\", \"agents\": ["
+            "  {\"name\": \"c1\", \"status\": \"rejoined\", \"missing_intervals\": 0,"
+            "   \"away_ns\": 15200000000},"
+            "  {\"name\": \"c2\", \"status\": \"lost\", \"lost\": true,"
+            "   \"missing_intervals\": 3},"
+            "  {\"name\": \"c3\", \"status\": \"ok\", \"missing_intervals\": 0,"
+            "   \"effective\": {\"restored\": \"yes\"}},"
+            "  {\"name\": \"c4\", \"status\": \"ok\", \"missing_intervals\": 0,"
+            "   \"effective\": {\"restored\": \"failed: umount: target is busy\"}}]}}";
+        Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
+        char *names[10] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"};
+        char *buf = NULL;
+        size_t len = 0;
+        json_error_t je;
+        json_t *doc = json_loads(doc_text, 0, &je);
+        FILE *f = open_memstream(&buf, &len);
+
+        assert_non_null(doc);
+        assert_non_null(f);
+        u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_INTERVAL;
+        u.index = 3;
+        u.interval_ns = 1000000000;
+        u.reported = 1;
+        u.agents = 3;
+        u.missing = names;
+        u.n_missing = 2;
+        render_interval(f, &u, 10, false);
+        fflush(f);
+        assert_contains(buf, "1/3 agents");
+        assert_contains(buf, "PARTIAL: missing a0 a1\n");
+        /* Many missing: the first eight and how many more. */
+        u.n_missing = 10;
+        render_interval(f, &u, 10, false);
+        fflush(f);
+        assert_contains(buf, "PARTIAL: missing a0 a1 a2 a3 a4 a5 a6 a7 and 2 more\n");
+        /* A whole interval says nothing of the kind. */
+        u.n_missing = 0;
+        fclose(f);
+        free(buf);
+        buf = NULL;
+        f = open_memstream(&buf, &len);
+        render_interval(f, &u, 10, false);
+        fflush(f);
+        assert_null(strstr(buf, "PARTIAL"));
+        render_summary(f, doc, NULL);
+        fclose(f);
+        assert_contains(buf,
+                        "iofleet: agent c1: rejoined after 15.2s away; every interval delivered");
+        assert_contains(buf, "iofleet: agent c2: lost; 3 intervals missing");
+        assert_null(strstr(buf, "agent c3"));
+        /* A host not put back is said, whatever else: here c4's unmount failed. */
+        assert_contains(buf, "iofleet: agent c4: its host is NOT known to be put back: failed: "
+                             "umount: target is busy");
+        assert_contains(buf, "iofleet: PARTIAL run: agent c2 lost; 3 intervals missing");
+        json_decref(doc);
+        free(buf);
+}
+
 static void test_clock_offset(void **state)
 {
         Iofleet__AgentInfo a = IOFLEET__AGENT_INFO__INIT;
@@ -136,6 +201,7 @@ int main(void)
             cmocka_unit_test(test_ramp_and_counter),
             cmocka_unit_test(test_metadata_table),
             cmocka_unit_test(test_clock_offset),
+            cmocka_unit_test(test_partial),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

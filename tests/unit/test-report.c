@@ -366,6 +366,43 @@ static void test_sweep(void **state)
         remove_sweep();
 }
 
+/* A partial run (an agent lost, intervals missing): its figures count, marked PARTIAL with the
+ * reason in every format; a failed one's do not. */
+static void test_partial(void **state)
+{
+        report_t *r = NULL;
+        char err[512] = "", *out;
+        json_t *doc = make_doc(80 * MIB, 0, 1000, "partial", false);
+
+        json_object_set_new(json_object_get(doc, "iofleet"), "partial",
+                            json_string("agent a1 lost; 4 intervals missing"));
+        /* on_agent_loss=fail (the default): the run also says why it exited non-zero. */
+        json_object_set_new(json_object_get(doc, "iofleet"), "error",
+                            json_string("partial: agent a1 lost; 4 intervals missing"));
+        snprintf(dir, sizeof(dir), "/tmp/test-report.XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        write_doc(".", doc);
+        assert_int_equal(report_load(dir, &r, err, sizeof(err)), 0);
+        assert_false(r->sweep);
+        assert_int_equal(r->n_points, 1);
+        assert_int_equal(r->points[0].n_ok, 1);
+        assert_null(r->points[0].runs[0].error);
+        assert_string_equal(r->points[0].runs[0].partial, "agent a1 lost; 4 intervals missing");
+        assert_near(r->points[0].median[REPORT_READ_BW], 80);
+        out = render(r, REPORT_TEXT);
+        assert_non_null(strstr(out, "[1]"));
+        assert_non_null(strstr(out, "PARTIAL: agent a1 lost; 4 intervals missing"));
+        free(out);
+        out = render(r, REPORT_CSV);
+        assert_non_null(strstr(out, "repeat 0: PARTIAL: agent a1 lost; 4 intervals missing"));
+        free(out);
+        out = render(r, REPORT_MD);
+        assert_non_null(strstr(out, "PARTIAL: agent a1 lost; 4 intervals missing"));
+        free(out);
+        report_free(&r);
+        remove_sweep();
+}
+
 static void test_bad_input(void **state)
 {
         report_t *r = NULL;
@@ -416,7 +453,8 @@ int main(void)
             cmocka_unit_test(test_median),     cmocka_unit_test(test_rsd),
             cmocka_unit_test(test_efficiency), cmocka_unit_test(test_ticks),
             cmocka_unit_test(test_escape),     cmocka_unit_test(test_figures),
-            cmocka_unit_test(test_sweep),      cmocka_unit_test(test_bad_input),
+            cmocka_unit_test(test_sweep),      cmocka_unit_test(test_partial),
+            cmocka_unit_test(test_bad_input),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

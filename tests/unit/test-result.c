@@ -282,6 +282,7 @@ static void done(fx_t **fxp)
         run_free(&fx->run);
         outbox_done(&fx->out.agents);
         outbox_done(&fx->out.control);
+        outbox_done(&fx->out.acks);
         free(fx);
         *fxp = NULL;
 }
@@ -513,21 +514,31 @@ static void test_iofleet_object(void **state)
         done(&fx);
 }
 
-/* A cancelled run where one agent went away: only what finished is in client_stats, the lost
- * agent is still listed and marked. */
+/* A cancelled run where one agent went away: it still has a client_stats entry, from what its
+ * intervals reported (no latencies), marked as such; All clients counts those bytes; the lost
+ * agent is listed and marked. */
 static void test_cancelled_run_with_lost_agent(void **state)
 {
         fx_t *fx = build(true, true);
         json_t *stats = jobj(fx->doc, "client_stats"), *io = jobj(fx->doc, "iofleet");
-        json_t *all, *lost;
+        json_t *all, *lost, *entry;
 
-        assert_int_equal(json_array_size(stats), 2 + 1);
+        assert_int_equal(json_array_size(stats), 2 + 1 + 1);
         for (size_t j = 0; j < 2; j++)
                 assert_string_equal(jstr(jidx(stats, j), "hostname"), hosts[0]);
-        all = jidx(stats, 2);
+        entry = jidx(stats, 2);
+        assert_string_equal(jstr(entry, "agent"), names[1]);
+        assert_string_equal(jstr(entry, "agent_status"), "lost");
+        assert_true(json_is_true(jobj(entry, "from_intervals")));
+        assert_string_equal(jstr(entry, "jobname"), "(all jobs)");
+        assert_int_equal(jint(jobj(entry, "read"), "io_bytes"), N_IV * iv_read[1]);
+        assert_int_equal(jint(jobj(entry, "write"), "io_bytes"), N_IV * iv_write[1]);
+        assert_int_equal(jint(jobj(jobj(entry, "read"), "clat_ns"), "N"), 0);
+        all = jidx(stats, 3);
         assert_string_equal(jstr(all, "jobname"), "All clients");
-        assert_int_equal(jint(jobj(all, "read"), "io_bytes"), figs[0][0].bytes);
-        assert_int_equal(jint(jobj(all, "write"), "io_bytes"), figs[0][1].bytes);
+        assert_int_equal(jint(jobj(all, "read"), "io_bytes"), figs[0][0].bytes + N_IV * iv_read[1]);
+        assert_int_equal(jint(jobj(all, "write"), "io_bytes"),
+                         figs[0][1].bytes + N_IV * iv_write[1]);
         check_clat(jobj(all, "read"), &fx->lat[0][0]);
 
         assert_string_equal(jstr(io, "status"), "cancelled");
@@ -535,6 +546,7 @@ static void test_cancelled_run_with_lost_agent(void **state)
         assert_int_equal(json_array_size(jobj(io, "agents")), N_AGENTS);
         lost = jidx(jobj(io, "agents"), 1);
         assert_true(json_is_true(jobj(lost, "lost")));
+        assert_string_equal(jstr(lost, "status"), "lost");
         /* What it sent before it went away is kept. */
         assert_int_equal(jint(lost, "interval_read_bytes"), N_IV * iv_read[1]);
         assert_int_equal(jint(jidx(jobj(io, "intervals"), 0), "read_bytes"),
@@ -573,6 +585,20 @@ static void test_write_dir(void **state)
         snprintf(want, sizeof(want), "%s/%s", tmpl, RUN_ID);
         assert_string_equal(dir, want);
 
+        {
+                /* Streamed into the file, byte for byte what a dump in memory gives; read back
+                 * for the RunDone only when it fits. */
+                char *dumped = json_dumps(fx->doc, RESULT_JSON_FLAGS), *text;
+                assert_non_null(dumped);
+                text = result_read_text(dir, RESULT_MAX_SENT);
+                assert_non_null(text);
+                assert_int_equal(strlen(text), strlen(dumped) + 1);
+                assert_memory_equal(text, dumped, strlen(dumped));
+                assert_int_equal(text[strlen(dumped)], '\n');
+                assert_null(result_read_text(dir, strlen(dumped)));
+                free(text);
+                free(dumped);
+        }
         snprintf(path, sizeof(path), "%s/result.json", dir);
         back = json_load_file(path, 0, &jerr);
         if (!back)

@@ -249,6 +249,7 @@ static void fx_done(fx_t *fx)
         run_free(&fx->run);
         outbox_done(&fx->out.agents);
         outbox_done(&fx->out.control);
+        outbox_done(&fx->out.acks);
 }
 
 /* An agent lost while the others have sent the interval: it is shown at once, not at its

@@ -222,6 +222,7 @@ static void fx_done(fx_t *fx)
         run_free(&fx->run);
         outbox_done(&fx->out.agents);
         outbox_done(&fx->out.control);
+        outbox_done(&fx->out.acks);
 }
 
 static void fx_start(fx_t *fx, const job_def_t *jobs, size_t n_jobs, uint64_t interval_ns,
@@ -511,11 +512,23 @@ static void test_prepare_to_every_agent(void **state)
                 assert_int_equal(fx.run->agents[i].last_index, -1);
                 wire_free(&e);
         }
-        /* Nothing to do until agents answer. */
-        assert_int_equal(run_next_deadline(fx.run), INT64_MAX);
-        run_tick(fx.run, T0 + 3600 * SEC, &fx.out);
+        /* Nothing to do until agents answer, or until the prepare deadline: 2 minutes, plus the
+         * 64 + 2 x 16 MiB each lays out at 32 MiB/s. */
+        assert_int_equal(run_next_deadline(fx.run), T0 + 123 * SEC);
+        run_tick(fx.run, T0 + 123 * SEC - 1, &fx.out);
         assert_int_equal(fx.out.agents.n, 3);
         assert_int_equal(fx.run->phase, RUN_PREPARING);
+        /* beta answers; the others never do: the run is cancelled, naming them. */
+        assert_int_equal(send_prepared(&fx, 1, T0 + SEC), 0);
+        fx_clear(&fx);
+        run_tick(fx.run, T0 + 123 * SEC, &fx.out);
+        assert_true(run_done(fx.run));
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_TIMEOUT);
+        assert_non_null(strstr(fx.run->message, "prepare_timeout"));
+        assert_non_null(strstr(fx.run->message, "alpha"));
+        assert_non_null(strstr(fx.run->message, "gamma"));
+        assert_null(strstr(fx.run->message, "beta"));
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 3);
         fx_done(&fx);
 }
 
@@ -909,7 +922,8 @@ static void test_finished_from_all(void **state)
         assert_non_null(fx.run->agents[0].finished);
         assert_true(fx.run->agents[0].done);
         assert_false(run_done(fx.run));
-        assert_int_equal(send_finished_ex(&fx, 0, NULL, s + 2 * SEC + 21 * MSEC, &taken), -ESRCH);
+        assert_int_equal(send_finished_ex(&fx, 0, NULL, s + 2 * SEC + 21 * MSEC, &taken),
+                         -EALREADY);
         assert_false(taken);
         assert_int_equal(
             send_finished_ex(&fx, 1, "job seqread: EIO on file 0", s + 2 * SEC + 30 * MSEC, NULL),
@@ -923,9 +937,12 @@ static void test_finished_from_all(void **state)
         assert_true(run_done(fx.run));
         assert_int_equal(fx.run->phase, RUN_DONE);
         assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
-        /* What was still waiting is shown at the end. */
+        /* What was still waiting is shown at the end, without gamma's part: it finished
+         * without sending its interval 1, which the result lists as missing. */
         assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 8), 1);
-        check_interval_update(&fx, u[0], 1, 1 | 2, 2);
+        check_interval_update(&fx, u[0], 1, 1 | 2, 3);
+        assert_int_equal(u[0]->run_update->n_missing, 1);
+        assert_string_equal(u[0]->run_update->missing[0], "gamma");
         free_all(u, 1);
         for (size_t i = 0; i < 3; i++) {
                 assert_true(fx.run->agents[i].done);
@@ -996,11 +1013,13 @@ static void test_error_while_running_is_an_event(void **state)
         assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 0);
         assert_true(event_says(&fx.out.control, "gamma", "EIO"));
         fx_clear(&fx);
-        /* The failed agent is not waited for. */
+        /* The failed agent is not waited for, but the interval says it lacks it. */
         assert_int_equal(send_interval(&fx, 0, 0, false, s + SEC + 10 * MSEC), 0);
         assert_int_equal(send_interval(&fx, 1, 0, false, s + SEC + 10 * MSEC), 0);
         assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 4), 1);
-        check_interval_update(&fx, u[0], 0, 1 | 2, 2);
+        check_interval_update(&fx, u[0], 0, 1 | 2, 3);
+        assert_int_equal(u[0]->run_update->n_missing, 1);
+        assert_string_equal(u[0]->run_update->missing[0], "gamma");
         free_all(u, 1);
         fx_done(&fx);
 }
@@ -1035,7 +1054,9 @@ static void test_agent_lost_while_running(void **state)
         assert_int_equal(send_interval(&fx, 2, 1, false, s + 2 * SEC + 10 * MSEC), -ESRCH);
         assert_int_equal(send_interval(&fx, 1, 1, false, s + 2 * SEC + 10 * MSEC), 0);
         assert_int_equal(updates(&fx.out.control, KIND(INTERVAL), u, 4), 1);
-        check_interval_update(&fx, u[0], 1, 1 | 2, 2);
+        check_interval_update(&fx, u[0], 1, 1 | 2, 3);
+        assert_int_equal(u[0]->run_update->n_missing, 1);
+        assert_string_equal(u[0]->run_update->missing[0], "gamma");
         free_all(u, 1);
         /* What it sent before is kept. */
         assert_true(fx.run->agents[2].iv[0].received);
@@ -1252,9 +1273,11 @@ static void test_stop_deadline(void **state)
         /* gamma never finishes: given up on, the run ends with what there is. */
         run_tick(fx.run, stop + 30 * SEC, &fx.out);
         assert_true(run_done(fx.run));
-        assert_true(fx.run->agents[2].lost);
+        assert_true(fx.run->agents[2].gone);
         assert_non_null(strstr(fx.run->agents[2].error, "did not finish"));
-        assert_false(fx.run->agents[1].lost);
+        assert_string_equal(run_agent_status(fx.run, &fx.run->agents[2]), "failed");
+        assert_false(fx.run->agents[1].gone);
+        assert_string_equal(run_agent_status(fx.run, &fx.run->agents[1]), "ok");
         assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
         fx_done(&fx);
 }
@@ -1436,6 +1459,23 @@ static int send_server_prepared(fx_t *fx, size_t i, int64_t now)
         return deliver(fx, i, &e, now);
 }
 
+/* A client's Restored: its mount is gone (what = "yes"), or what failed. */
+static int send_restored(fx_t *fx, size_t i, const char *what, uint64_t rseq, int64_t now)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Restored r = IOFLEET__RESTORED__INIT;
+        Iofleet__Setting set = IOFLEET__SETTING__INIT, *sp = &set;
+        set.key = "restored";
+        set.value = (char *)what;
+        r.run_id = RUN_ID;
+        r.effective = &sp;
+        r.n_effective = 1;
+        r.run_seq = rseq;
+        e.body_case = BODY(RESTORED);
+        e.restored = &r;
+        return deliver(fx, i, &e, now);
+}
+
 static void test_plan_servers_first(void **state)
 {
         fx_t fx;
@@ -1486,14 +1526,24 @@ static void test_plan_servers_first(void **state)
         assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 1);
         fx_clear(&fx);
 
-        /* Clients done: the server is told to tear down; the run waits for its Finished. */
+        /* Clients done and unmounted: only then is the server told to tear down (a server put
+         * back under a mounted client hangs its unmount); the run waits for its Finished. */
         assert_int_equal(send_interval(&fx, 1, 1, true, s + 1100 * MSEC), 0);
         assert_int_equal(send_interval(&fx, 2, 1, true, s + 1100 * MSEC), 0);
         assert_int_equal(send_finished(&fx, 1, s + 1200 * MSEC), 0);
-        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
         assert_int_equal(send_finished(&fx, 2, s + 1200 * MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_STOPPING);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
+        assert_int_equal(send_restored(&fx, 1, "yes", 0, s + 1300 * MSEC), 0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
+        /* Nothing waits forever: the restore deadline is due. */
+        assert_true(run_next_deadline(fx.run) <= s + 1200 * MSEC + 150 * SEC);
+        assert_int_equal(send_restored(&fx, 2, "failed: umount: target is busy", 0, s + 1300 * MSEC),
+                         0);
         assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 1);
         assert_false(run_done(fx.run));
+        assert_string_equal(kv_get(&fx.run->agents[2].effective, "restored"),
+                            "failed: umount: target is busy");
         {
                 envelope_t f = IOFLEET__ENVELOPE__INIT;
                 Iofleet__Finished fin = IOFLEET__FINISHED__INIT;
@@ -1514,6 +1564,46 @@ static void test_plan_servers_first(void **state)
         fx_done(&fx);
 }
 
+/* A client that never says Restored: the run's next deadline is its Restored due (150 s after
+ * its Finished), a tick before it does nothing, at it the put-back is "unknown" and the server is
+ * told to tear down. Ticks between (thousands a second at scale) look at no agent. */
+static void test_plan_restore_due(void **state)
+{
+        fx_t fx;
+        int64_t s, due;
+
+        fx_plan(&fx, false);
+        assert_int_equal(send_server_prepared(&fx, 0, T0 + MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 1, T0 + 2 * MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 2, T0 + 2 * MSEC), 0);
+        s = fx.run->start_ns;
+        assert_int_equal(send_started(&fx, 1, s, 5 * SEC, s + MSEC), 0);
+        assert_int_equal(send_started(&fx, 2, s, 5 * SEC, s + MSEC), 0);
+        for (size_t i = 1; i <= 2; i++) {
+                assert_int_equal(send_interval(&fx, i, 0, false, s + 600 * MSEC), 0);
+                assert_int_equal(send_interval(&fx, i, 1, true, s + 1100 * MSEC), 0);
+        }
+        assert_int_equal(send_finished(&fx, 1, s + 1200 * MSEC), 0);
+        assert_int_equal(send_finished(&fx, 2, s + 1300 * MSEC), 0);
+        assert_int_equal(send_restored(&fx, 1, "yes", 0, s + 1400 * MSEC), 0);
+        due = s + 1300 * MSEC + 150 * SEC;
+        /* (The 30 s check for stuck agents comes first; it finds none.) */
+        assert_int_equal(run_next_deadline(fx.run), s + 1300 * MSEC + 30 * SEC);
+        fx_clear(&fx);
+        for (int64_t t = s + 2 * SEC; t < due; t += 10 * SEC)
+                run_tick(fx.run, t, &fx.out);
+        run_tick(fx.run, due - 1, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
+        assert_null(kv_get(&fx.run->agents[2].effective, "restored"));
+        run_tick(fx.run, due, &fx.out);
+        assert_non_null(strstr(kv_get(&fx.run->agents[2].effective, "restored"), "unknown"));
+        assert_true(event_says(&fx.out.control, "gamma", "put back"));
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 1);
+        /* Nothing of gamma's is due any more: the server's Finished is what the run waits for. */
+        assert_true(run_next_deadline(fx.run) > due);
+        fx_done(&fx);
+}
+
 static void test_plan_cancel_waits_for_server(void **state)
 {
         fx_t fx;
@@ -1524,9 +1614,13 @@ static void test_plan_cancel_waits_for_server(void **state)
         assert_int_equal(send_error(&fx, 1, IOFLEET__ERROR_CODE__ERROR_PREPARE, "no space",
                                     RUN_ID, T0 + 2 * MSEC),
                          0);
+        /* gamma mounted: it is stopped, and the server waits until it has unmounted. */
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[2].id), 1);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 0);
+        assert_int_equal(send_restored(&fx, 2, "yes", 0, T0 + 3 * MSEC), 0);
         assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[0].id), 1);
         assert_false(run_done(fx.run));
-        assert_int_equal(send_finished(&fx, 0, T0 + 3 * MSEC), 0);
+        assert_int_equal(send_finished(&fx, 0, T0 + 4 * MSEC), 0);
         assert_true(run_done(fx.run));
         assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_PREPARE);
         fx_done(&fx);
@@ -1565,8 +1659,27 @@ static int count_rows(void *user, const run_iv_row_t *row)
         return 0;
 }
 
+/* Interval 5's rows in order: the cluster's (3 reported), then alpha, beta, and gamma late. */
+static int late_row_at(void *user, const run_iv_row_t *row)
+{
+        int *seen = user;
+        if (row->k != 5)
+                return 0;
+        if (!row->a) {
+                assert_int_equal(row->reported, 3);
+                assert_int_equal(row->v.read_bytes, fig_read(0, 5) + fig_read(1, 5) + fig_read(2, 5));
+                assert_int_equal(*seen, 0);
+        } else {
+                assert_int_equal(row->a->rank, (uint32_t)(*seen - 1));
+                assert_int_equal(row->v.read_bytes, fig_read((size_t)(*seen - 1), 5));
+        }
+        ++*seen;
+        return 0;
+}
+
 static void test_spool_keeps_memory_flat(void **state)
 {
+        int late_seen = 0;
         fx_t fx;
         char path[64];
         size_t rows[3] = {0}, widest = 0, widest_iv = 0, total = 0;
@@ -1581,7 +1694,9 @@ static void test_spool_keeps_memory_flat(void **state)
         for (size_t k = 0; k < K; k++) {
                 int64_t now = s + (int64_t)(k + 1) * 100 * MSEC + MSEC;
                 for (size_t i = 0; i < 3; i++)
-                        assert_int_equal(send_interval(&fx, i, k, false, now), 0);
+                        /* gamma's interval 5 is lost in a partition: it comes at the end. */
+                        if (i != 2 || k != 5)
+                                assert_int_equal(send_interval(&fx, i, k, false, now), 0);
                 for (size_t i = 0; i < 3; i++)
                         total += fig_read(i, k);
                 if (fx.run->n_civ - fx.run->civ_base > widest)
@@ -1595,18 +1710,252 @@ static void test_spool_keeps_memory_flat(void **state)
         assert_true(fx.run->civ_base > K - 3 * RUN_KEEP_INTERVALS);
         assert_true(widest <= 2 * RUN_KEEP_INTERVALS + 1);
         assert_true(widest_iv <= 4 * RUN_KEEP_INTERVALS);
-        /* An interval that comes after it left memory is refused and counted. */
-        assert_int_equal(send_interval(&fx, 0, 5, false, s + (int64_t)K * 100 * MSEC), 0);
-        assert_int_equal(fx.run->late_dropped, 1);
+        /* An interval that comes after it left memory (an agent back from a partition) is kept
+         * aside, to be merged into the written series. */
+        assert_int_equal(send_interval(&fx, 2, 5, false, s + (int64_t)K * 100 * MSEC), 0);
+        assert_int_equal(fx.run->late_dropped, 0);
+        assert_int_equal(fx.run->n_late, 1);
 
-        /* Every interval is in the spool, cluster rows and agent rows, read back in order. */
+        /* Every interval is in the spool, cluster rows and agent rows, read back in order, the
+         * late one in its place and in its cluster row. */
         assert_int_equal(run_spool_finish(fx.run), 0);
+        assert_int_equal(run_intervals_each(fx.run, late_row_at, &late_seen), 0);
+        assert_int_equal(late_seen, 4);
         assert_int_equal(run_intervals_each(fx.run, count_rows, rows), 0);
         assert_int_equal(rows[0], K);
         assert_int_equal(rows[1], 3 * K);
         assert_int_equal(rows[2], total);
         fx_done(&fx);
         unlink(path);
+}
+
+
+/* --- delivery: numbered messages, acknowledgements, agents away and back ---------------------- */
+
+static int send_numbered_interval(fx_t *fx, size_t i, size_t k, uint64_t seq, bool last,
+                                  int64_t now)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Interval iv = IOFLEET__INTERVAL__INIT;
+        Iofleet__DirStats rd = IOFLEET__DIR_STATS__INIT;
+        rd.bytes = fig_read(i, k);
+        rd.ios = rd.bytes / 4096;
+        iv.run_id = RUN_ID;
+        iv.run_seq = seq;
+        iv.index = (uint32_t)k;
+        iv.read = &rd;
+        iv.last = last;
+        e.body_case = BODY(INTERVAL);
+        e.interval = &iv;
+        return deliver(fx, i, &e, now);
+}
+
+/* The Acks in the box, as (agent, upto) pairs; returns how many. */
+static size_t acks(const fx_t *fx, size_t agent, uint64_t *upto)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < fx->out.acks.n; i++) {
+                envelope_t *e = item(&fx->out.acks, i);
+                assert_int_equal(e->body_case, BODY(ACK));
+                assert_string_equal(e->ack->run_id, RUN_ID);
+                if (streq(fx->out.acks.items[i].peer, fx->agents[agent].id)) {
+                        *upto = e->ack->upto;
+                        n++;
+                }
+                wire_free(&e);
+        }
+        return n;
+}
+
+static void test_numbered_in_order(void **state)
+{
+        fx_t fx;
+        int64_t s;
+        uint64_t upto = 0;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_timed10, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+        /* Unnumbered Prepared/Started came first (0: never resent); now numbered 1, 2. */
+        assert_int_equal(send_numbered_interval(&fx, 0, 0, 1, false, s + SEC + MSEC), 0);
+        assert_int_equal(send_numbered_interval(&fx, 0, 1, 2, false, s + 2 * SEC + MSEC), 0);
+        assert_int_equal(fx.run->agents[0].rseq, 2);
+        /* No Ack yet: they come with the heartbeat answers, and only for what is on disk. */
+        assert_int_equal(fx.out.acks.n, 0);
+        assert_int_equal(run_heartbeat_ack(fx.run, fx.agents[0].id), 0);
+        run_synced(fx.run);
+        assert_int_equal(run_heartbeat_ack(fx.run, fx.agents[0].id), 2);
+        /* Nothing new: no Ack. */
+        assert_int_equal(run_heartbeat_ack(fx.run, fx.agents[0].id), 0);
+        assert_int_equal(fx.out.acks.n, 0);
+        /* A duplicate is left, and gets one Ack to resend from (not one per duplicate). */
+        assert_int_equal(send_numbered_interval(&fx, 0, 1, 2, false, s + 2 * SEC + 4 * MSEC),
+                         -EALREADY);
+        assert_int_equal(send_numbered_interval(&fx, 0, 0, 1, false, s + 2 * SEC + 4 * MSEC),
+                         -EALREADY);
+        assert_int_equal(acks(&fx, 0, &upto), 1);
+        assert_int_equal(upto, 2);
+        assert_int_equal(run_civ(fx.run, 1)->reported, 2 - 1); /* counted once */
+        outbox_clear(&fx.out.acks);
+        /* A gap (3 was dropped): 4 is left until 3 comes. */
+        assert_int_equal(send_numbered_interval(&fx, 0, 3, 4, false, s + 4 * SEC + MSEC),
+                         -EALREADY);
+        assert_false(run_agent_iv(&fx.run->agents[0], 3) &&
+                     run_agent_iv(&fx.run->agents[0], 3)->received);
+        /* It was told "2" already, and nothing was taken since: no second Ack. */
+        assert_int_equal(fx.out.acks.n, 0);
+        assert_int_equal(send_numbered_interval(&fx, 0, 2, 3, false, s + 4 * SEC + 2 * MSEC), 0);
+        assert_int_equal(send_numbered_interval(&fx, 0, 3, 4, false, s + 4 * SEC + 3 * MSEC), 0);
+        assert_int_equal(fx.run->agents[0].rseq, 4);
+        /* Numbers are per agent. */
+        assert_int_equal(send_numbered_interval(&fx, 1, 0, 1, false, s + SEC + MSEC), 0);
+        fx_done(&fx);
+}
+
+/* Lost with an orphan grace: the run waits for it; it comes back, resends, finishes; the run is
+ * whole, the agent "rejoined". */
+static void test_lost_then_rejoined(void **state)
+{
+        fx_t fx;
+        int64_t s;
+        uint64_t upto = 0;
+        bool taken;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx.run->orphan_grace_ns = 60 * NSEC_PER_SEC;
+        s = fx_running(&fx);
+        assert_int_equal(send_numbered_interval(&fx, 1, 0, 1, false, s + SEC + MSEC), 0);
+        run_agent_lost(fx.run, fx.agents[1].id, s + 1500 * MSEC, &fx.out);
+        assert_true(fx.run->agents[1].lost);
+        assert_false(fx.run->agents[1].gone);
+        assert_true(event_says(&fx.out.control, "beta", "may come back"));
+        /* Its words while lost are not taken: it must say hello first. */
+        assert_int_equal(send_numbered_interval(&fx, 1, 1, 2, false, s + 2 * SEC), -ESRCH);
+        /* alpha finishes; the run waits for beta. */
+        assert_int_equal(send_interval(&fx, 0, 0, false, s + SEC + MSEC), 0);
+        assert_int_equal(send_interval(&fx, 0, 1, false, s + 2 * SEC + MSEC), 0);
+        assert_int_equal(send_interval(&fx, 0, 2, true, s + 3 * SEC + MSEC), 0);
+        assert_int_equal(send_finished(&fx, 0, s + 3 * SEC + 2 * MSEC), 0);
+        assert_false(run_done(fx.run));
+        assert_int_equal(run_next_deadline(fx.run), s + 1500 * MSEC + 60 * SEC);
+        fx_clear(&fx);
+        outbox_clear(&fx.out.acks);
+        /* beta is back, holding the run: an Ack says it has 1. */
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 20 * SEC, &fx.out);
+        assert_false(fx.run->agents[1].lost);
+        assert_true(fx.run->agents[1].rejoined);
+        assert_true(event_says(&fx.out.control, "beta", "rejoined"));
+        assert_int_equal(acks(&fx, 1, &upto), 1);
+        assert_int_equal(upto, 1);
+        /* It resends 1..2 (interval 1 and its last), then Finished, which is acknowledged. */
+        assert_int_equal(send_numbered_interval(&fx, 1, 1, 2, false, s + 20 * SEC + MSEC), 0);
+        assert_int_equal(send_numbered_interval(&fx, 1, 2, 3, true, s + 20 * SEC + MSEC), 0);
+        outbox_clear(&fx.out.acks);
+        {
+                envelope_t e = IOFLEET__ENVELOPE__INIT, *m;
+                Iofleet__Finished f = IOFLEET__FINISHED__INIT;
+                f.run_id = RUN_ID;
+                f.run_seq = 4;
+                e.body_case = BODY(FINISHED);
+                e.finished = &f;
+                m = roundtrip(&e);
+                assert_int_equal(run_on_message(fx.run, fx.agents[1].id, &m, s + 20 * SEC + 2 * MSEC,
+                                                 &fx.out),
+                                 0);
+                taken = m == NULL;
+                wire_free(&m);
+        }
+        assert_true(taken);
+        assert_true(run_done(fx.run));
+        assert_int_equal(acks(&fx, 1, &upto), 1);
+        assert_int_equal(upto, 4);
+        /* Every interval of both: whole. */
+        for (size_t k = 0; k < 3; k++)
+                for (size_t i = 0; i < 2; i++)
+                        assert_true(run_agent_iv(&fx.run->agents[i], k)->received);
+        assert_string_equal(run_agent_status(fx.run, &fx.run->agents[1]), "rejoined");
+        assert_int_equal(fx.run->agents[1].away_ns, 18500 * MSEC);
+        assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
+        fx_done(&fx);
+}
+
+/* Lost and never back: given up at the grace's end, the run ends without it. */
+static void test_lost_beyond_grace(void **state)
+{
+        fx_t fx;
+        int64_t s;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx.run->orphan_grace_ns = 30 * NSEC_PER_SEC;
+        s = fx_running(&fx);
+        run_agent_lost(fx.run, fx.agents[1].id, s + SEC, &fx.out);
+        assert_int_equal(send_interval(&fx, 0, 0, true, s + SEC + MSEC), 0);
+        assert_int_equal(send_finished(&fx, 0, s + SEC + 2 * MSEC), 0);
+        run_tick(fx.run, s + 31 * SEC - 1, &fx.out);
+        assert_false(run_done(fx.run));
+        fx_clear(&fx);
+        run_tick(fx.run, s + 31 * SEC, &fx.out);
+        assert_true(run_done(fx.run));
+        assert_true(fx.run->agents[1].gone);
+        assert_true(event_says(&fx.out.control, "beta", "orphan grace"));
+        assert_string_equal(run_agent_status(fx.run, &fx.run->agents[1]), "lost");
+        fx_done(&fx);
+}
+
+/* Back after missing the start: too late to start with the others (failed and stopped); early
+ * enough, the start instant goes again. */
+static void test_rejoin_before_and_after_start(void **state)
+{
+        fx_t fx;
+        int64_t s;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 5 * NSEC_PER_SEC);
+        fx.run->orphan_grace_ns = 60 * NSEC_PER_SEC;
+        assert_int_equal(send_prepared(&fx, 0, T0 + MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 1, T0 + MSEC), 0);
+        s = fx.run->start_ns;
+        run_agent_lost(fx.run, fx.agents[1].id, T0 + 2 * MSEC, &fx.out);
+        fx_clear(&fx);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", s - 2 * SEC, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[1].id), 1);
+        assert_int_equal(fx.run->agents[1].error[0], 0);
+        fx_clear(&fx);
+        run_agent_lost(fx.run, fx.agents[1].id, s - SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", s + SEC, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[1].id), 0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[1].id), 1);
+        assert_non_null(strstr(fx.run->agents[1].error, "missed the start"));
+        /* The run goes on with alpha. */
+        assert_int_equal(fx.run->phase, RUN_STARTING);
+        assert_int_equal(send_started(&fx, 0, s, 5 * SEC, s + MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        fx_done(&fx);
+}
+
+/* An agent that never says Started is failed 10 s after the instant (and stopped); the others
+ * run. */
+static void test_start_deadline(void **state)
+{
+        fx_t fx;
+        int64_t s;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        assert_int_equal(send_prepared(&fx, 0, T0 + MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 1, T0 + MSEC), 0);
+        s = fx.run->start_ns;
+        assert_int_equal(send_started(&fx, 0, s, 5 * SEC, s + MSEC), 0);
+        assert_int_equal(run_next_deadline(fx.run), s + 10 * SEC);
+        fx_clear(&fx);
+        run_tick(fx.run, s + 10 * SEC, &fx.out);
+        assert_non_null(strstr(fx.run->agents[1].error, "no Started"));
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[1].id), 1);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        assert_false(run_done(fx.run));
+        fx_done(&fx);
 }
 
 int main(void)
@@ -1640,6 +1989,12 @@ int main(void)
             cmocka_unit_test(test_plan_servers_first),
             cmocka_unit_test(test_plan_cancel_waits_for_server),
             cmocka_unit_test(test_plan_stonewall),
+            cmocka_unit_test(test_numbered_in_order),
+            cmocka_unit_test(test_lost_then_rejoined),
+            cmocka_unit_test(test_lost_beyond_grace),
+            cmocka_unit_test(test_plan_restore_due),
+            cmocka_unit_test(test_rejoin_before_and_after_start),
+            cmocka_unit_test(test_start_deadline),
         };
 
         log_setup("test-run", LOG_ERR); /* the run logs every event; keep the output readable */

@@ -724,14 +724,14 @@ static void test_no_body(void **state)
 static void test_unknown_fields(void **state)
 {
         /* Welcome{heartbeat_ns=1s, lost_after=3} plus an unknown field. */
-        static const uint8_t newer[] = {0x08, 0x01, 0x5a, 0x0a, 0x10, 0x80, 0x94,
+        static const uint8_t newer[] = {0x08, 0x02, 0x5a, 0x0a, 0x10, 0x80, 0x94,
                                         0xeb, 0xdc, 0x03, 0x18, 0x03, 0x78, 0x01};
         /* The same with field number 0 (fixed64) spelt as the two-byte tag 0x81 0x00, which
          * protobuf-c keeps but would pack back as 0x01, a tag it refuses. */
-        static const uint8_t zero_inner[] = {0x08, 0x01, 0x5a, 0x12, 0x10, 0x80, 0x94, 0xeb,
+        static const uint8_t zero_inner[] = {0x08, 0x02, 0x5a, 0x12, 0x10, 0x80, 0x94, 0xeb,
                                              0xdc, 0x03, 0x18, 0x03, 0x81, 0x00, 1,    2,
                                              3,    4,    5,    6,    7,    8};
-        static const uint8_t zero_outer[] = {0x08, 0x01, 0x81, 0x00, 1,    2,    3,    4,
+        static const uint8_t zero_outer[] = {0x08, 0x02, 0x81, 0x00, 1,    2,    3,    4,
                                              5,    6,    7,    8,    0x5a, 0x08, 0x10, 0x80,
                                              0x94, 0xeb, 0xdc, 0x03, 0x18, 0x03};
         envelope_t *d = NULL, *d2 = NULL;
@@ -1363,6 +1363,161 @@ static void test_check_started_times(void **state)
         free(buf);
 }
 
+
+/* Protocol 2: run messages numbered, Acks, Restored, Goodbye, Hello with its run, the run's
+ * failure options, a run list; each validated on its own. */
+static void test_protocol2_bodies(void **state)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT, *d;
+        Iofleet__Ack ack = IOFLEET__ACK__INIT;
+        Iofleet__Restored res = IOFLEET__RESTORED__INIT;
+        Iofleet__Goodbye bye = IOFLEET__GOODBYE__INIT;
+        Iofleet__Setting set = IOFLEET__SETTING__INIT, *sp = &set;
+        Iofleet__Interval iv = IOFLEET__INTERVAL__INIT;
+        hello_fx_t f;
+
+        /* Ack: a run id, any upto. */
+        ack.run_id = "run-1";
+        ack.upto = UINT64_MAX;
+        e.body_case = IOFLEET__ENVELOPE__BODY_ACK;
+        e.ack = &ack;
+        d = round_trip(&e);
+        assert_int_equal(d->ack->upto, UINT64_MAX);
+        wire_free(&d);
+        ack.run_id = "";
+        expect_bad(&e, "ack.run_id: missing");
+        ack.run_id = "run\x1b";
+        expect_bad(&e, "ack.run_id");
+
+        /* Restored: its settings and error as text, its number. */
+        set.key = "restored";
+        set.value = "failed: umount: target is busy\n(retried lazily)";
+        res.run_id = "run-1";
+        res.effective = &sp;
+        res.n_effective = 1;
+        res.run_seq = 9;
+        e.body_case = IOFLEET__ENVELOPE__BODY_RESTORED;
+        e.restored = &res;
+        d = round_trip(&e);
+        assert_int_equal(wire_run_seq(d), 9);
+        assert_string_equal(wire_run_id(d), "run-1");
+        wire_free(&d);
+        res.error = "bad\x01";
+        expect_bad(&e, "restored.error");
+        res.error = "";
+        set.key = "";
+        expect_bad(&e, "restored.effective");
+        set.key = "restored";
+        res.run_id = NULL;
+        expect_bad(&e, "restored.run_id");
+
+        /* Goodbye. */
+        bye.reason = "the agent is stopping";
+        e.body_case = IOFLEET__ENVELOPE__BODY_GOODBYE;
+        e.goodbye = &bye;
+        expect_good(&e);
+        bye.reason = "\x7f";
+        expect_bad(&e, "goodbye.reason");
+
+        /* Hello with the run it holds: a known phase, and nothing of a run without its id. */
+        hello_fx_init(&f);
+        f.h.run_id = "run-1";
+        f.h.run_phase = "running";
+        f.h.run_seq = 42;
+        expect_good(&f.e);
+        f.h.run_phase = "sleeping";
+        expect_bad(&f.e, "hello.run_phase 'sleeping'");
+        f.h.run_phase = "";
+        expect_bad(&f.e, "hello.run_phase ''");
+        f.h.run_id = "";
+        f.h.run_phase = "";
+        expect_bad(&f.e, "run_seq need a run_id");
+        f.h.run_seq = 0;
+        expect_good(&f.e);
+
+        /* The run number travels on every run message and on nothing else. */
+        iv.run_id = "run-1";
+        iv.run_seq = 7;
+        e.body_case = IOFLEET__ENVELOPE__BODY_INTERVAL;
+        e.interval = &iv;
+        d = round_trip(&e);
+        assert_int_equal(wire_run_seq(d), 7);
+        wire_set_run_seq(d, 8);
+        assert_int_equal(d->interval->run_seq, 8);
+        wire_free(&d);
+        e.body_case = IOFLEET__ENVELOPE__BODY_GOODBYE;
+        assert_int_equal(wire_run_seq(&e), 0);
+        assert_string_equal(wire_run_id(&e), "");
+}
+
+static void test_protocol2_control(void **state)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT, *d;
+        Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
+        Iofleet__Duration g = IOFLEET__DURATION__INIT, p = IOFLEET__DURATION__INIT;
+        Iofleet__RunList l = IOFLEET__RUN_LIST__INIT;
+        Iofleet__RunInfo ri = IOFLEET__RUN_INFO__INIT, *rp = &ri;
+        Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
+        Iofleet__RunDone rd = IOFLEET__RUN_DONE__INIT;
+        char *agents[2] = {"a1", "b\x02"}, *missing[1] = {"a\n"};
+        job_fx_t j;
+
+        job_fx_init(&j);
+        s.jobs = j.jobs;
+        s.n_jobs = 1;
+        e.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
+        e.submit_run = &s;
+        /* Absent durations mean "the default"; 0 is a real grace. */
+        d = round_trip(&e);
+        assert_null(d->submit_run->orphan_grace);
+        wire_free(&d);
+        s.orphan_grace = &g;
+        s.prepare_timeout = &p;
+        p.ns = NSEC_PER_MIN;
+        d = round_trip(&e);
+        assert_non_null(d->submit_run->orphan_grace);
+        assert_int_equal(d->submit_run->orphan_grace->ns, 0);
+        wire_free(&d);
+        g.ns = 8 * NSEC_PER_DAY;
+        expect_bad(&e, "submit_run.orphan_grace: at most 7 days");
+        g.ns = 7 * NSEC_PER_DAY;
+        expect_good(&e);
+        p.ns = NSEC_PER_SEC - 1;
+        expect_bad(&e, "submit_run.prepare_timeout: 1s..7 days");
+
+        ri.run_id = "run-1";
+        ri.phase = "running";
+        ri.agents = agents;
+        ri.n_agents = 1;
+        l.runs = &rp;
+        l.n_runs = 1;
+        e.body_case = IOFLEET__ENVELOPE__BODY_RUN_LIST;
+        e.run_list = &l;
+        expect_good(&e);
+        ri.n_agents = 2;
+        expect_bad(&e, "run_info.agent");
+        ri.n_agents = 1;
+        ri.run_id = "";
+        expect_bad(&e, "run_info.run_id");
+
+        u.run_id = "run-1";
+        u.missing = missing;
+        u.n_missing = 1;
+        e.body_case = IOFLEET__ENVELOPE__BODY_RUN_UPDATE;
+        e.run_update = &u;
+        expect_bad(&e, "run_update.missing");
+        missing[0] = "a1";
+        expect_good(&e);
+
+        rd.run_id = "run-1";
+        rd.status = "partial";
+        e.body_case = IOFLEET__ENVELOPE__BODY_RUN_DONE;
+        e.run_done = &rd;
+        expect_good(&e);
+        rd.status = "ok\tno";
+        expect_bad(&e, "run_done.status");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1387,6 +1542,8 @@ int main(void)
             cmocka_unit_test(test_check_ranges),
             cmocka_unit_test(test_hist_round_trip),
             cmocka_unit_test(test_job_spec),
+            cmocka_unit_test(test_protocol2_bodies),
+            cmocka_unit_test(test_protocol2_control),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

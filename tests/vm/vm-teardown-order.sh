@@ -5,10 +5,6 @@
 # Exit: 0 pass, 1 fail, 77 skip.
 set -uo pipefail
 . "$(dirname "$0")/vm.sh"
-# Remove these two lines once the agent's run state machine (issue 12) unmounts clients
-# before the server is put back; IOFLEET_VM_TEARDOWN_ORDER=1 runs the test before that.
-[ "${IOFLEET_VM_TEARDOWN_ORDER:-0}" = 1 ] ||
-	vm_skip "waits for issue 14 findings 1-2 (client teardown before server restore)"
 vm_test teardown-order
 VM_TIMEOUT=${VM_TIMEOUT:-900} vm_boot "$VM_OUT" "$VM_SRC/tests/vm/guest/teardown-order.sh" DEBS="$VM_DEBS"
 rc=$?

@@ -1,0 +1,132 @@
+/* An agent's part of one run as a state machine: Prepare to Finished and the host put back, every
+ * message to the coordinator numbered and kept until acknowledged, the run carried through the
+ * loss of its coordinator for the orphan grace. No sockets, threads or clocks: the daemon feeds
+ * it (message | timer | runner event | host-work event, now) and does what the outbox asks. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sock.h"
+#include "wire.h"
+
+typedef enum arun_phase {
+        ARUN_HOST,     /* the host is being prepared (server config, client mount) off the loop */
+        ARUN_LAYOUT,   /* client: the runner lays out files; then a clock burst */
+        ARUN_PREPARED, /* Prepared made; waiting for Start */
+        ARUN_STARTING, /* the runner has the start instant */
+        ARUN_RUNNING,
+        ARUN_SERVING,  /* server: configured, until Stop */
+        ARUN_TEARDOWN, /* the host is being put back off the loop */
+        ARUN_DONE,     /* everything made; waiting for the last acknowledgement */
+} arun_phase_t;
+
+/* What the daemon must do after an input, in this order. */
+enum {
+        ARUN_DO_HOST = 1 << 0,        /* start preparing the host (by the Prepare's role) */
+        ARUN_DO_RUNNER = 1 << 1,      /* build the runner from the jobs; it lays out files */
+        ARUN_DO_BURST = 1 << 2,       /* fresh clock samples, then arun_clock_ready() */
+        ARUN_DO_START = 1 << 3,       /* runner_start_at(out->start_mono) */
+        ARUN_DO_STOP = 1 << 4,        /* runner_stop(): arun_runner_done() follows */
+        ARUN_DO_FREE_RUNNER = 1 << 5, /* the runner is not needed any more */
+        ARUN_DO_TEARDOWN = 1 << 6,    /* start putting the host back: arun_host_done() follows */
+};
+
+typedef struct arun_out {
+        outbox_t coord;     /* encoded messages for the coordinator, in order */
+        unsigned todo;      /* ARUN_DO_* */
+        int64_t start_mono; /* ARUN_DO_START */
+} arun_out_t;
+
+/* Messages whose content the daemon holds (runner counters, clock, host settings). */
+typedef enum arun_msg {
+        ARUN_MSG_PREPARED,
+        ARUN_MSG_STARTED,
+        ARUN_MSG_INTERVAL,
+        ARUN_MSG_FINISHED,
+        ARUN_MSG_RESTORED,
+} arun_msg_t;
+
+typedef struct arun_pack {
+        arun_msg_t what;
+        const char *run_id;
+        uint64_t run_seq;   /* to set in the message */
+        size_t interval;    /* INTERVAL: its index */
+        bool last;          /* INTERVAL: the agent's final one */
+        const char *error;  /* FINISHED, RESTORED: "" or what went wrong */
+        uint32_t intervals; /* FINISHED: how many the agent made */
+        /* INTERVAL, filled by the packer: what the workers did so far (the agent's own count). */
+        uint64_t read_bytes, write_bytes;
+} arun_pack_t;
+
+/* Packs the message asked for into a malloc'd buffer; 0 or -errno. */
+typedef int (*arun_pack_fn)(void *user, arun_pack_t *what, uint8_t **buf, size_t *len);
+
+typedef struct arun_cfg {
+        const char *dir;    /* the run's own directory (its queue and state files live there) */
+        arun_pack_fn pack;
+        void *user;
+        size_t mem_bytes;   /* messages kept in memory, beyond it only in the file */
+        int64_t resend_ns;  /* sent but unacknowledged this long: sent again */
+} arun_cfg_t;
+
+typedef struct arun arun_t;
+
+/* A Prepare while connected: a run in ARUN_HOST (ARUN_DO_HOST asked). changes_host says whether
+ * the step changes this host (a mount, sysctls, a server): the agent then reports Restored. The
+ * run's directory is created. 0 or -errno. */
+int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun_out_t *out,
+             arun_t **ret);
+/* What an earlier life of the agent left in cfg->dir: its messages not yet acknowledged, and,
+ * when it died mid-run, a Finished saying so and (when it had changed the host, which the
+ * agent's start put back) a Restored. The run is ARUN_DONE. 0, -ENOENT, or -errno. */
+int arun_recover(const arun_cfg_t *cfg, int64_t now, arun_out_t *out, arun_t **ret);
+/* Frees; the run's files stay unless it is over (arun_over()). NULL-safe. */
+void arun_free(arun_t **arp);
+
+/* Host work done: the host prepared (rc < 0: it failed, err says why; what it changed is put
+ * back by the teardown that follows). */
+void arun_host_prepared(arun_t *ar, int rc, const char *err, int64_t now, arun_out_t *out);
+/* The host put back (rc < 0: not wholly; the Restored says what). */
+void arun_host_done(arun_t *ar, int rc, int64_t now, arun_out_t *out);
+/* The runner could not be built or failed to prepare: code and why for the Error. */
+void arun_fail(arun_t *ar, Iofleet__ErrorCode code, const char *why, int64_t now, arun_out_t *out);
+/* Runner events: every file laid out; running since the start instant; every worker ended at
+ * end_mono (CLOCK_MONOTONIC). */
+void arun_runner_prepared(arun_t *ar, int64_t now, arun_out_t *out);
+void arun_runner_running(arun_t *ar, int64_t now, arun_out_t *out);
+void arun_runner_done(arun_t *ar, int64_t end_mono, int64_t now, arun_out_t *out);
+/* The clock burst before Prepared is over; ok when it gave a sample. */
+void arun_clock_ready(arun_t *ar, bool ok, int64_t now, arun_out_t *out);
+
+/* Coordinator messages. Start carries the instant already mapped to CLOCK_MONOTONIC (the daemon
+ * has the clock); err non-NULL when it could not be (no sample, too far ahead). */
+void arun_on_start(arun_t *ar, int64_t start_mono, const char *err, int64_t now, arun_out_t *out);
+void arun_on_stop(arun_t *ar, const char *why, int64_t now, arun_out_t *out);
+void arun_on_ack(arun_t *ar, uint64_t upto, int64_t now, arun_out_t *out);
+/* The coordinator has no such run (over, or it restarted without it): nobody will collect. */
+void arun_unknown(arun_t *ar, const char *why, int64_t now, arun_out_t *out);
+
+/* The session: down when the coordinator is lost (the orphan grace starts), up after a Welcome
+ * (messages wait for the Ack that tells where to resend from). */
+void arun_session(arun_t *ar, bool up, int64_t now, arun_out_t *out);
+/* Timers: interval boundaries, the orphan grace, resends. */
+void arun_tick(arun_t *ar, int64_t now, arun_out_t *out);
+int64_t arun_next_deadline(const arun_t *ar);
+/* Sends what is not acknowledged again, now (a session waiting on it). */
+void arun_resend(arun_t *ar, int64_t now, arun_out_t *out);
+/* The agent stops (SIGTERM): the run ends now, its host is put back, what it made is kept. */
+void arun_shutdown(arun_t *ar, int64_t now, arun_out_t *out);
+
+/* Facts for the daemon and for the Hello. */
+const char *arun_id(const arun_t *ar);
+arun_phase_t arun_phase(const arun_t *ar);
+const char *arun_phase_name(const arun_t *ar);
+bool arun_is_server(const arun_t *ar);
+uint64_t arun_made(const arun_t *ar);
+uint64_t arun_pending(const arun_t *ar);
+/* Its part is over and nothing waits to be acknowledged (or nobody will collect it): free it. */
+bool arun_over(const arun_t *ar);
+/* Reads the state file a run left in dir: its id and phase ("" when none). 0 or -errno. */
+int arun_peek(const char *dir, char *id, size_t idlen, char *phase, size_t phaselen);

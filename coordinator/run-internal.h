@@ -1,0 +1,48 @@
+/* What the run's own files share (run.c, run-agents.c, run-series.c): helpers that are not the
+ * run's interface. */
+#pragma once
+
+#include "run.h"
+
+/* Grace after the runtime before agents are told to stop, and after that before giving up on an
+ * agent that is still connected. */
+#define RUN_STOP_GRACE_NS (5 * (int64_t)NSEC_PER_SEC)
+#define RUN_FINISH_GRACE_NS (30 * (int64_t)NSEC_PER_SEC)
+/* Started is due this long after the start instant. */
+#define RUN_START_GRACE_NS (10 * (int64_t)NSEC_PER_SEC)
+/* A client's Restored is due this long after its Finished (or its stop): its unmount may wait
+ * up to a minute for a busy server, twice (the lazy retry). */
+#define RUN_RESTORE_GRACE_NS (150 * (int64_t)NSEC_PER_SEC)
+/* The prepare deadline when the run does not give one: this, plus the files to lay out at
+ * RUN_LAYOUT_RATE. */
+#define RUN_PREPARE_BASE_NS (120 * (int64_t)NSEC_PER_SEC)
+#define RUN_LAYOUT_RATE (32ULL << 20)
+
+static inline run_agent_t *run_find_agent(run_t *run, const char *id)
+{
+        return idmap_get(run->by_id, id);
+}
+
+void run_event(run_t *run, run_out_t *out, const char *fmt, ...) _printf_(3, 4);
+void run_send_stop(run_t *run, run_agent_t *a, const char *reason, run_out_t *out);
+void run_send_start(run_t *run, run_agent_t *a, run_out_t *out);
+/* An Ack to a saying every run message it sent up to a->rseq is kept. */
+void run_push_ack(run_t *run, run_agent_t *a, run_out_t *out);
+/* Hands a record to the journal (nothing while replaying one). */
+void run_keep_rec(run_t *run, const run_rec_t *rec);
+/* Whatever changes what an agent owes goes between run_owed_drop() and run_owed_take(). */
+void run_owed_drop(run_t *run, const run_agent_t *a);
+void run_owed_take(run_t *run, const run_agent_t *a);
+/* a has a deadline of its own now (lost, or done and not put back): run_tick looks by then. */
+void run_agent_due(run_t *run, const run_agent_t *a);
+/* Re-checks the phase after an agent changed: all prepared, all started, all finished. */
+void run_check_all(run_t *run, int64_t now, run_out_t *out);
+/* An agent came back: the scans start over. */
+static inline void run_reset_hints(run_t *run)
+{
+        run->hint_prepared = run->hint_started = run->hint_finished = run->hint_restored = 0;
+}
+void run_fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const char *msg,
+                    int64_t now, run_out_t *out);
+/* Agents away past their orphan grace are given up (run-agents.c). */
+void run_tick_away(run_t *run, int64_t now, run_out_t *out);
