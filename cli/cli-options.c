@@ -73,6 +73,25 @@ static const cli_option_t agents_options[] = {
     COORDINATOR,
     CONFIG,
     {"json", CLI_FLAG, NULL, NULL, "a JSON array instead of the table"},
+    {"pending", CLI_FLAG, NULL, NULL,
+     "the enrolments waiting for approval instead of the\nagents"},
+    {NULL},
+};
+
+static const cli_option_t enroll_options[] = {
+    {"role", CLI_TEXT, "ROLES", NULL,
+     "create: the only roles agents enrolled with the token\nmay take: storage, client or "
+     "storage,client\n(default: any)"},
+    {"count", CLI_NUMBER, "N", NULL, "create: how many agents the token admits, 1..10000\n(default 1)"},
+    {"expires", CLI_DURATION, "DURATION", NULL,
+     "create: the token's lifetime, 1min..30d (default 1h)"},
+    {"name-prefix", CLI_TEXT, "PREFIX", NULL,
+     "create: put PREFIX before the name each agent asks for"},
+    {"approve", CLI_FLAG, NULL, NULL,
+     "create: each enrolment waits for 'iofleet agents\napprove NAME'"},
+    COORDINATOR,
+    CONFIG,
+    {"json", CLI_FLAG, NULL, NULL, "JSON instead of text"},
     {NULL},
 };
 
@@ -125,11 +144,28 @@ const cli_command_t cli_commands[] = {
      "Follows the run in progress (or RUN_ID) from another terminal: its live lines and\n"
      "its result when it ends. ^C stops watching, not the run.",
      watch_options, CLI_TEXT, "RUN_ID", false},
-    {"agents", "[OPTIONS]", "list the agents the coordinator knows",
+    {"agents", "[OPTIONS] [approve NAME | revoke NAME]",
+     "list the agents the coordinator knows; approve or revoke their keys",
      "Lists the agents the coordinator knows: id, name, hostname, roles, labels, version,\n"
      "the agent's clock offset from the coordinator's with its uncertainty (half the round\n"
-     "trip of the probe behind it), the round trip, and its state.",
-     agents_options, CLI_FLAG, NULL, false},
+     "trip of the probe behind it), the round trip, and its state.\n"
+     "\n"
+     "  --pending      the enrolments waiting for approval (tokens made with --approve).\n"
+     "  approve NAME   admits a pending enrolment: NAME.pub joins agents.d.\n"
+     "  revoke NAME    removes NAME's key from agents.d (the coordinator drops its session\n"
+     "                 at once) or refuses NAME's pending enrolment.",
+     agents_options, CLI_TEXT, "approve|revoke NAME", false},
+    {"enroll", "[OPTIONS] create | list | revoke ID",
+     "make enrolment tokens, so that agents join without copying keys",
+     "Enrolment tokens let agents join without anyone copying keys. 'create' prints a new\n"
+     "token on standard output (shown once: the coordinator keeps only a key derived from\n"
+     "it). An agent started with it (its enroll_token_file, by default\n"
+     "/etc/iofleet/enroll.token, mode 0600, or --enroll-token=) pins the coordinator's key\n"
+     "the token carries, makes its key pair if it has none, and has its public key put in\n"
+     "the coordinator's agents.d under its name (--name-prefix before it). A token admits\n"
+     "--count agents until it --expires; with --approve each waits for 'iofleet agents\n"
+     "approve NAME'. 'list' shows the tokens (id, roles, uses, expiry); 'revoke ID' ends one.",
+     enroll_options, CLI_TEXT, "create|list|revoke ID", false},
     {"keygen", "[OPTIONS] NAME ...", "write CURVE key pairs",
      "Writes DIR/NAME.key (the pair; keep it secret, mode 0600) and DIR/NAME.pub\n"
      "(the public key) for each NAME. Copy an agent's .pub into the coordinator's\n"

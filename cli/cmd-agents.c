@@ -96,8 +96,9 @@ static void print_json(const Iofleet__AgentList *l)
 
 int cmd_agents(int argc, char **argv)
 {
-        const char *config = NULL, *coordinator = NULL;
-        bool json = false;
+        const char *config = NULL, *coordinator = NULL, *operand[3] = {NULL};
+        bool json = false, pending = false;
+        size_t n_operands = 0;
         cli_config_t cfg;
         client_t *c = NULL;
         envelope_t req = IOFLEET__ENVELOPE__INIT, *rep = NULL;
@@ -114,16 +115,27 @@ int cmd_agents(int argc, char **argv)
                         cli_usage(cmd, stdout);
                         return 0;
                 } else if (!arg.opt) {
-                        r = errorf(err, sizeof(err), -EINVAL, "'%s': takes no arguments",
-                                   arg.value);
-                        break;
+                        if (n_operands < ELEMENTSOF(operand))
+                                operand[n_operands] = arg.value;
+                        n_operands++;
                 } else if (streq(arg.opt->name, "config"))
                         config = arg.value;
                 else if (streq(arg.opt->name, "coordinator"))
                         coordinator = arg.value;
                 else if (streq(arg.opt->name, "json"))
                         json = true;
+                else if (streq(arg.opt->name, "pending"))
+                        pending = true;
         }
+        /* approve NAME, revoke NAME: the keys of the allow-list (cli/cmd-enroll.c). */
+        if (r == 0 && n_operands &&
+            (n_operands != 2 || !(streq(operand[0], "approve") || streq(operand[0], "revoke"))))
+                r = errorf(err, sizeof(err), -EINVAL,
+                           "'%s': the operands are approve NAME or revoke NAME (iofleet help "
+                           "agents)",
+                           operand[0]);
+        if (r == 0 && n_operands && pending)
+                r = errorf(err, sizeof(err), -EINVAL, "--pending lists; it takes no operands");
         if (r < 0) {
                 fprintf(stderr, "iofleet agents: %s\n", err);
                 return 2;
@@ -136,6 +148,11 @@ int cmd_agents(int argc, char **argv)
                 cli_config_set_coordinator(&cfg, coordinator, "--coordinator");
         if ((r = cli_connect(&cfg, &c, err, sizeof(err))) < 0) {
                 fprintf(stderr, "iofleet: %s\n", err);
+                goto out;
+        }
+        if (n_operands || pending) {
+                rc = n_operands ? enroll_agent_action(c, operand[0], operand[1])
+                                : enroll_list_pending(c, json);
                 goto out;
         }
         req.body_case = IOFLEET__ENVELOPE__BODY_LIST_AGENTS;

@@ -103,6 +103,9 @@ int sock_recv(void *s, bool router, sock_msg_t *m)
                          * routing id the ROUTER made up. */
                         const char *user = zmq_msg_gets(&part, "User-Id");
                         const char *key = zmq_msg_gets(&part, SOCK_PROPERTY_KEY);
+                        const char *addr = zmq_msg_gets(&part, "Peer-Address");
+                        if (addr)
+                                snprintf(m->addr, sizeof(m->addr), "%s", addr);
                         if (user)
                                 snprintf(m->user, sizeof(m->user), "%s", user);
                         if (key)

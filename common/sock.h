@@ -20,6 +20,7 @@ typedef struct sock_msg {
         char peer[SOCK_MAX_PEER + 1]; /* ROUTER: the connection's routing id in hex; DEALER: empty */
         char user[SOCK_MAX_PEER + 1]; /* CURVE: the key name the ZAP handler accepted */
         char key[KEY_Z85_LEN + 1];    /* CURVE: SOCK_PROPERTY_KEY, when the ZAP handler set it */
+        char addr[64];                /* tcp: the peer's address ("Peer-Address"), else empty */
         uint8_t *data;
         size_t len;
 } sock_msg_t;
