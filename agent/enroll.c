@@ -265,35 +265,30 @@ static int send_request(void *sock, exchange_t *x)
         return sock_send_env(sock, NULL, &e);
 }
 
-/* The exchange itself: a reply (0, *ret set), -ENOKEY (a refusal, logged) or -ETIMEDOUT. */
-static int exchange(exchange_t *x, envelope_t **ret)
+/* One connection to the endpoint: 0 with *ret (a reply), -EAGAIN (asked to try later, or a
+ * handshake that failed without a verdict: a new connection may do), -ENOKEY (a refusal,
+ * logged), -ETIMEDOUT (the deadline passed). libzmq gives up a connection whose handshake the
+ * server refused, so each attempt has a socket of its own. */
+static int attempt(exchange_t *x, void *ctx, int64_t deadline, int *crypto_fails,
+                   envelope_t **ret)
 {
-        void *ctx = zmq_ctx_new(), *sock = NULL, *mon = NULL;
-        int one = 1, linger = 0, ivl = 500, ivl_max = 5000, connect_ms = 5000, crypto_fails = 0;
-        int64_t maxmsg = 65536, deadline = clock_mono_ns() + (int64_t)x->cfg->enroll_timeout_ns;
-        int64_t next_try = INT64_MAX;
+        void *sock = NULL, *mon = NULL;
+        int one = 1, linger = 0, ivl = 500, ivl_max = 5000, connect_ms = 5000;
+        int64_t maxmsg = 65536, next_try = INT64_MAX;
         keypair_t tk = {};
-        char monep[64], err[512];
-        int r = -ETIMEDOUT;
+        char monep[64], server[KEY_Z85_LEN + 1], err[512];
+        static int seq;
+        int r;
 
-        if (!ctx)
+        if (!(sock = zmq_socket(ctx, ZMQ_DEALER)))
                 return -errno;
-        sock = zmq_socket(ctx, ZMQ_DEALER);
-        if (!sock) {
-                r = -errno;
-                goto out;
-        }
         zmq_z85_encode(tk.public_z85, x->tpk, 32);
         zmq_z85_encode(tk.secret_z85, x->tsk, 32);
-        {
-                char server[KEY_Z85_LEN + 1];
-                zmq_z85_encode(server, x->tok->coordinator, 32);
-                r = sock_curve_client(sock, &tk, server);
-        }
+        zmq_z85_encode(server, x->tok->coordinator, 32);
+        r = sock_curve_client(sock, &tk, server);
         explicit_bzero(&tk, sizeof(tk));
         if (r < 0)
                 goto out;
-        r = -ETIMEDOUT;
         /* Sent once a handshake has succeeded, so a failed one loses nothing. */
         zmq_setsockopt(sock, ZMQ_IMMEDIATE, &one, sizeof(one));
         zmq_setsockopt(sock, ZMQ_LINGER, &linger, sizeof(linger));
@@ -301,7 +296,7 @@ static int exchange(exchange_t *x, envelope_t **ret)
         zmq_setsockopt(sock, ZMQ_RECONNECT_IVL_MAX, &ivl_max, sizeof(ivl_max));
         zmq_setsockopt(sock, ZMQ_CONNECT_TIMEOUT, &connect_ms, sizeof(connect_ms));
         zmq_setsockopt(sock, ZMQ_MAXMSGSIZE, &maxmsg, sizeof(maxmsg));
-        snprintf(monep, sizeof(monep), "inproc://enroll-monitor");
+        snprintf(monep, sizeof(monep), "inproc://enroll-monitor-%d", ++seq);
         if (zmq_socket_monitor(sock, monep,
                                ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
                                    ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
@@ -315,7 +310,7 @@ static int exchange(exchange_t *x, envelope_t **ret)
                 r = log_error_errno(-ENOKEY, "enrolment: cannot connect to %s: %m", x->endpoint);
                 goto out;
         }
-        log_info("enrolling at %s as '%s'", x->endpoint, x->name);
+        r = -ETIMEDOUT;
         while (clock_mono_ns() < deadline) {
                 zmq_pollitem_t items[2] = {{sock, 0, ZMQ_POLLIN, 0}, {mon, 0, ZMQ_POLLIN, 0}};
                 uint16_t ev;
@@ -337,14 +332,15 @@ static int exchange(exchange_t *x, envelope_t **ret)
                 while (monitor_event(mon, &ev, &val) == 0) {
                         switch (ev) {
                         case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
-                                crypto_fails = 0;
+                                *crypto_fails = 0;
                                 send_request(sock, x);
                                 break;
                         case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH:
                                 if (val == 300) {
                                         log_info("enrolment: the coordinator asks to try later "
                                                  "(too many attempts from this address)");
-                                        break;
+                                        r = -EAGAIN;
+                                        goto out;
                                 }
                                 r = log_error_errno(
                                     -ENOKEY,
@@ -356,7 +352,7 @@ static int exchange(exchange_t *x, envelope_t **ret)
                                 goto out;
                         case ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL:
                         case ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL:
-                                if (++crypto_fails < ENROLL_CRYPTO_FAILURES)
+                                if (++*crypto_fails < ENROLL_CRYPTO_FAILURES)
                                         break;
                                 r = log_error_errno(
                                     -ENOKEY,
@@ -364,7 +360,7 @@ static int exchange(exchange_t *x, envelope_t **ret)
                                     "coordinator key the token carries (%d attempts): it is not "
                                     "that coordinator (wrong enroll_endpoint, or someone in "
                                     "between); nothing was sent",
-                                    x->endpoint, crypto_fails);
+                                    x->endpoint, *crypto_fails);
                                 goto out;
                         }
                 }
@@ -388,8 +384,8 @@ static int exchange(exchange_t *x, envelope_t **ret)
                         }
                         if (e->body_case == IOFLEET__ENVELOPE__BODY_ERROR &&
                             e->error->code == IOFLEET__ERROR_CODE__ERROR_BUSY) {
-                                log_info("enrolment: %s; trying again in 5s", e->error->message);
-                                next_try = clock_mono_ns() + 5 * (int64_t)NSEC_PER_SEC;
+                                log_info("enrolment: %s; trying again in 10s", e->error->message);
+                                next_try = clock_mono_ns() + 10 * (int64_t)NSEC_PER_SEC;
                                 wire_free(&e);
                                 r = -ETIMEDOUT;
                                 continue;
@@ -402,18 +398,48 @@ static int exchange(exchange_t *x, envelope_t **ret)
                         goto out;
                 }
         }
-        r = log_error_errno(-ETIMEDOUT,
-                            "enrolment: no answer from %s within %llus: is the coordinator up, "
-                            "and its enroll_endpoint (port %d by default) reachable from here?",
-                            x->endpoint,
-                            (unsigned long long)(x->cfg->enroll_timeout_ns / NSEC_PER_SEC),
-                            ENROLL_PORT);
 out:
         if (mon)
                 zmq_close(mon);
-        if (sock)
-                zmq_close(sock);
+        zmq_close(sock);
+        return r;
+}
+
+/* The exchange: attempts until a reply (0, *ret set), a refusal (-ENOKEY, logged) or the
+ * deadline (-ETIMEDOUT, logged). */
+static int exchange(exchange_t *x, envelope_t **ret)
+{
+        void *ctx = zmq_ctx_new();
+        int64_t deadline = clock_mono_ns() + (int64_t)x->cfg->enroll_timeout_ns;
+        int64_t backoff = 2 * (int64_t)NSEC_PER_SEC;
+        int crypto_fails = 0, r;
+
+        if (!ctx)
+                return -errno;
+        log_info("enrolling at %s as '%s'", x->endpoint, x->name);
+        while ((r = attempt(x, ctx, deadline, &crypto_fails, ret)) == -EAGAIN &&
+               clock_mono_ns() + backoff < deadline) {
+                /* Told to wait: a few seconds, more each time, within the deadline. */
+                int64_t until = clock_mono_ns() + backoff;
+                while (clock_mono_ns() < until) {
+                        sd_notify(0, "WATCHDOG=1");
+                        clock_sleep_until_mono(until < clock_mono_ns() + (int64_t)NSEC_PER_SEC
+                                                   ? until
+                                                   : clock_mono_ns() + (int64_t)NSEC_PER_SEC,
+                                               0);
+                }
+                backoff = backoff * 2 > 30 * (int64_t)NSEC_PER_SEC ? 30 * (int64_t)NSEC_PER_SEC
+                                                                   : backoff * 2;
+        }
         zmq_ctx_term(ctx);
+        if (r == -EAGAIN || r == -ETIMEDOUT)
+                r = log_error_errno(-ETIMEDOUT,
+                                    "enrolment: no answer from %s within %llus: is the coordinator "
+                                    "up, and its enroll_endpoint (port %d by default) reachable "
+                                    "from here?",
+                                    x->endpoint,
+                                    (unsigned long long)(x->cfg->enroll_timeout_ns / NSEC_PER_SEC),
+                                    ENROLL_PORT);
         return r;
 }
 

@@ -27,8 +27,8 @@ struct enroll_srv {
         void *sock;
         uint8_t pk[32], sk[32];
         ratelimit_t *log_rl;      /* the coordinator's: log lines about refused peers */
-        ratelimit_t *per_address; /* handshakes per address and minute */
-        ratelimit_t *admissions;  /* admissions per minute, all addresses together */
+        ratelimit_t *per_address; /* requests per address and minute */
+        ratelimit_t *admissions;  /* requests per minute, all addresses together */
         int64_t next_flush;
         enroll_changed_fn changed;
         void *userdata;
@@ -53,9 +53,9 @@ int enroll_srv_new(void *ctx, const coord_config_t *cfg, const keypair_t *kp, ra
                 enroll_srv_free(&es);
                 return r;
         }
-        if ((r = ratelimit_new(60 * (int64_t)NSEC_PER_SEC, ENROLL_HANDSHAKES_PER_ADDRESS, 4096,
+        if ((r = ratelimit_new(60 * (int64_t)NSEC_PER_SEC, ENROLL_REQUESTS_PER_ADDRESS, 4096,
                                &es->per_address)) < 0 ||
-            (r = ratelimit_new(60 * (int64_t)NSEC_PER_SEC, ENROLL_ADMISSIONS_PER_MINUTE, 1,
+            (r = ratelimit_new(60 * (int64_t)NSEC_PER_SEC, ENROLL_REQUESTS_PER_MINUTE, 1,
                                &es->admissions)) < 0) {
                 enroll_srv_free(&es);
                 return r;
@@ -141,19 +141,6 @@ const char *enroll_srv_zap(enroll_srv_t *es, const uint8_t key[32], const char *
         char peer[128];
 
         snprintf(peer, sizeof(peer), "enrolment from %s", address[0] ? address : "?");
-        if (now_mono >= es->next_flush) {
-                /* Forgets quiet addresses; the counts themselves are not worth a line. */
-                ratelimit_flush(es->per_address, now_mono, NULL, NULL);
-                ratelimit_flush(es->admissions, now_mono, NULL, NULL);
-                es->next_flush = now_mono + (int64_t)NSEC_PER_SEC;
-        }
-        if (!ratelimit_allow(es->per_address, address, now_mono, NULL)) {
-                log_refusal(es, peer,
-                            "enrolment: refused a handshake from %s: more than %d a minute from "
-                            "that address (it may try again later)",
-                            address, ENROLL_HANDSHAKES_PER_ADDRESS);
-                return "300";
-        }
         t = enroll_admits(es->store, key, clock_real_ns(), &why, &id);
         if (!t) {
                 /* The token is never here to log: only its id, when it is one of ours. */
@@ -212,6 +199,7 @@ static size_t roles_split(char *buf, char **v, size_t max)
 static void on_request(enroll_srv_t *es, const sock_msg_t *m, const Iofleet__EnrollRequest *req,
                        keyring_t *const *allowed)
 {
+        int64_t now = clock_mono_ns();
         enroll_decision_t d;
         uint8_t token_key[32];
         char agent_z85[KEY_Z85_LEN + 1], err[1024], peer[128], roles[KEY_ROLES_LEN], *rv[2];
@@ -226,17 +214,27 @@ static void on_request(enroll_srv_t *es, const sock_msg_t *m, const Iofleet__Enr
                 return;
         }
         zmq_z85_encode(agent_z85, req->agent_key.data, 32);
+        if (now >= es->next_flush) {
+                /* Forgets quiet addresses. */
+                ratelimit_flush(es->per_address, now, NULL, NULL);
+                ratelimit_flush(es->admissions, now, NULL, NULL);
+                es->next_flush = now + (int64_t)NSEC_PER_SEC;
+        }
+        /* Only token holders get here; a flood of theirs waits its turn (the agent retries). */
+        if (!ratelimit_allow(es->per_address, addr, now, NULL) ||
+            !ratelimit_allow(es->admissions, "all", now, NULL)) {
+                char note[256];
+                snprintf(note, sizeof(note),
+                         "more than %d enrolment requests a minute from %s (or %d from all): "
+                         "try again in a minute",
+                         ENROLL_REQUESTS_PER_ADDRESS, addr, ENROLL_REQUESTS_PER_MINUTE);
+                snprintf(peer, sizeof(peer), "enrolment throttle for %s", addr);
+                log_refusal(es, peer, "enrolment: %s", note);
+                send_error(es->sock, m->peer, NULL, IOFLEET__ERROR_CODE__ERROR_BUSY, note);
+                return;
+        }
         enroll_decide(es->store, *allowed, es->cfg->agent_keys_dir, token_key, req, es->sk, addr,
                       clock_real_ns(), &d);
-        if (d.outcome == ENROLL_ADMIT &&
-            !ratelimit_allow(es->admissions, "all", clock_mono_ns(), NULL)) {
-                enroll_give_back(es->store, token_key);
-                d.outcome = ENROLL_REFUSED;
-                d.code = IOFLEET__ERROR_CODE__ERROR_BUSY;
-                snprintf(d.message, sizeof(d.message),
-                         "more than %d enrolments this minute: try again in a minute",
-                         ENROLL_ADMISSIONS_PER_MINUTE);
-        }
         if (d.outcome == ENROLL_ADMIT &&
             keys_write_allowed(es->cfg->agent_keys_dir, d.name, agent_z85, d.roles, err,
                                sizeof(err)) < 0) {

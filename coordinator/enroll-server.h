@@ -1,6 +1,6 @@
 /* The coordinator's enrolment endpoint and the CLI's enrolment commands: a ROUTER socket that
  * only token holders get through (its ZAP domain admits the keys derived from live tokens, a few
- * handshakes a minute per address), that takes nothing but EnrollRequest, and that puts the keys
+ * requests a minute per address), that takes nothing but EnrollRequest, and that puts the keys
  * it admits on the allow-list (agents.d) the rest of the coordinator reads. */
 #pragma once
 
@@ -15,9 +15,10 @@
 
 #define ZAP_DOMAIN_ENROLL "enroll"
 
-/* Enrolment handshakes per address and minute, and admissions per minute overall. */
-#define ENROLL_HANDSHAKES_PER_ADDRESS 20
-#define ENROLL_ADMISSIONS_PER_MINUTE 300
+/* Enrolment requests per address and minute, and per minute from all addresses together;
+ * beyond, the agent is told to try again (ERROR_BUSY). */
+#define ENROLL_REQUESTS_PER_ADDRESS 20
+#define ENROLL_REQUESTS_PER_MINUTE 300
 
 typedef struct enroll_srv enroll_srv_t;
 
@@ -36,7 +37,8 @@ void *enroll_srv_socket(enroll_srv_t *es);
  * address goes to bound ("" without an endpoint). 0 or -errno (logged). */
 int enroll_srv_bind(enroll_srv_t *es, char *bound, size_t bound_len);
 /* The ZAP verdict for a handshake on the enrolment endpoint with client key key from address:
- * "200" with the token's id as user id, "300" (try later: too many attempts) or "400". */
+ * "200" with the token's id as user id when key is a live token's, else "400" (logged a few
+ * times a minute per address). */
 const char *enroll_srv_zap(enroll_srv_t *es, const uint8_t key[32], const char *address,
                            int64_t now_mono, char *user, size_t userlen);
 /* Handles the messages waiting on the endpoint; *allowed is the agents' allow-list (re-read
