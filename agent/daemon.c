@@ -1,7 +1,7 @@
 /* The agent daemon: its one poll loop, and its part of a run (prepare, start, intervals, finish).
  */
 #include "daemon.h"
-#include "enroll.h"
+#include "agent-enroll.h"
 
 #include <errno.h>
 #include <signal.h>

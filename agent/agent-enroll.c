@@ -1,7 +1,7 @@
 /* Enrolment on the agent: with a token it pins the coordinator's key the token carries, makes its
  * own key pair if it has none, and asks the coordinator's enrolment endpoint to admit its public
  * key, over CURVE with the token's key pair and the pinned coordinator key. */
-#include "enroll.h"
+#include "agent-enroll.h"
 
 #include <errno.h>
 #include <fcntl.h>
