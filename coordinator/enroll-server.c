@@ -381,6 +381,14 @@ static void on_action(enroll_srv_t *es, void *s, const char *peer, uint64_t *seq
         const enroll_pending_t *p;
         char msg[1024], err[1024], path[4096], z[KEY_Z85_LEN + 1];
 
+        if (a->kind != IOFLEET__ENROLL_ACTION__KIND__KIND_REVOKE_TOKEN && !keys_name_ok(name)) {
+                snprintf(msg, sizeof(msg),
+                         "'%s' is not an agent name (1-64 of A-Z a-z 0-9 . _ - not starting "
+                         "with '.')",
+                         name);
+                send_error(s, peer, seq, IOFLEET__ERROR_CODE__ERROR_NOT_FOUND, msg);
+                return;
+        }
         switch (a->kind) {
         case IOFLEET__ENROLL_ACTION__KIND__KIND_APPROVE:
                 if (!(p = enroll_pending_find(es->store, name))) {

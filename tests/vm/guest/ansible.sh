@@ -16,6 +16,9 @@ rm -f /etc/apt/sources.list /etc/apt/sources.list.d/*
 cp "$DEBS"/iofleet*.deb /srv/iofleet-repo/
 (cd /srv/iofleet-repo && dpkg-scanpackages --multiversion . >Packages 2>/dev/null)
 check "a file: apt repository of the packages" test -s /srv/iofleet-repo/Packages
+# man-db's trigger rebuilds its whole index over 9p under TCG (minutes) after any package
+# with man pages: off, as on a host with man-db/auto-update false.
+rm -f /var/lib/man-db/auto-update
 # The packaged default agent is not part of this fleet (its hosts are c1 and c2).
 systemctl mask iofleet-agent.service >/dev/null 2>&1
 fleet_net c1 c2
