@@ -209,27 +209,6 @@ static void write_marker(const agent_config_t *cfg, const char *id, const char *
                 log_warning_errno(r, "%s: %m (the enrolment itself went through)", path);
 }
 
-/* One monitor event: its number and value; 0 or -EAGAIN. */
-static int monitor_event(void *mon, uint16_t *ev, uint32_t *val)
-{
-        zmq_msg_t m;
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, mon, ZMQ_DONTWAIT) < 0) {
-                zmq_msg_close(&m);
-                return -EAGAIN;
-        }
-        *ev = 0;
-        if (zmq_msg_size(&m) >= 6) {
-                memcpy(ev, zmq_msg_data(&m), 2);
-                memcpy(val, (char *)zmq_msg_data(&m) + 2, 4);
-        }
-        zmq_msg_close(&m);
-        zmq_msg_init(&m);
-        zmq_msg_recv(&m, mon, 0); /* the endpoint frame */
-        zmq_msg_close(&m);
-        return 0;
-}
-
 typedef struct exchange {
         const agent_config_t *cfg;
         const char *endpoint;
@@ -329,7 +308,7 @@ static int attempt(exchange_t *x, void *ctx, int64_t deadline, int *crypto_fails
                         next_try = INT64_MAX;
                         send_request(sock, x);
                 }
-                while (monitor_event(mon, &ev, &val) == 0) {
+                while (sock_monitor_event(mon, &ev, &val, NULL, 0) == 0) {
                         switch (ev) {
                         case ZMQ_EVENT_HANDSHAKE_SUCCEEDED:
                                 *crypto_fails = 0;

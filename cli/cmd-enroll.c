@@ -38,6 +38,14 @@ static json_t *roles_json(char **roles, size_t n)
         return a;
 }
 
+/* Prints a JSON document and frees it. */
+static void print_json(json_t *doc)
+{
+        json_dumpf(doc, stdout, JSON_INDENT(2));
+        printf("\n");
+        json_decref(doc);
+}
+
 static int query(client_t *c, envelope_t **rep)
 {
         envelope_t req = IOFLEET__ENVELOPE__INIT;
@@ -72,9 +80,7 @@ int enroll_list_pending(client_t *c, bool json)
                                            "requested_ns", (json_int_t)p->requested_ns, "token",
                                            p->token_id));
                 }
-                json_dumpf(arr, stdout, JSON_INDENT(2));
-                printf("\n");
-                json_decref(arr);
+                print_json(arr);
         } else if (!st->n_pending)
                 printf("no enrolment waits for approval\n");
         else {
@@ -144,9 +150,7 @@ static int list_tokens(client_t *c, bool json)
                                            t->name_prefix, "approve", t->approve, "state",
                                            t->state));
                 }
-                json_dumpf(arr, stdout, JSON_INDENT(2));
-                printf("\n");
-                json_decref(arr);
+                print_json(arr);
         } else if (!st->n_tokens)
                 printf("no enrolment tokens (iofleet enroll create makes one)\n");
         else {
@@ -186,9 +190,7 @@ static int create(client_t *c, Iofleet__EnrollCreate *req, bool json)
                 json_t *o = json_pack("{s:s, s:s, s:I, s:I}", "token", t->token, "id", t->id,
                                       "expires_ns", (json_int_t)t->expires_at_ns, "count",
                                       (json_int_t)t->count);
-                json_dumpf(o, stdout, JSON_INDENT(2));
-                printf("\n");
-                json_decref(o);
+                print_json(o);
         } else {
                 /* The token alone on standard output, for TOKEN=$(iofleet enroll create ...). */
                 printf("%s\n", t->token);

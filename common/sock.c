@@ -203,3 +203,30 @@ void outbox_done(outbox_t *ob)
         ob->items = NULL;
         ob->cap = 0;
 }
+
+int sock_monitor_event(void *mon, uint16_t *ev, uint32_t *val, char *ep, size_t eplen)
+{
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, mon, ZMQ_DONTWAIT) < 0) {
+                zmq_msg_close(&m);
+                return -EAGAIN;
+        }
+        *ev = 0;
+        if (zmq_msg_size(&m) >= 6) {
+                memcpy(ev, zmq_msg_data(&m), 2);
+                memcpy(val, (char *)zmq_msg_data(&m) + 2, 4);
+        }
+        zmq_msg_close(&m);
+        /* The endpoint frame always follows. */
+        zmq_msg_init(&m);
+        if (ep)
+                ep[0] = 0;
+        if (zmq_msg_recv(&m, mon, 0) >= 0 && ep && eplen) {
+                size_t n = zmq_msg_size(&m) < eplen - 1 ? zmq_msg_size(&m) : eplen - 1;
+                memcpy(ep, zmq_msg_data(&m), n);
+                ep[n] = 0;
+        }
+        zmq_msg_close(&m);
+        return 0;
+}

@@ -44,6 +44,10 @@ int sock_send(void *s, const char *peer, const uint8_t *buf, size_t len);
 /* Encodes e and sends it. */
 int sock_send_env(void *s, const char *peer, envelope_t *e);
 
+/* One event off a socket monitor (zmq_socket_monitor's PAIR end): its number, its value and,
+ * when ep is not NULL, its endpoint. 0, or -EAGAIN when none is waiting. */
+int sock_monitor_event(void *mon, uint16_t *ev, uint32_t *val, char *ep, size_t eplen);
+
 /* Messages a state machine wants sent; the shell around it sends them. */
 typedef struct outbox_item {
         char peer[SOCK_MAX_PEER + 1];

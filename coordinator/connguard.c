@@ -16,6 +16,7 @@
 #include <zmq.h>
 
 #include "log.h"
+#include "sock.h"
 #include "util.h"
 
 #define EVENTS                                                                                     \
@@ -175,33 +176,6 @@ static void set_paused(connguard_t *g, side_t *sd, bool pause)
                 ADD(&sd->pauses, 1);
 }
 
-/* One event off a monitor: 0, or -EAGAIN when there is none. */
-static int read_event(void *mon, uint16_t *ev, uint32_t *val, char *ep, size_t eplen)
-{
-        zmq_msg_t m;
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, mon, ZMQ_DONTWAIT) < 0) {
-                zmq_msg_close(&m);
-                return -EAGAIN;
-        }
-        if (zmq_msg_size(&m) >= 6) {
-                memcpy(ev, zmq_msg_data(&m), 2);
-                memcpy(val, (char *)zmq_msg_data(&m) + 2, 4);
-        } else
-                *ev = 0;
-        zmq_msg_close(&m);
-        /* The endpoint frame always follows. */
-        zmq_msg_init(&m);
-        ep[0] = 0;
-        if (zmq_msg_recv(&m, mon, 0) >= 0) {
-                size_t n = zmq_msg_size(&m) < eplen - 1 ? zmq_msg_size(&m) : eplen - 1;
-                memcpy(ep, zmq_msg_data(&m), n);
-                ep[n] = 0;
-        }
-        zmq_msg_close(&m);
-        return 0;
-}
-
 static void on_event(connguard_t *g, side_t *sd, uint16_t ev, uint32_t val, const char *ep)
 {
         switch (ev) {
@@ -259,7 +233,7 @@ static void *guard_thread(void *arg)
                 if (zmq_poll(items, n, 100) < 0 && errno != EINTR)
                         break;
                 for (int i = 0; i < n; i++)
-                        while (read_event(sides[i]->mon, &ev, &val, ep, sizeof(ep)) == 0)
+                        while (sock_monitor_event(sides[i]->mon, &ev, &val, ep, sizeof(ep)) == 0)
                                 on_event(g, sides[i], ev, val, ep);
         }
         return NULL;
