@@ -9,7 +9,7 @@ command -v ansible-playbook >/dev/null || vm_skip "ansible-playbook is not insta
 /usr/bin/python3 -c 'import apt' 2>/dev/null || vm_skip "python3-apt is not installed (scripts/install-deps.sh installs it)"
 vm_test ansible
 t0=$(date +%s)
-VM_TIMEOUT=${VM_TIMEOUT:-900} vm_boot "$VM_OUT" "$VM_SRC/tests/vm/guest/ansible.sh" DEBS="$VM_DEBS"
+VM_TIMEOUT=${VM_TIMEOUT:-2100} vm_boot "$VM_OUT" "$VM_SRC/tests/vm/guest/ansible.sh" DEBS="$VM_DEBS"
 rc=$?
 rm -f "$VM_DISK"
 cat "$VM_OUT/log"

@@ -61,6 +61,7 @@ roles_path = $VM_SRC/deploy/ansible/roles
 interpreter_python = /usr/bin/python3
 forks = 5
 stdout_callback = default
+callbacks_enabled = ansible.posix.profile_tasks
 [connection]
 pipelining = true
 EOF
