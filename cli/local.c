@@ -300,6 +300,8 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
                                 opt->insecure ? "--insecure=true" : "--insecure=false",
                                 /* a port of its own: never the system coordinator's */
                                 "--metrics-listen=127.0.0.1:0",
+                                /* its agents' keys are made here: nothing to enrol */
+                                "--enroll-endpoint=off",
                                 NULL};
                 if ((r = spawn(f, c, argv, err, errlen)) < 0)
                         goto fail;

@@ -25,6 +25,7 @@ struct enroll_srv {
         const coord_config_t *cfg;
         enroll_t *store;
         void *sock;
+        bool listening; /* bound: tokens are worth making */
         uint8_t pk[32], sk[32];
         ratelimit_t *log_rl;      /* the coordinator's: log lines about refused peers */
         ratelimit_t *per_address; /* requests per address and minute */
@@ -111,9 +112,17 @@ int enroll_srv_bind(enroll_srv_t *es, char *bound, size_t bound_len)
         memset(&kp, 0, sizeof(kp));
         if (r < 0)
                 return log_error_errno(r, "%s: CURVE setup failed: %m", ep);
-        if (zmq_bind(es->sock, ep) < 0)
-                return log_error_errno(-errno, "cannot listen on %s (enroll_endpoint): %m", ep);
+        if (zmq_bind(es->sock, ep) < 0) {
+                /* Like /metrics: a coordinator whose enrolment port is taken still
+                 * coordinates; iofleet enroll create then says there is no endpoint. */
+                log_error_errno(-errno,
+                                "cannot listen on %s (enroll_endpoint): %m; enrolment is off "
+                                "until the coordinator is restarted with that port free",
+                                ep);
+                return 0;
+        }
         zmq_getsockopt(es->sock, ZMQ_LAST_ENDPOINT, bound, &len);
+        es->listening = true;
         return 0;
 }
 
@@ -336,12 +345,14 @@ static void on_create(enroll_srv_t *es, void *s, const char *peer, uint64_t *seq
         Iofleet__EnrollToken tok = IOFLEET__ENROLL_TOKEN__INIT;
         int r;
 
-        if (!es->sock) {
+        if (!es->listening) {
                 send_error(s, peer, seq, IOFLEET__ERROR_CODE__ERROR_REFUSED,
                            es->cfg->insecure
                                ? "enrolment needs CURVE: this coordinator runs with insecure=true"
-                               : "this coordinator has no enrolment endpoint (enroll_endpoint = "
-                                 "off in its config)");
+                           : es->sock ? "this coordinator could not listen on its enroll_endpoint "
+                                        "(its log says why)"
+                                      : "this coordinator has no enrolment endpoint (enroll_endpoint "
+                                        "= off in its config)");
                 return;
         }
         r = enroll_create(es->store, es->pk, c, clock_real_ns(), text, sizeof(text), &t, err,

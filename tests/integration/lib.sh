@@ -67,7 +67,8 @@ start_coordinator() {
 	NOTIFY_SOCKET=$T/coord.notify $prefix ${COORD_WRAP:-} "$COORD" --agent-endpoint="${AGENT_EP:-tcp://127.0.0.1:*}" \
 		--control-endpoint="ipc://$T/control.sock" --key="$T/coordinator.key" \
 		--agent-keys-dir="$T/agents.d" --control-keys-dir="$T/admins.d" \
-		--results-dir="$T/runs" --state-dir="$T/coord-state" --heartbeat=200ms --lost-after=5 --metrics-listen=127.0.0.1:0 "$@" \
+		--results-dir="$T/runs" --state-dir="$T/coord-state" --heartbeat=200ms --lost-after=5 --metrics-listen=127.0.0.1:0 \
+		--enroll-endpoint=off "$@" \
 		>"$T/coordinator.log" 2>&1 &
 	COORD_PID=$!
 	PIDS+=($COORD_PID)
