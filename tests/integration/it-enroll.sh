@@ -196,7 +196,7 @@ out=$("$IOFLEET" agents approve nosuch --coordinator="$CTL" 2>&1)
 check "approving what does not wait is an error saying so" grep -q "no enrolment of 'nosuch' waits for approval" <<<"$out"
 
 # --- keys: roles, names, revocation --------------------------------------------------------
-kill -TERM "$E2"
+kill -TERM "$E2" # a clean stop: e2 is "gone" (said goodbye), not lost
 wait_exit "$E2"
 forget "$E2"
 "$AGENT" --coordinator="$COORD_EP" --coordinator-key="$T/e2/coordinator.pub" --key="$T/e2/agent.key" \
@@ -226,7 +226,7 @@ check "... saying so" grep -q "role 'storage' is not granted (only client) by en
 
 out=$("$IOFLEET" agents revoke e1 --coordinator="$CTL")
 check "iofleet agents revoke e1 ($out)" grep -q "e1's key left the allow-list" <<<"$out"
-check "... e1's session is dropped" wait_states "e2:lost,e4:idle,lab-p1:idle"
+check "... e1's session is dropped" wait_states "e2:gone,e4:idle,lab-p1:idle"
 check "... e1 is told" grep -q "coordinator dropped this agent: key 'e1'" "$T/e1.log"
 check "... agents.d/e1.pub is gone" [ ! -e "$T/agents.d/e1.pub" ]
 out=$("$IOFLEET" enroll revoke "$TID" --coordinator="$CTL")
