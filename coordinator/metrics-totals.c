@@ -1,0 +1,240 @@
+/* Cumulative /metrics counters across runs: the totals of the runs that are over, sorted by
+ * agent name, and the runs in progress followed between renderings (each run's counts move into
+ * the totals once, when it is over). */
+#include "metrics-totals.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "util.h"
+
+/* Counts of one run agent over every interval it sent. */
+void metrics_totals_sum_agent(const run_agent_t *a, metrics_totals_t *t)
+{
+        /* What was shown (older intervals may have left memory for the spool), plus what came in
+         * for intervals not shown yet. */
+        t->read_bytes += a->shown_read_bytes;
+        t->write_bytes += a->shown_write_bytes;
+        t->read_ios += a->shown_read_ios;
+        t->write_ios += a->shown_write_ios;
+        t->errors += a->shown_errors;
+        for (size_t k = a->iv_base; k < a->iv_base + a->n_iv; k++) {
+                const run_interval_t *iv = run_agent_iv(a, k);
+                if (!iv->received || iv->shown)
+                        continue;
+                t->read_bytes += iv->read_bytes;
+                t->write_bytes += iv->write_bytes;
+                t->read_ios += iv->read_ios;
+                t->write_ios += iv->write_ios;
+                t->errors += iv->errors;
+        }
+}
+
+void metrics_totals_add(metrics_totals_t *dst, const metrics_totals_t *src)
+{
+        dst->read_bytes += src->read_bytes;
+        dst->write_bytes += src->write_bytes;
+        dst->read_ios += src->read_ios;
+        dst->write_ios += src->write_ios;
+        dst->errors += src->errors;
+}
+
+/* A run followed between renderings: its counts so far, one entry per agent. */
+typedef struct tracked {
+        char id[WIRE_MAX_ID + 1];
+        metrics_totals_t *cur;
+        size_t n_cur;
+} tracked_t;
+
+struct metrics_tally {
+        /* Totals of runs that are over, sorted by agent name. */
+        metrics_totals_t *base;
+        size_t n_base, cap_base;
+        metrics_totals_t cluster;
+        /* Runs whose counts are in base (the last few), so that none counts twice. */
+        char folded[METRICS_TALLY_FOLDED][WIRE_MAX_ID + 1];
+        size_t next_folded;
+        tracked_t *tracked;
+        size_t n_tracked;
+};
+
+int metrics_tally_new(metrics_tally_t **ret)
+{
+        metrics_tally_t *t = calloc(1, sizeof(*t));
+        if (!t)
+                return -ENOMEM;
+        *ret = t;
+        return 0;
+}
+
+static int base_add(metrics_tally_t *m, const metrics_totals_t *t)
+{
+        metrics_totals_t *b;
+        size_t lo = 0, hi = m->n_base;
+
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                int c = strcmp(t->name, m->base[mid].name);
+                if (c == 0) {
+                        metrics_totals_add(&m->base[mid], t);
+                        /* The host an agent name was last seen on. */
+                        snprintf(m->base[mid].hostname, sizeof(m->base[mid].hostname), "%s",
+                                 t->hostname);
+                        return 0;
+                }
+                if (c < 0)
+                        hi = mid;
+                else
+                        lo = mid + 1;
+        }
+        if (m->n_base == m->cap_base) {
+                size_t cap = m->cap_base ? m->cap_base * 2 : 16;
+                b = realloc(m->base, cap * sizeof(*b));
+                if (!b)
+                        return -ENOMEM;
+                m->base = b;
+                m->cap_base = cap;
+        }
+        memmove(&m->base[lo + 1], &m->base[lo], (m->n_base - lo) * sizeof(*m->base));
+        m->base[lo] = *t;
+        m->n_base++;
+        return 0;
+}
+
+bool metrics_tally_folded(const metrics_tally_t *m, const char *id)
+{
+        for (size_t i = 0; i < METRICS_TALLY_FOLDED; i++)
+                if (streq(m->folded[i], id))
+                        return true;
+        return false;
+}
+
+static void untrack(metrics_tally_t *m, size_t i)
+{
+        free(m->tracked[i].cur);
+        m->tracked[i] = m->tracked[--m->n_tracked];
+}
+
+/* Moves tracked run i's counts into the cumulative totals. run (when given) is over: every
+ * interval it holds is summed instead of what was summed so far. */
+static void fold(metrics_tally_t *m, size_t i, const run_t *run)
+{
+        tracked_t *tr = &m->tracked[i];
+        for (size_t a = 0; a < tr->n_cur; a++) {
+                metrics_totals_t t = tr->cur[a];
+                if (run && a < run->n_agents) {
+                        memset(&t, 0, sizeof(t));
+                        snprintf(t.name, sizeof(t.name), "%s", run->agents[a].name);
+                        snprintf(t.hostname, sizeof(t.hostname), "%s", run->agents[a].hostname);
+                        metrics_totals_sum_agent(&run->agents[a], &t);
+                }
+                if (run && a < run->n_agents && run->agents[a].server)
+                        continue;
+                metrics_totals_add(&m->cluster, &t);
+                if (base_add(m, &t) < 0)
+                        log_warning("metrics: out of memory: counters of agent %s lost", t.name);
+        }
+        snprintf(m->folded[m->next_folded], sizeof(m->folded[0]), "%s", tr->id);
+        m->next_folded = (m->next_folded + 1) % METRICS_TALLY_FOLDED;
+        untrack(m, i);
+}
+
+static tracked_t *find_tracked(metrics_tally_t *m, const char *id)
+{
+        for (size_t i = 0; i < m->n_tracked; i++)
+                if (streq(m->tracked[i].id, id))
+                        return &m->tracked[i];
+        return NULL;
+}
+
+/* Follows the runs: sums the intervals each has shown since the last call; a run that is over
+ * moves into the totals. */
+int metrics_tally_track(metrics_tally_t *m, const run_t *const *runs, size_t n)
+{
+        for (size_t i = 0; i < m->n_tracked;) {
+                bool present = false;
+                for (size_t r = 0; r < n && !present; r++)
+                        present = streq(runs[r]->id, m->tracked[i].id);
+                if (present)
+                        i++;
+                else
+                        fold(m, i, NULL); /* it went away without being seen done */
+        }
+        for (size_t r = 0; r < n; r++) {
+                const run_t *run = runs[r];
+                tracked_t *tr;
+                if (metrics_tally_folded(m, run->id))
+                        continue;
+                if (!(tr = find_tracked(m, run->id))) {
+                        tracked_t *v = realloc(m->tracked, (m->n_tracked + 1) * sizeof(*v));
+                        if (!v)
+                                return -ENOMEM;
+                        m->tracked = v;
+                        tr = &v[m->n_tracked];
+                        memset(tr, 0, sizeof(*tr));
+                        if (!(tr->cur = calloc(run->n_agents + 1, sizeof(*tr->cur))))
+                                return -ENOMEM;
+                        m->n_tracked++;
+                        tr->n_cur = run->n_agents;
+                        snprintf(tr->id, sizeof(tr->id), "%s", run->id);
+                        for (size_t i = 0; i < run->n_agents; i++) {
+                                snprintf(tr->cur[i].name, sizeof(tr->cur[i].name), "%s",
+                                         run->agents[i].name);
+                                snprintf(tr->cur[i].hostname, sizeof(tr->cur[i].hostname), "%s",
+                                         run->agents[i].hostname);
+                        }
+                }
+                /* Intervals already shown are settled; late ones count when the run is
+                 * folded. */
+                for (size_t i = 0; i < tr->n_cur && i < run->n_agents; i++) {
+                        const run_agent_t *a = &run->agents[i];
+                        tr->cur[i].read_bytes = a->shown_read_bytes;
+                        tr->cur[i].write_bytes = a->shown_write_bytes;
+                        tr->cur[i].read_ios = a->shown_read_ios;
+                        tr->cur[i].write_ios = a->shown_write_ios;
+                        tr->cur[i].errors = a->shown_errors;
+                }
+                if (run_done(run))
+                        fold(m, (size_t)(tr - m->tracked), run);
+        }
+        return 0;
+}
+
+const metrics_totals_t **metrics_tally_input(const metrics_tally_t *t, const run_t *const *runs,
+                                             size_t n, const char **folded, metrics_input_t *in)
+{
+        const metrics_totals_t **totals = calloc(n + 1, sizeof(*totals));
+
+        for (size_t r = 0; totals && r < n; r++) {
+                const tracked_t *tr = NULL;
+                for (size_t i = 0; i < t->n_tracked && !tr; i++)
+                        if (streq(t->tracked[i].id, runs[r]->id))
+                                tr = &t->tracked[i];
+                totals[r] = tr && tr->n_cur == runs[r]->n_agents ? tr->cur : NULL;
+        }
+        for (size_t i = 0; i < METRICS_TALLY_FOLDED; i++)
+                folded[i] = t->folded[i];
+        in->folded = folded;
+        in->n_folded = METRICS_TALLY_FOLDED;
+        in->base = t->base;
+        in->n_base = t->n_base;
+        in->cluster_base = &t->cluster;
+        in->run_totals = totals;
+        return totals;
+}
+
+void metrics_tally_free(metrics_tally_t **tp)
+{
+        metrics_tally_t *t = *tp;
+        if (!t)
+                return;
+        free(t->base);
+        while (t->n_tracked)
+                untrack(t, 0);
+        free(t->tracked);
+        free(t);
+        *tp = NULL;
+}
