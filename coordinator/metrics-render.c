@@ -10,11 +10,6 @@
 #include "metrics-totals.h"
 #include "util.h"
 
-static const struct {
-        const char *label;
-        double p;
-} quantiles[] = {{"0.5", 50.0}, {"0.9", 90.0}, {"0.99", 99.0}, {"0.999", 99.9}};
-
 size_t metrics_escape_label(const char *s, char *buf, size_t len)
 {
         size_t n = 0;
@@ -107,20 +102,18 @@ static const metrics_totals_t *find_base(const metrics_input_t *in, const char *
         return bsearch(name, in->base, in->n_base, sizeof(*in->base), cmp_totals_name);
 }
 
-/* The counter families: one field of metrics_totals_t each. */
+/* The counter families: one field of metrics_totals_t each, the direction as a label. */
 static const struct {
-        const char *agent, *cluster, *help;
+        const char *name, *direction, *help;
         size_t off;
 } counters[] = {
-    {"iofleet_agent_read_bytes_total", "iofleet_cluster_read_bytes_total", "Bytes read",
+    {"iofleet_bytes_total", "read", "Bytes transferred by one agent, over every run",
      offsetof(metrics_totals_t, read_bytes)},
-    {"iofleet_agent_write_bytes_total", "iofleet_cluster_write_bytes_total", "Bytes written",
-     offsetof(metrics_totals_t, write_bytes)},
-    {"iofleet_agent_read_ios_total", "iofleet_cluster_read_ios_total", "Read I/Os completed",
+    {"iofleet_bytes_total", "write", NULL, offsetof(metrics_totals_t, write_bytes)},
+    {"iofleet_ios_total", "read", "I/Os completed by one agent, over every run",
      offsetof(metrics_totals_t, read_ios)},
-    {"iofleet_agent_write_ios_total", "iofleet_cluster_write_ios_total", "Write I/Os completed",
-     offsetof(metrics_totals_t, write_ios)},
-    {"iofleet_agent_errors_total", "iofleet_cluster_errors_total", "I/O errors",
+    {"iofleet_ios_total", "write", NULL, offsetof(metrics_totals_t, write_ios)},
+    {"iofleet_errors_total", NULL, "I/O errors of one agent (either direction), over every run",
      offsetof(metrics_totals_t, errors)},
 };
 
@@ -128,14 +121,6 @@ static uint64_t field(const metrics_totals_t *t, size_t off)
 {
         return *(const uint64_t *)((const char *)t + off);
 }
-
-/* The gauges of the last complete interval: one field of run_interval_t (or cluster_interval_t,
- * which has the same names) per family. */
-#define RATE_FIELDS(X)                                                                             \
-        X(read_bytes, "read_bytes_per_second", "Read bandwidth in the last complete interval")     \
-        X(write_bytes, "write_bytes_per_second", "Write bandwidth in the last complete interval")  \
-        X(read_ios, "read_iops", "Read I/Os per second in the last complete interval")             \
-        X(write_ios, "write_iops", "Write I/Os per second in the last complete interval")
 
 static void render_agents(FILE *f, const metrics_input_t *in)
 {
@@ -158,6 +143,13 @@ static void render_agents(FILE *f, const metrics_input_t *in)
         family(f, "iofleet_agents_up", "gauge", "Agents heard from within their lease");
         fputs("iofleet_agents_up ", f);
         put_u64(f, by_state[AGENT_IDLE] + by_state[AGENT_BUSY]);
+        family(f, "iofleet_agent_up", "gauge",
+               "1 while an agent is heard from within its lease, 0 once it is lost or gone");
+        for (size_t i = 0; i < n; i++) {
+                agent_t *a = registry_at(in->reg, i);
+                agent_series(f, "iofleet_agent_up", a->name, a->hostname);
+                put_u64(f, a->state == AGENT_IDLE || a->state == AGENT_BUSY);
+        }
 }
 
 /* Index of the last interval shown to the CLI, or -1. */
@@ -182,53 +174,45 @@ static void run_series(FILE *f, const char *name, const run_t *run, const char *
         fputs("\"} ", f);
 }
 
-/* An agent's gauge: it belongs to one run at a time, which the series names. */
-static void agent_run_series(FILE *f, const char *name, const run_agent_t *a, const run_t *run)
+/* name{agent="..",host="..",direction=".."[,le=".."]} and a space; direction NULL: none. */
+static void agent_series_dir(FILE *f, const char *name, const metrics_totals_t *t,
+                             const char *direction, const char *le)
 {
         fprintf(f, "%s{agent=\"", name);
-        put_escaped(f, a->name);
+        put_escaped(f, t->name);
         fputs("\",host=\"", f);
-        put_escaped(f, a->hostname);
-        fputs("\",run_id=\"", f);
-        put_escaped(f, run->id);
+        put_escaped(f, t->hostname);
+        if (direction)
+                fprintf(f, "\",direction=\"%s", direction);
+        if (le)
+                fprintf(f, "\",le=\"%s", le);
         fputs("\"} ", f);
 }
 
-static void render_rates(FILE *f, const metrics_input_t *in)
+/* The completion latency of each agent and direction, cumulative over every run, in the fixed
+ * buckets of clat-buckets.c: histogram_quantile() over sum by (le) works across agents. */
+static void render_histogram(FILE *f, const metrics_totals_t *t, size_t n)
 {
-#define AGENT_RATE(fld, suffix, help)                                                              \
-        family(f, "iofleet_agent_" suffix, "gauge", help " (one agent)");                          \
-        for (size_t r = 0; r < in->n_runs; r++) {                                                  \
-                const run_t *run = in->runs[r];                                                    \
-                int64_t k = last_complete(run);                                                    \
-                double secs = run->interval_ns ? (double)run->interval_ns / 1e9 : 1.0;             \
-                for (size_t i = 0; k >= 0 && i < run->n_agents; i++) {                             \
-                        const run_agent_t *a = &run->agents[i];                                    \
-                        if (a->server) /* an NFS server of the plan: it runs no job */             \
-                                continue;                                                          \
-                        const run_interval_t *iv = run_agent_iv(a, (size_t)k);                     \
-                        if (iv && !iv->received)                                                   \
-                                iv = NULL;                                                         \
-                        agent_run_series(f, "iofleet_agent_" suffix, a, run);                      \
-                        put_double(f, iv ? (double)iv->fld / secs : 0.0);                          \
-                }                                                                                  \
-        }
-        RATE_FIELDS(AGENT_RATE)
-#undef AGENT_RATE
-
-#define CLUSTER_RATE(fld, suffix, help)                                                            \
-        family(f, "iofleet_cluster_" suffix, "gauge", help " (sum over a run's agents)");          \
-        for (size_t r = 0; r < in->n_runs; r++) {                                                  \
-                const run_t *run = in->runs[r];                                                    \
-                int64_t k = last_complete(run);                                                    \
-                double secs = run->interval_ns ? (double)run->interval_ns / 1e9 : 1.0;             \
-                if (k < 0)                                                                         \
-                        continue;                                                                  \
-                run_series(f, "iofleet_cluster_" suffix, run, NULL, NULL);                         \
-                put_double(f, (double)run_civ(run, (size_t)k)->fld / secs);                        \
-        }
-        RATE_FIELDS(CLUSTER_RATE)
-#undef CLUSTER_RATE
+        static const char *const dirs[] = {"read", "write"};
+        family(f, "iofleet_clat_seconds", "histogram",
+               "Completion latency of one agent's I/Os, over every run");
+        for (size_t i = 0; i < n; i++)
+                for (size_t d = 0; d < 2; d++) {
+                        const clat_buckets_t *b = d ? &t[i].clat_write : &t[i].clat_read;
+                        uint64_t cum = 0;
+                        for (size_t k = 0; k < CLAT_BUCKETS; k++) {
+                                cum += b->n[k];
+                                agent_series_dir(f, "iofleet_clat_seconds_bucket", &t[i], dirs[d],
+                                                 clat_bounds[k].le);
+                                put_u64(f, cum);
+                        }
+                        agent_series_dir(f, "iofleet_clat_seconds_bucket", &t[i], dirs[d], "+Inf");
+                        put_u64(f, b->count);
+                        agent_series_dir(f, "iofleet_clat_seconds_sum", &t[i], dirs[d], NULL);
+                        put_double(f, (double)b->sum_ns / 1e9);
+                        agent_series_dir(f, "iofleet_clat_seconds_count", &t[i], dirs[d], NULL);
+                        put_u64(f, b->count);
+                }
 }
 
 static bool is_folded(const metrics_input_t *in, const run_t *run)
@@ -243,7 +227,6 @@ static int render_counters(FILE *f, const metrics_input_t *in)
 {
         size_t n_run = 0;
         metrics_totals_t *t;
-        metrics_totals_t cluster = {};
         bool *used = calloc(in->n_base + 1, sizeof(*used));
         size_t n = 0;
 
@@ -272,7 +255,6 @@ static int render_counters(FILE *f, const metrics_input_t *in)
                                 metrics_totals_add(&t[n], &rt[i]);
                         else
                                 metrics_totals_sum_agent(a, &t[n]);
-                        metrics_totals_add(&cluster, &t[n]);
                         if (b) {
                                 metrics_totals_add(&t[n], b);
                                 used[b - in->base] = true;
@@ -283,48 +265,70 @@ static int render_counters(FILE *f, const metrics_input_t *in)
         for (size_t i = 0; i < in->n_base; i++)
                 if (!used[i])
                         t[n++] = in->base[i];
-        if (in->cluster_base)
-                metrics_totals_add(&cluster, in->cluster_base);
 
         for (size_t c = 0; c < ELEMENTSOF(counters); c++) {
-                char help[128];
-                snprintf(help, sizeof(help), "%s by one agent, over every run", counters[c].help);
-                family(f, counters[c].agent, "counter", help);
+                if (counters[c].help)
+                        family(f, counters[c].name, "counter", counters[c].help);
                 for (size_t i = 0; i < n; i++) {
-                        agent_series(f, counters[c].agent, t[i].name, t[i].hostname);
+                        agent_series_dir(f, counters[c].name, &t[i], counters[c].direction, NULL);
                         put_u64(f, field(&t[i], counters[c].off));
                 }
-                snprintf(help, sizeof(help), "%s by all agents, over every run", counters[c].help);
-                family(f, counters[c].cluster, "counter", help);
-                fprintf(f, "%s ", counters[c].cluster);
-                put_u64(f, field(&cluster, counters[c].off));
         }
+        render_histogram(f, t, n);
         free(t);
         free(used);
         return 0;
 }
 
-static void render_latency(FILE *f, const metrics_input_t *in)
+/* The first job a run's clients run (the run's own, or its plan's first client part's). */
+static const Iofleet__Job *first_job(const run_t *run)
 {
-        family(f, "iofleet_clat_seconds", "summary",
-               "Completion latency over a run's agents in its last complete interval (not "
-               "cumulative: _sum and _count cover that interval)");
-        for (size_t r = 0; r < in->n_runs; r++) {
-                const run_t *run = in->runs[r];
-                int64_t k = last_complete(run);
-                const cluster_interval_t *c = k >= 0 ? run_civ(run, (size_t)k) : NULL;
-                const hist_t *h = c ? c->clat : NULL;
-                if (!h || h->n == 0)
-                        continue;
-                for (size_t i = 0; i < ELEMENTSOF(quantiles); i++) {
-                        run_series(f, "iofleet_clat_seconds", run, "quantile", quantiles[i].label);
-                        put_double(f, (double)hist_percentile(h, quantiles[i].p) / 1e9);
-                }
-                run_series(f, "iofleet_clat_seconds_sum", run, NULL, NULL);
-                put_double(f, (double)h->sum / 1e9);
-                run_series(f, "iofleet_clat_seconds_count", run, NULL, NULL);
-                put_u64(f, h->n);
-        }
+        const Iofleet__SubmitRun *s = run->submit ? run->submit->submit_run : NULL;
+        if (!s)
+                return NULL;
+        if (s->n_jobs)
+                return s->jobs[0];
+        for (size_t i = 0; i < s->n_parts; i++)
+                if (s->parts[i]->n_jobs)
+                        return s->parts[i]->jobs[0];
+        return NULL;
+}
+
+static const char *job_option(const Iofleet__Job *j, const char *key)
+{
+        for (size_t i = 0; j && i < j->n_options; i++)
+                if (streq(j->options[i]->key, key))
+                        return j->options[i]->value;
+        return "";
+}
+
+static void label(FILE *f, const char *key, const char *value)
+{
+        fprintf(f, ",%s=\"", key);
+        put_escaped(f, value ? value : "");
+        fputc('"', f);
+}
+
+/* The info metric of a run: what it is, as labels (join it on run_id in PromQL). */
+static void run_info(FILE *f, const run_t *run)
+{
+        const Iofleet__SubmitRun *s = run->submit ? run->submit->submit_run : NULL;
+        const Iofleet__Job *j = first_job(run);
+        char point[16] = "";
+
+        if (s && s->sweep_id && s->sweep_id[0])
+                snprintf(point, sizeof(point), "%u", s->point);
+        fputs("iofleet_run_info{run_id=\"", f);
+        put_escaped(f, run->id);
+        fputc('"', f);
+        label(f, "phase", phase_name(run->phase));
+        label(f, "plan", s ? s->plan_name : "");
+        label(f, "job", j ? j->name : "");
+        label(f, "rw", job_option(j, "rw"));
+        label(f, "bs", job_option(j, "bs"));
+        label(f, "sweep_id", s ? s->sweep_id : "");
+        label(f, "point", point);
+        fputs("} 1\n", f);
 }
 
 static void render_run(FILE *f, const metrics_input_t *in)
@@ -335,11 +339,17 @@ static void render_run(FILE *f, const metrics_input_t *in)
         family(f, "iofleet_run_active", "gauge", "Runs in progress");
         fputs("iofleet_run_active ", f);
         put_u64(f, active);
-        family(f, "iofleet_run_info", "gauge", "A run in progress: its id and phase");
+        family(f, "iofleet_run_info", "gauge",
+               "A run in progress (value 1): its id, phase, plan, first job and sweep point");
+        for (size_t r = 0; r < in->n_runs; r++)
+                run_info(f, in->runs[r]);
+        family(f, "iofleet_run_start_time_seconds", "gauge",
+               "When a run's agents were told to start (Unix time)");
         for (size_t r = 0; r < in->n_runs; r++) {
-                fputs("iofleet_run_info{run_id=\"", f);
-                put_escaped(f, in->runs[r]->id);
-                fprintf(f, "\",phase=\"%s\"} 1\n", phase_name(in->runs[r]->phase));
+                if (!in->runs[r]->start_ns)
+                        continue;
+                run_series(f, "iofleet_run_start_time_seconds", in->runs[r], NULL, NULL);
+                fprintf(f, "%.3f\n", (double)in->runs[r]->start_ns / 1e9); /* ms, not %g's s */
         }
         family(f, "iofleet_run_agents", "gauge", "Agents in a run");
         for (size_t r = 0; r < in->n_runs; r++) {
@@ -405,9 +415,7 @@ int metrics_render(const metrics_input_t *in, char **ret, size_t *len)
         fprintf(f, "iofleet_coordinator_info{version=\"%s\"} 1\n", IOFLEET_VERSION);
         render_agents(f, in);
         render_run(f, in);
-        render_rates(f, in);
         r = render_counters(f, in);
-        render_latency(f, in);
         render_alerts(f, in);
         if (ferror(f))
                 r = -ENOMEM;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clat-buckets.h"
 #include "registry.h"
 #include "run.h"
 
@@ -15,11 +16,12 @@ typedef struct metrics_alert {
         uint64_t count;
 } metrics_alert_t;
 
-/* Cumulative counters of one agent (or of the cluster) over runs that are over. */
+/* Cumulative counters of one agent over runs that are over. */
 typedef struct metrics_totals {
         char name[WIRE_MAX_NAME + 1];
         char hostname[WIRE_MAX_HOSTNAME + 1];
         uint64_t read_bytes, write_bytes, read_ios, write_ios, errors;
+        clat_buckets_t clat_read, clat_write;
 } metrics_totals_t;
 
 /* Everything one rendering reads. runs are the runs in progress (several at once, on disjoint
@@ -34,7 +36,6 @@ typedef struct metrics_input {
         size_t n_folded;
         const metrics_totals_t *base;
         size_t n_base;
-        const metrics_totals_t *cluster_base;
         /* Optional, one array per run (one entry per run->agents[i]): the run's counts so far;
          * NULL (or a NULL entry) sums run->agents[].iv. */
         const metrics_totals_t *const *run_totals;

@@ -21,6 +21,8 @@ void metrics_totals_sum_agent(const run_agent_t *a, metrics_totals_t *t)
         t->read_ios += a->shown_read_ios;
         t->write_ios += a->shown_write_ios;
         t->errors += a->shown_errors;
+        clat_buckets_add(&t->clat_read, &a->clat_read);
+        clat_buckets_add(&t->clat_write, &a->clat_write);
         for (size_t k = a->iv_base; k < a->iv_base + a->n_iv; k++) {
                 const run_interval_t *iv = run_agent_iv(a, k);
                 if (!iv->received || iv->shown)
@@ -40,6 +42,8 @@ void metrics_totals_add(metrics_totals_t *dst, const metrics_totals_t *src)
         dst->read_ios += src->read_ios;
         dst->write_ios += src->write_ios;
         dst->errors += src->errors;
+        clat_buckets_add(&dst->clat_read, &src->clat_read);
+        clat_buckets_add(&dst->clat_write, &src->clat_write);
 }
 
 /* A run followed between renderings: its counts so far, one entry per agent. */
@@ -53,7 +57,6 @@ struct metrics_tally {
         /* Totals of runs that are over, sorted by agent name. */
         metrics_totals_t *base;
         size_t n_base, cap_base;
-        metrics_totals_t cluster;
         /* Runs whose counts are in base (the last few), so that none counts twice. */
         char folded[METRICS_TALLY_FOLDED][WIRE_MAX_ID + 1];
         size_t next_folded;
@@ -133,7 +136,6 @@ static void fold(metrics_tally_t *m, size_t i, const run_t *run)
                 }
                 if (run && a < run->n_agents && run->agents[a].server)
                         continue;
-                metrics_totals_add(&m->cluster, &t);
                 if (base_add(m, &t) < 0)
                         log_warning("metrics: out of memory: counters of agent %s lost", t.name);
         }
@@ -196,6 +198,8 @@ int metrics_tally_track(metrics_tally_t *m, const run_t *const *runs, size_t n)
                         tr->cur[i].read_ios = a->shown_read_ios;
                         tr->cur[i].write_ios = a->shown_write_ios;
                         tr->cur[i].errors = a->shown_errors;
+                        tr->cur[i].clat_read = a->clat_read;
+                        tr->cur[i].clat_write = a->clat_write;
                 }
                 if (run_done(run))
                         fold(m, (size_t)(tr - m->tracked), run);
@@ -221,7 +225,6 @@ const metrics_totals_t **metrics_tally_input(const metrics_tally_t *t, const run
         in->n_folded = METRICS_TALLY_FOLDED;
         in->base = t->base;
         in->n_base = t->n_base;
-        in->cluster_base = &t->cluster;
         in->run_totals = totals;
         return totals;
 }

@@ -626,6 +626,10 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
         c->errors += iv->errors;
         c->meta_ops += iv->meta_ops;
         c->reported++;
+        if (m->read)
+                clat_buckets_add_wire(&a->clat_read, m->read->clat);
+        if (m->write)
+                clat_buckets_add_wire(&a->clat_write, m->write->clat);
         if (!c->emitted && (!c->clat ? hist_new(&c->clat) : 0) == 0) {
                 if (m->read)
                         wire_hist_add(c->clat, m->read->clat);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "clat-buckets.h"
 #include "degrade.h"
 #include "hist.h"
 #include "idmap.h"
@@ -48,6 +49,7 @@ typedef struct run_agent {
         size_t iv_base;
         uint64_t shown_read_bytes, shown_write_bytes; /* in intervals shown so far (metrics) */
         uint64_t shown_read_ios, shown_write_ios, shown_errors;
+        clat_buckets_t clat_read, clat_write; /* every interval received (metrics histogram) */
         int64_t last_index;   /* index of its final interval, -1 until known */
         /* Delivery: its run messages are numbered (run_seq); they are accepted in order only, and
          * acknowledged (Ack) once kept, so that after a partition it resends from there. */
