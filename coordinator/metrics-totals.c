@@ -14,25 +14,13 @@
 /* Counts of one run agent over every interval it sent. */
 void metrics_totals_sum_agent(const run_agent_t *a, metrics_totals_t *t)
 {
-        /* What was shown (older intervals may have left memory for the spool), plus what came in
-         * for intervals not shown yet. */
-        t->read_bytes += a->shown_read_bytes;
-        t->write_bytes += a->shown_write_bytes;
-        t->read_ios += a->shown_read_ios;
-        t->write_ios += a->shown_write_ios;
-        t->errors += a->shown_errors;
+        t->read_bytes += a->recv_read_bytes;
+        t->write_bytes += a->recv_write_bytes;
+        t->read_ios += a->recv_read_ios;
+        t->write_ios += a->recv_write_ios;
+        t->errors += a->recv_errors;
         clat_buckets_add(&t->clat_read, &a->clat_read);
         clat_buckets_add(&t->clat_write, &a->clat_write);
-        for (size_t k = a->iv_base; k < a->iv_base + a->n_iv; k++) {
-                const run_interval_t *iv = run_agent_iv(a, k);
-                if (!iv->received || iv->shown)
-                        continue;
-                t->read_bytes += iv->read_bytes;
-                t->write_bytes += iv->write_bytes;
-                t->read_ios += iv->read_ios;
-                t->write_ios += iv->write_ios;
-                t->errors += iv->errors;
-        }
 }
 
 void metrics_totals_add(metrics_totals_t *dst, const metrics_totals_t *src)
@@ -189,17 +177,13 @@ int metrics_tally_track(metrics_tally_t *m, const run_t *const *runs, size_t n)
                                          run->agents[i].hostname);
                         }
                 }
-                /* Intervals already shown are settled; late ones count when the run is
-                 * folded. */
                 for (size_t i = 0; i < tr->n_cur && i < run->n_agents; i++) {
-                        const run_agent_t *a = &run->agents[i];
-                        tr->cur[i].read_bytes = a->shown_read_bytes;
-                        tr->cur[i].write_bytes = a->shown_write_bytes;
-                        tr->cur[i].read_ios = a->shown_read_ios;
-                        tr->cur[i].write_ios = a->shown_write_ios;
-                        tr->cur[i].errors = a->shown_errors;
-                        tr->cur[i].clat_read = a->clat_read;
-                        tr->cur[i].clat_write = a->clat_write;
+                        metrics_totals_t *c = &tr->cur[i];
+                        c->read_bytes = c->write_bytes = c->read_ios = c->write_ios = 0;
+                        c->errors = 0;
+                        memset(&c->clat_read, 0, sizeof(c->clat_read));
+                        memset(&c->clat_write, 0, sizeof(c->clat_write));
+                        metrics_totals_sum_agent(&run->agents[i], c);
                 }
                 if (run_done(run))
                         fold(m, (size_t)(tr - m->tracked), run);
