@@ -18,6 +18,8 @@
 
 #include "log.h"
 #include "metrics-totals.h"
+#include "web-state.h"
+#include "web.h"
 #include "util.h"
 
 /* How long a scrape waits for the coordinator loop to render; then it gets the last snapshot. */
@@ -31,6 +33,9 @@ struct metrics {
         pthread_cond_t rendered; /* after each rendering */
         char *text;
         size_t len;
+        char *json; /* /api/state, rendered with text */
+        size_t json_len;
+        char *results_dir;      /* what /api/runs lists and /results/ serves; NULL: nothing */
         uint64_t gen;           /* renderings so far */
         bool wanted;            /* a scrape waits for a rendering */
         int wake_fd;            /* eventfd, readable while wanted: wakes the coordinator loop */
@@ -63,8 +68,8 @@ void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, siz
         metrics_input_t in = {};
         const char *folded[METRICS_TALLY_FOLDED];
         const metrics_totals_t **totals = NULL;
-        char *text = NULL;
-        size_t len = 0;
+        char *text = NULL, *json = NULL;
+        size_t len = 0, json_len = 0;
 
         for (size_t r = 0; m && r < n_runs; r++)
                 finished |= run_done(runs[r]) && !metrics_tally_folded(m->tally, runs[r]->id);
@@ -90,7 +95,7 @@ void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, siz
         in.n_runs = n_runs;
         in.alerts = m->alerts;
         in.n_alerts = m->n_alerts;
-        if (metrics_render(&in, &text, &len) < 0)
+        if (metrics_render(&in, &text, &len) < 0 || web_state_render(&in, &json, &json_len) < 0)
                 log_warning("metrics: out of memory: the snapshot is not updated");
         free(totals);
         pthread_mutex_lock(&m->lock);
@@ -98,6 +103,11 @@ void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, siz
                 free(m->text);
                 m->text = text;
                 m->len = len;
+        }
+        if (json) {
+                free(m->json);
+                m->json = json;
+                m->json_len = json_len;
         }
         m->gen++;
         pthread_cond_broadcast(&m->rendered);
@@ -131,24 +141,141 @@ char *metrics_snapshot(metrics_t *m)
 
 /* --- HTTP ------------------------------------------------------------------------------ */
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *text,
-                             size_t len, bool copy)
+int metrics_set_results_dir(metrics_t *m, const char *dir)
 {
-        struct MHD_Response *resp;
-        enum MHD_Result ret;
+        char *d = dir ? strdup(dir) : NULL;
+        if (dir && !d)
+                return -ENOMEM;
+        free(m->results_dir);
+        m->results_dir = d;
+        return 0;
+}
 
-        resp = MHD_create_response_from_buffer(
-            len, (void *)text, copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
+/* What every answer carries: nothing sniffed, nothing framed, and (for the page) nothing loaded
+ * from anywhere but here. */
+static void secure(struct MHD_Response *resp, const char *csp)
+{
+        MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+        MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+        MHD_add_response_header(resp, "Content-Security-Policy", csp);
+}
+
+#define CSP_PAGE                                                                                   \
+        "default-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; "                 \
+        "frame-ancestors 'none'"
+/* Files of the results directory are shown, never run: no script in a plot. */
+#define CSP_FILE "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
+static enum MHD_Result send_resp(struct MHD_Connection *c, unsigned status,
+                                 struct MHD_Response *resp, const char *type, const char *csp)
+{
+        enum MHD_Result ret;
         if (!resp)
                 return MHD_NO;
-        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
-                                status == MHD_HTTP_OK ? METRICS_CONTENT_TYPE
-                                                      : "text/plain; charset=utf-8");
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+        secure(resp, csp);
         if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
                 MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
         ret = MHD_queue_response(c, status, resp);
         MHD_destroy_response(resp);
         return ret;
+}
+
+static enum MHD_Result reply_as(struct MHD_Connection *c, unsigned status, const char *text,
+                                size_t len, bool copy, const char *type)
+{
+        return send_resp(
+            c, status,
+            MHD_create_response_from_buffer(len, (void *)text,
+                                            copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT),
+            type, CSP_PAGE);
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *text,
+                             size_t len, bool copy)
+{
+        return reply_as(c, status, text, len, copy,
+                        status == MHD_HTTP_OK ? METRICS_CONTENT_TYPE : "text/plain; charset=utf-8");
+}
+
+#define FAIL(c, status, msg) reply(c, status, msg, sizeof(msg) - 1, false)
+
+/* Waits (lock held) up to METRICS_WAIT_S for the coordinator loop's next rendering. */
+static void wait_rendering(metrics_t *m)
+{
+        uint64_t want;
+        struct timespec until;
+
+        pthread_mutex_unlock(&m->lock);
+        metrics_want(m);
+        pthread_mutex_lock(&m->lock);
+        want = m->gen + 1;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_sec += METRICS_WAIT_S;
+        while (m->gen < want && pthread_cond_timedwait(&m->rendered, &m->lock, &until) == 0)
+                ;
+}
+
+/* /metrics or /api/state: a fresh rendering from the coordinator loop (rendering thousands of
+ * agents' series costs it nothing while nobody asks). */
+static enum MHD_Result reply_snapshot(metrics_t *m, struct MHD_Connection *c, bool json)
+{
+        enum MHD_Result ret;
+        pthread_mutex_lock(&m->lock);
+        wait_rendering(m);
+        if (json && m->json) {
+                struct MHD_Response *resp =
+                    MHD_create_response_from_buffer(m->json_len, m->json, MHD_RESPMEM_MUST_COPY);
+                if (resp)
+                        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+                ret = send_resp(c, MHD_HTTP_OK, resp, "application/json", CSP_PAGE);
+        } else if (!json && m->text)
+                ret = reply(c, MHD_HTTP_OK, m->text, m->len, true);
+        else
+                ret = FAIL(c, MHD_HTTP_SERVICE_UNAVAILABLE,
+                           "no snapshot yet: try again in a second\n");
+        pthread_mutex_unlock(&m->lock);
+        return ret;
+}
+
+static enum MHD_Result reply_runs(metrics_t *m, struct MHD_Connection *c)
+{
+        char *text = NULL;
+        size_t len = 0;
+        enum MHD_Result ret;
+        int r = m->results_dir ? web_runs_json(m->results_dir, &text, &len) : 0;
+
+        if (r < 0)
+                return FAIL(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
+                            "cannot list the results directory\n");
+        if (!text)
+                return reply_as(c, MHD_HTTP_OK, "[]", 2, false, "application/json");
+        ret = send_resp(c, MHD_HTTP_OK,
+                        MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE),
+                        "application/json", CSP_PAGE);
+        return ret;
+}
+
+static enum MHD_Result reply_result(metrics_t *m, struct MHD_Connection *c, const char *rest)
+{
+        const char *type = NULL;
+        uint64_t size = 0;
+        int fd = -1, r;
+        struct MHD_Response *resp;
+
+        r = m->results_dir ? web_result_open(m->results_dir, rest, &fd, &size, &type) : -ENOENT;
+        if (r == -EINVAL)
+                return FAIL(c, MHD_HTTP_NOT_FOUND,
+                            "not found: /results/RUN/ serves result.json, intervals.csv and "
+                            "plots/NAME.svg\n");
+        if (r < 0)
+                return FAIL(c, MHD_HTTP_NOT_FOUND, "not found\n");
+        resp = MHD_create_response_from_fd64(size, fd); /* takes fd */
+        if (!resp) {
+                close(fd);
+                return MHD_NO;
+        }
+        return send_resp(c, MHD_HTTP_OK, resp, type, CSP_FILE);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -157,7 +284,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
         static int first;
         metrics_t *m = cls;
-        enum MHD_Result ret;
+        const web_asset_t *asset = NULL;
+        bool metrics = false, state = false, runs = false, result = false;
 
         /* The first call only announces the request; a body, if any, is ignored. */
         if (!*req_cls) {
@@ -168,34 +296,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 *upload_data_size = 0;
                 return MHD_YES;
         }
-        if (!streq(url, "/metrics")) {
-                static const char msg[] = "not found: only /metrics is served here\n";
-                return reply(c, MHD_HTTP_NOT_FOUND, msg, sizeof(msg) - 1, false);
-        }
-        if (!streq(method, MHD_HTTP_METHOD_GET) && !streq(method, MHD_HTTP_METHOD_HEAD)) {
-                static const char msg[] = "method not allowed: use GET\n";
-                return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, msg, sizeof(msg) - 1, false);
-        }
-        /* A fresh rendering from the coordinator loop: rendering thousands of agents' series
-         * costs it nothing while nobody scrapes. */
-        metrics_want(m);
-        pthread_mutex_lock(&m->lock);
-        {
-                uint64_t want = m->gen + 1;
-                struct timespec until;
-                clock_gettime(CLOCK_MONOTONIC, &until);
-                until.tv_sec += METRICS_WAIT_S;
-                while (m->gen < want && pthread_cond_timedwait(&m->rendered, &m->lock, &until) == 0)
-                        ;
-        }
-        if (m->text)
-                ret = reply(c, MHD_HTTP_OK, m->text, m->len, true);
-        else {
-                static const char msg[] = "no snapshot yet: try again in a second\n";
-                ret = reply(c, MHD_HTTP_SERVICE_UNAVAILABLE, msg, sizeof(msg) - 1, false);
-        }
-        pthread_mutex_unlock(&m->lock);
-        return ret;
+        metrics = streq(url, "/metrics");
+        state = streq(url, "/api/state");
+        runs = streq(url, "/api/runs");
+        result = strncmp(url, "/results/", 9) == 0;
+        if (!metrics && !state && !runs && !result && !(asset = web_asset(url)))
+                return FAIL(c, MHD_HTTP_NOT_FOUND,
+                            "not found: / (the live page), /metrics, /api/state, /api/runs and "
+                            "/results/ are served here\n");
+        if (!streq(method, MHD_HTTP_METHOD_GET) && !streq(method, MHD_HTTP_METHOD_HEAD))
+                return FAIL(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: use GET\n");
+        if (metrics || state)
+                return reply_snapshot(m, c, state);
+        if (runs)
+                return reply_runs(m, c);
+        if (result)
+                return reply_result(m, c, url + 9);
+        return reply_as(c, MHD_HTTP_OK, (const char *)asset->data, asset->len, false, asset->type);
 }
 
 /* "HOST:PORT" or "[V6]:PORT" into an address; "*" as host means every address. */
@@ -338,6 +455,8 @@ void metrics_free(metrics_t **mp)
         if (m->wake_fd >= 0)
                 close(m->wake_fd);
         free(m->text);
+        free(m->json);
+        free(m->results_dir);
         free(m->alerts);
         metrics_tally_free(&m->tally);
         free(m);

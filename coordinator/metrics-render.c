@@ -73,7 +73,7 @@ static void put_u64(FILE *f, uint64_t v)
         fprintf(f, "%llu\n", (unsigned long long)v);
 }
 
-static const char *phase_name(run_phase_t p)
+const char *metrics_phase_name(run_phase_t p)
 {
         switch (p) {
         case RUN_PREPARING:
@@ -88,18 +88,6 @@ static const char *phase_name(run_phase_t p)
                 return "done";
         }
         return "unknown";
-}
-
-static int cmp_totals_name(const void *key, const void *elem)
-{
-        return strcmp(key, ((const metrics_totals_t *)elem)->name);
-}
-
-static const metrics_totals_t *find_base(const metrics_input_t *in, const char *name)
-{
-        if (!in->n_base)
-                return NULL;
-        return bsearch(name, in->base, in->n_base, sizeof(*in->base), cmp_totals_name);
 }
 
 /* The counter families: one field of metrics_totals_t each, the direction as a label. */
@@ -215,57 +203,13 @@ static void render_histogram(FILE *f, const metrics_totals_t *t, size_t n)
                 }
 }
 
-static bool is_folded(const metrics_input_t *in, const run_t *run)
-{
-        for (size_t i = 0; i < in->n_folded; i++)
-                if (in->folded[i] && streq(in->folded[i], run->id))
-                        return true;
-        return false;
-}
-
 static int render_counters(FILE *f, const metrics_input_t *in)
 {
-        size_t n_run = 0;
-        metrics_totals_t *t;
-        bool *used = calloc(in->n_base + 1, sizeof(*used));
+        metrics_totals_t *t = NULL;
         size_t n = 0;
 
-        for (size_t r = 0; r < in->n_runs; r++)
-                n_run += is_folded(in, in->runs[r]) ? 0 : in->runs[r]->n_agents;
-        t = calloc(n_run + in->n_base + 1, sizeof(*t));
-        if (!t || !used) {
-                free(t);
-                free(used);
+        if (metrics_collect(in, &t, &n) < 0)
                 return -ENOMEM;
-        }
-        /* Agents of the runs in progress: what they did before plus what they did in them. */
-        for (size_t r = 0; r < in->n_runs; r++) {
-                const run_t *run = in->runs[r];
-                const metrics_totals_t *rt = in->run_totals ? in->run_totals[r] : NULL;
-                if (is_folded(in, run))
-                        continue;
-                for (size_t i = 0; i < run->n_agents; i++) {
-                        const run_agent_t *a = &run->agents[i];
-                        const metrics_totals_t *b = find_base(in, a->name);
-                        if (a->server)
-                                continue;
-                        snprintf(t[n].name, sizeof(t[n].name), "%s", a->name);
-                        snprintf(t[n].hostname, sizeof(t[n].hostname), "%s", a->hostname);
-                        if (rt)
-                                metrics_totals_add(&t[n], &rt[i]);
-                        else
-                                metrics_totals_sum_agent(a, &t[n]);
-                        if (b) {
-                                metrics_totals_add(&t[n], b);
-                                used[b - in->base] = true;
-                        }
-                        n++;
-                }
-        }
-        for (size_t i = 0; i < in->n_base; i++)
-                if (!used[i])
-                        t[n++] = in->base[i];
-
         for (size_t c = 0; c < ELEMENTSOF(counters); c++) {
                 if (counters[c].help)
                         family(f, counters[c].name, "counter", counters[c].help);
@@ -276,12 +220,11 @@ static int render_counters(FILE *f, const metrics_input_t *in)
         }
         render_histogram(f, t, n);
         free(t);
-        free(used);
         return 0;
 }
 
 /* The first job a run's clients run (the run's own, or its plan's first client part's). */
-static const Iofleet__Job *first_job(const run_t *run)
+const Iofleet__Job *metrics_run_job(const run_t *run)
 {
         const Iofleet__SubmitRun *s = run->submit ? run->submit->submit_run : NULL;
         if (!s)
@@ -294,7 +237,7 @@ static const Iofleet__Job *first_job(const run_t *run)
         return NULL;
 }
 
-static const char *job_option(const Iofleet__Job *j, const char *key)
+const char *metrics_job_option(const Iofleet__Job *j, const char *key)
 {
         for (size_t i = 0; j && i < j->n_options; i++)
                 if (streq(j->options[i]->key, key))
@@ -313,7 +256,7 @@ static void label(FILE *f, const char *key, const char *value)
 static void run_info(FILE *f, const run_t *run)
 {
         const Iofleet__SubmitRun *s = run->submit ? run->submit->submit_run : NULL;
-        const Iofleet__Job *j = first_job(run);
+        const Iofleet__Job *j = metrics_run_job(run);
         char point[16] = "";
 
         if (s && s->sweep_id && s->sweep_id[0])
@@ -321,11 +264,11 @@ static void run_info(FILE *f, const run_t *run)
         fputs("iofleet_run_info{run_id=\"", f);
         put_escaped(f, run->id);
         fputc('"', f);
-        label(f, "phase", phase_name(run->phase));
+        label(f, "phase", metrics_phase_name(run->phase));
         label(f, "plan", s ? s->plan_name : "");
         label(f, "job", j ? j->name : "");
-        label(f, "rw", job_option(j, "rw"));
-        label(f, "bs", job_option(j, "bs"));
+        label(f, "rw", metrics_job_option(j, "rw"));
+        label(f, "bs", metrics_job_option(j, "bs"));
         label(f, "sweep_id", s ? s->sweep_id : "");
         label(f, "point", point);
         fputs("} 1\n", f);

@@ -50,3 +50,9 @@ int metrics_render(const metrics_input_t *in, char **ret, size_t *len);
 /* Writes s as a label value escaped per the exposition format (\\, \", \n) into buf; returns
  * the length it needs (like snprintf). */
 size_t metrics_escape_label(const char *s, char *buf, size_t len);
+
+/* The first job a run's clients run (the run's own, or its plan's first client part's), or
+ * NULL; one of its options ("" when not set); a run phase's name. */
+const Iofleet__Job *metrics_run_job(const run_t *run);
+const char *metrics_job_option(const Iofleet__Job *j, const char *key);
+const char *metrics_phase_name(run_phase_t p);

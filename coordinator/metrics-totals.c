@@ -34,6 +34,75 @@ void metrics_totals_add(metrics_totals_t *dst, const metrics_totals_t *src)
         clat_buckets_add(&dst->clat_write, &src->clat_write);
 }
 
+static int cmp_totals_name(const void *key, const void *elem)
+{
+        return strcmp(key, ((const metrics_totals_t *)elem)->name);
+}
+
+static const metrics_totals_t *find_base(const metrics_input_t *in, const char *name)
+{
+        if (!in->n_base)
+                return NULL;
+        return bsearch(name, in->base, in->n_base, sizeof(*in->base), cmp_totals_name);
+}
+
+static bool is_folded(const metrics_input_t *in, const run_t *run)
+{
+        for (size_t i = 0; i < in->n_folded; i++)
+                if (in->folded[i] && streq(in->folded[i], run->id))
+                        return true;
+        return false;
+}
+
+int metrics_collect(const metrics_input_t *in, metrics_totals_t **ret, size_t *n_ret)
+{
+        size_t n_run = 0;
+        metrics_totals_t *t;
+        bool *used = calloc(in->n_base + 1, sizeof(*used));
+        size_t n = 0;
+
+        for (size_t r = 0; r < in->n_runs; r++)
+                n_run += is_folded(in, in->runs[r]) ? 0 : in->runs[r]->n_agents;
+        t = calloc(n_run + in->n_base + 1, sizeof(*t));
+        if (!t || !used) {
+                free(t);
+                free(used);
+                return -ENOMEM;
+        }
+        /* Agents of the runs in progress: what they did before plus what they did in them. */
+        for (size_t r = 0; r < in->n_runs; r++) {
+                const run_t *run = in->runs[r];
+                const metrics_totals_t *rt = in->run_totals ? in->run_totals[r] : NULL;
+                if (is_folded(in, run))
+                        continue;
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        const run_agent_t *a = &run->agents[i];
+                        const metrics_totals_t *b = find_base(in, a->name);
+                        if (a->server)
+                                continue;
+                        snprintf(t[n].name, sizeof(t[n].name), "%s", a->name);
+                        snprintf(t[n].hostname, sizeof(t[n].hostname), "%s", a->hostname);
+                        if (rt)
+                                metrics_totals_add(&t[n], &rt[i]);
+                        else
+                                metrics_totals_sum_agent(a, &t[n]);
+                        if (b) {
+                                metrics_totals_add(&t[n], b);
+                                used[b - in->base] = true;
+                        }
+                        n++;
+                }
+        }
+        for (size_t i = 0; i < in->n_base; i++)
+                if (!used[i])
+                        t[n++] = in->base[i];
+
+        free(used);
+        *ret = t;
+        *n_ret = n;
+        return 0;
+}
+
 /* A run followed between renderings: its counts so far, one entry per agent. */
 typedef struct tracked {
         char id[WIRE_MAX_ID + 1];

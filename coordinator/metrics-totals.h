@@ -13,6 +13,11 @@ void metrics_totals_add(metrics_totals_t *dst, const metrics_totals_t *src);
 /* t += what agent a did in its run: the intervals shown so far and those received since. */
 void metrics_totals_sum_agent(const run_agent_t *a, metrics_totals_t *t);
 
+/* Every agent's counts for one rendering: the totals of the runs that are over plus, for the
+ * agents of the runs in progress, what they did in them. A malloc'd array into *ret (the caller
+ * frees it), sorted as base then runs. 0 or -ENOMEM. */
+int metrics_collect(const metrics_input_t *in, metrics_totals_t **ret, size_t *n);
+
 typedef struct metrics_tally metrics_tally_t;
 
 int metrics_tally_new(metrics_tally_t **ret);  /* 0 or -ENOMEM */

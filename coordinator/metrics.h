@@ -35,5 +35,8 @@ int metrics_fd(const metrics_t *m);
  * it before freeing a finished run). Nothing else: thousands of agents' series cost nothing
  * while nobody scrapes. NULL-safe. */
 void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, size_t n_runs);
+/* The results directory whose runs the web page lists and whose results and plots it serves
+ * under /results/ (copied; NULL: none). 0 or -ENOMEM. */
+int metrics_set_results_dir(metrics_t *m, const char *dir);
 /* A copy of the current snapshot (for tests); malloc'd, NULL if none or out of memory. */
 char *metrics_snapshot(metrics_t *m);

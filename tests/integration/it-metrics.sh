@@ -50,7 +50,7 @@ check "idle: 3 idle agents by state" [ "$(value iofleet_agents 'state="idle"')" 
 check "idle: no run" [ "$(value iofleet_run_active)" = 0 ]
 promcheck idle "$T/idle.txt"
 check "POST is refused with 405" [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL")" = 405 ]
-check "another path is 404" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")" = 404 ]
+check "another path is 404" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nothing")" = 404 ]
 
 "$IOFLEET" run --coordinator="$CTL" --name=r --rw=read --bs=64k --size=8m --time_based --runtime=5s \
 	--directory="$T/data" --output-format=json --output="$T/out.json" >"$T/run.log" 2>&1 &

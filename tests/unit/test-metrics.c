@@ -853,13 +853,26 @@ static void test_http(void **state)
         assert_non_null(strstr(buf, "iofleet_agents_up 3\n"));
         assert_int_equal(http(metrics_port(m), "POST", "/metrics", buf, sizeof(buf)), 405);
         assert_non_null(strstr(buf, "Allow: GET, HEAD"));
-        assert_int_equal(http(metrics_port(m), "GET", "/", buf, sizeof(buf)), 404);
+        /* The live page and its JSON; paths outside what is served are 404, never a file. */
+        assert_int_equal(http(metrics_port(m), "GET", "/", buf, sizeof(buf)), 200);
+        assert_non_null(strstr(buf, "Content-Security-Policy: default-src 'self'"));
+        assert_non_null(strstr(buf, "<script src=\"/app.js\">"));
+        assert_int_equal(http(metrics_port(m), "GET", "/api/runs", buf, sizeof(buf)), 200);
+        assert_non_null(strstr(buf, "\r\n\r\n[]"));
+        assert_int_equal(http(metrics_port(m), "GET", "/results/../../etc/passwd", buf, sizeof(buf)),
+                         404);
+        assert_int_equal(http(metrics_port(m), "GET", "/results/.by-id/result.json", buf,
+                              sizeof(buf)),
+                         404);
+        assert_int_equal(http(metrics_port(m), "GET", "/nothing", buf, sizeof(buf)), 404);
+        assert_int_equal(http(metrics_port(m), "GET", "/api/state", buf, sizeof(buf)), 200);
+        assert_non_null(strstr(buf, "\"agents_up\":3"));
         assert_int_equal(http(metrics_port(m), "GET", "/metricsx", buf, sizeof(buf)), 404);
         /* Each scrape sees the registry as it is then. */
         fx.ap[2]->state = AGENT_LOST;
         assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 200);
         assert_non_null(strstr(buf, "iofleet_agents_up 2\n"));
-        assert_int_equal(renders_settled(&l, 2), 2); /* the 405 and 404 cost no rendering */
+        assert_int_equal(renders_settled(&l, 3), 3); /* the 405 and 404s cost no rendering */
         l.stop = true;
         pthread_join(th, NULL);
         fx_done(&fx);
