@@ -375,11 +375,6 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
                                 missing[n_missing++] = a->name;
                         continue;
                 }
-                a->shown_read_bytes += iv->read_bytes;
-                a->shown_write_bytes += iv->write_bytes;
-                a->shown_read_ios += iv->read_ios;
-                a->shown_write_ios += iv->write_ios;
-                a->shown_errors += iv->errors;
                 iv->shown = true;
                 if (!pa || !pp)
                         continue;
@@ -600,6 +595,17 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
                 if (run->submit->submit_run->stonewall && !run->stonewall_ns)
                         stonewall(run, a, now, out);
         }
+        /* Run messages are accepted once each, in order: every interval here is new, and
+         * /metrics counts it now, shown or late. */
+        a->recv_read_bytes += v.read_bytes;
+        a->recv_write_bytes += v.write_bytes;
+        a->recv_read_ios += v.read_ios;
+        a->recv_write_ios += v.write_ios;
+        a->recv_errors += v.errors;
+        if (m->read)
+                clat_buckets_add_wire(&a->clat_read, m->read->clat);
+        if (m->write)
+                clat_buckets_add_wire(&a->clat_write, m->write->clat);
         if (k < a->iv_base || k < run->civ_base) {
                 /* It left memory (and went to the spool) before it came, as an agent back from
                  * a partition resends: kept aside and merged into the written series. */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "clat-buckets.h"
 #include "degrade.h"
 #include "hist.h"
 #include "idmap.h"
@@ -46,8 +47,9 @@ typedef struct run_agent {
         run_interval_t *iv; /* intervals iv_base .. iv_base + n_iv - 1 (older ones spooled) */
         size_t n_iv;
         size_t iv_base;
-        uint64_t shown_read_bytes, shown_write_bytes; /* in intervals shown so far (metrics) */
-        uint64_t shown_read_ios, shown_write_ios, shown_errors;
+        /* What every interval accepted from it says so far, late ones included (/metrics). */
+        uint64_t recv_read_bytes, recv_write_bytes, recv_read_ios, recv_write_ios, recv_errors;
+        clat_buckets_t clat_read, clat_write;
         int64_t last_index;   /* index of its final interval, -1 until known */
         /* Delivery: its run messages are numbered (run_seq); they are accepted in order only, and
          * acknowledged (Ack) once kept, so that after a partition it resends from there. */

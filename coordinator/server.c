@@ -901,9 +901,12 @@ int server_run(const coord_config_t *cfg)
         if (r < 0)
                 log_warning("metrics_listen=%s: cannot listen (%s): /metrics is off",
                             cfg->metrics_listen, strerror(-r));
-        else if (srv.metrics)
-                log_info("metrics: GET /metrics on %s, port %u", cfg->metrics_listen,
-                         (unsigned)metrics_port(srv.metrics));
+        else if (srv.metrics) {
+                if (metrics_set_results_dir(srv.metrics, cfg->results_dir) < 0)
+                        log_warning("metrics: out of memory: the web page lists no past run");
+                log_info("metrics: GET /metrics on %s, port %u (the live page at /)",
+                         cfg->metrics_listen, (unsigned)metrics_port(srv.metrics));
+        }
         r = 0; /* a coordinator without /metrics still coordinates, and exits 0 */
         if (runs_recover(srv.runs, now_timeline()))
                 update_status(&srv);
