@@ -115,30 +115,18 @@ static void sum_agent(const run_agent_t *a, metrics_totals_t *t)
 {
         /* What was shown (older intervals may have left memory for the spool), plus what came in
          * for intervals not shown yet. */
-        t->read_bytes += a->shown_read_bytes;
-        t->write_bytes += a->shown_write_bytes;
-        t->read_ios += a->shown_read_ios;
-        t->write_ios += a->shown_write_ios;
-        t->errors += a->shown_errors;
+        io_counts_add(&t->io, &a->shown_io);
         for (size_t k = a->iv_base; k < a->iv_base + a->n_iv; k++) {
                 const run_interval_t *iv = run_agent_iv(a, k);
                 if (!iv->received || iv->shown)
                         continue;
-                t->read_bytes += iv->read_bytes;
-                t->write_bytes += iv->write_bytes;
-                t->read_ios += iv->read_ios;
-                t->write_ios += iv->write_ios;
-                t->errors += iv->errors;
+                io_counts_add(&t->io, &iv->io);
         }
 }
 
 static void add_totals(metrics_totals_t *dst, const metrics_totals_t *src)
 {
-        dst->read_bytes += src->read_bytes;
-        dst->write_bytes += src->write_bytes;
-        dst->read_ios += src->read_ios;
-        dst->write_ios += src->write_ios;
-        dst->errors += src->errors;
+        io_counts_add(&dst->io, &src->io);
 }
 
 static int cmp_totals_name(const void *key, const void *elem)
@@ -159,15 +147,15 @@ static const struct {
         size_t off;
 } counters[] = {
     {"iofleet_agent_read_bytes_total", "iofleet_cluster_read_bytes_total", "Bytes read",
-     offsetof(metrics_totals_t, read_bytes)},
+     offsetof(metrics_totals_t, io.read_bytes)},
     {"iofleet_agent_write_bytes_total", "iofleet_cluster_write_bytes_total", "Bytes written",
-     offsetof(metrics_totals_t, write_bytes)},
+     offsetof(metrics_totals_t, io.write_bytes)},
     {"iofleet_agent_read_ios_total", "iofleet_cluster_read_ios_total", "Read I/Os completed",
-     offsetof(metrics_totals_t, read_ios)},
+     offsetof(metrics_totals_t, io.read_ios)},
     {"iofleet_agent_write_ios_total", "iofleet_cluster_write_ios_total", "Write I/Os completed",
-     offsetof(metrics_totals_t, write_ios)},
+     offsetof(metrics_totals_t, io.write_ios)},
     {"iofleet_agent_errors_total", "iofleet_cluster_errors_total", "I/O errors",
-     offsetof(metrics_totals_t, errors)},
+     offsetof(metrics_totals_t, io.errors)},
 };
 
 static uint64_t field(const metrics_totals_t *t, size_t off)
@@ -256,7 +244,7 @@ static void render_rates(FILE *f, const metrics_input_t *in)
                         if (iv && !iv->received)                                                   \
                                 iv = NULL;                                                         \
                         agent_run_series(f, "iofleet_agent_" suffix, a, run);                      \
-                        put_double(f, iv ? (double)iv->fld / secs : 0.0);                          \
+                        put_double(f, iv ? (double)iv->io.fld / secs : 0.0);                       \
                 }                                                                                  \
         }
         RATE_FIELDS(AGENT_RATE)
@@ -271,7 +259,7 @@ static void render_rates(FILE *f, const metrics_input_t *in)
                 if (k < 0)                                                                         \
                         continue;                                                                  \
                 run_series(f, "iofleet_cluster_" suffix, run, NULL, NULL);                         \
-                put_double(f, (double)run_civ(run, (size_t)k)->fld / secs);                        \
+                put_double(f, (double)run_civ(run, (size_t)k)->io.fld / secs);                     \
         }
         RATE_FIELDS(CLUSTER_RATE)
 #undef CLUSTER_RATE
@@ -624,11 +612,7 @@ static int track(metrics_t *m, const run_t *const *runs, size_t n)
                  * folded. */
                 for (size_t i = 0; i < tr->n_cur && i < run->n_agents; i++) {
                         const run_agent_t *a = &run->agents[i];
-                        tr->cur[i].read_bytes = a->shown_read_bytes;
-                        tr->cur[i].write_bytes = a->shown_write_bytes;
-                        tr->cur[i].read_ios = a->shown_read_ios;
-                        tr->cur[i].write_ios = a->shown_write_ios;
-                        tr->cur[i].errors = a->shown_errors;
+                        tr->cur[i].io = a->shown_io;
                 }
                 if (run_done(run))
                         fold(m, (size_t)(tr - m->tracked), run);

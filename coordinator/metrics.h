@@ -19,7 +19,7 @@ typedef struct metrics_alert {
 typedef struct metrics_totals {
         char name[WIRE_MAX_NAME + 1];
         char hostname[WIRE_MAX_HOSTNAME + 1];
-        uint64_t read_bytes, write_bytes, read_ios, write_ios, errors;
+        io_counts_t io;
 } metrics_totals_t;
 
 /* Everything one rendering reads. runs are the runs in progress (several at once, on disjoint
