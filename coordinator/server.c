@@ -327,15 +327,14 @@ static void on_beat(server_t *srv, agent_t *a, const envelope_t *e, int64_t t_re
         flush_agents(srv, &srv->out.agents);
 }
 
-static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
+/* An agent's message decoded into *ret, or refused (another protocol version, a bad message)
+ * with an answer and a log line, a few a minute per peer. 0 or -errno. */
+static int decode_agent_message(server_t *srv, const sock_msg_t *m, const char *who,
+                                envelope_t **ret)
 {
         envelope_t *e = NULL;
-        agent_t *a;
-        char err[512], who[128], note[96];
-        int r;
-
-        agent_peer(m, who, sizeof(who));
-        r = wire_decode(m->data, m->len, WIRE_MAX_AGENT_MSG, &e, err, sizeof(err));
+        char err[512], note[96];
+        int r = wire_decode(m->data, m->len, WIRE_MAX_AGENT_MSG, &e, err, sizeof(err));
         if (r == -EPROTO) {
                 if (log_allowed(srv, who, note, sizeof(note))) {
                         log_error("refused %s: %s%s", who, err, note);
@@ -343,7 +342,7 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                                    IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION, NULL, err);
                 }
                 wire_free(&e);
-                return;
+                return r;
         }
         if (r < 0) {
                 /* A flood of them gets a few answers and log lines a minute, not one each. */
@@ -352,8 +351,21 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                         send_error(srv->agents_sock, m->peer, NULL,
                                    IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE, NULL, err);
                 }
-                return;
+                return r;
         }
+        *ret = e;
+        return 0;
+}
+
+static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
+{
+        envelope_t *e = NULL;
+        agent_t *a;
+        char who[128], note[96];
+
+        agent_peer(m, who, sizeof(who));
+        if (decode_agent_message(srv, m, who, &e) < 0)
+                return;
         if (e->body_case == IOFLEET__ENVELOPE__BODY_HELLO) {
                 on_hello(srv, m, e, who);
                 wire_free(&e);
