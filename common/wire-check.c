@@ -59,6 +59,19 @@ static int check_name(const char *s, const char *what, char *err, size_t errlen)
         return 0;
 }
 
+/* A list of n strings: at most max_n (else too_many), each as check_str() wants it. */
+static int check_strs(char **v, size_t n, size_t max_n, const char *too_many, size_t max,
+                      bool required, const char *what, char *err, size_t errlen)
+{
+        int r;
+        if (n > max_n)
+                return errorf(err, errlen, -EBADMSG, "%s", too_many);
+        for (size_t i = 0; i < n; i++)
+                if ((r = check_str(v[i], max, required, what, err, errlen)) < 0)
+                        return r;
+        return 0;
+}
+
 /* Instants and durations a peer reports stay far from overflow when subtracted. */
 #define WIRE_MAX_TIME (INT64_C(1) << 62)
 static int check_time(int64_t t, const char *what, char *err, size_t errlen)
@@ -328,13 +341,8 @@ static int check_run_info(const Iofleet__RunInfo *ri, char *err, size_t errlen)
             (r = check_str(ri->phase, WIRE_MAX_NAME, false, "run_info.phase", err, errlen)) < 0 ||
             (r = check_str(ri->sweep_id, WIRE_MAX_ID, false, "run_info.sweep_id", err, errlen)) < 0)
                 return r;
-        if (ri->n_agents > WIRE_MAX_AGENTS)
-                return errorf(err, errlen, -EBADMSG, "run_info: too many agents");
-        for (size_t i = 0; i < ri->n_agents; i++)
-                if ((r = check_str(ri->agents[i], WIRE_MAX_NAME, true, "run_info.agent", err,
-                                   errlen)) < 0)
-                        return r;
-        return 0;
+        return check_strs(ri->agents, ri->n_agents, WIRE_MAX_AGENTS, "run_info: too many agents",
+                          WIRE_MAX_NAME, true, "run_info.agent", err, errlen);
 }
 
 static int check_run_list(const Iofleet__RunList *l, char *err, size_t errlen)
@@ -398,15 +406,11 @@ static int check_hello(const Iofleet__Hello *h, char *err, size_t errlen)
         if (h->n_roles > WIRE_MAX_ROLES || h->n_engines > 32)
                 return errorf(err, errlen, -EBADMSG,
                               "hello: at most %d roles and 32 engines allowed", WIRE_MAX_ROLES);
-        for (size_t i = 0; i < h->n_roles; i++)
-                if ((r = check_str(h->roles[i], WIRE_MAX_NAME, true, "hello.role", err, errlen)) <
-                    0)
-                        return r;
-        for (size_t i = 0; i < h->n_engines; i++)
-                if ((r = check_str(h->engines[i], WIRE_MAX_NAME, true, "hello.engine", err,
-                                   errlen)) < 0)
-                        return r;
-        if ((r = check_hello_run(h, err, errlen)) < 0)
+        if ((r = check_strs(h->roles, h->n_roles, SIZE_MAX, "", WIRE_MAX_NAME, true, "hello.role",
+                            err, errlen)) < 0 ||
+            (r = check_strs(h->engines, h->n_engines, SIZE_MAX, "", WIRE_MAX_NAME, true,
+                            "hello.engine", err, errlen)) < 0 ||
+            (r = check_hello_run(h, err, errlen)) < 0)
                 return r;
         return check_labels(h->labels, h->n_labels, err, errlen);
 }
@@ -575,10 +579,9 @@ static int check_submit_lists(const Iofleet__SubmitRun *s, char *err, size_t err
                               "submit_run: at most %d sweep parameters, 64 degrade rules, "
                               "%d parts, point and repeat below %d",
                               WIRE_MAX_SETTINGS, WIRE_MAX_PARTS, WIRE_MAX_POINTS);
-        for (size_t i = 0; i < s->n_sweep_params; i++)
-                if ((r = check_str(s->sweep_params[i], WIRE_MAX_NAME * 2, true,
-                                   "submit_run.sweep_params", err, errlen)) < 0)
-                        return r;
+        if ((r = check_strs(s->sweep_params, s->n_sweep_params, SIZE_MAX, "", WIRE_MAX_NAME * 2,
+                            true, "submit_run.sweep_params", err, errlen)) < 0)
+                return r;
         for (size_t i = 0; i < s->n_degrade; i++)
                 if ((r = check_degrade(s->degrade[i], err, errlen)) < 0)
                         return r;
@@ -644,13 +647,9 @@ static int check_run_update(const Iofleet__RunUpdate *u, char *err, size_t errle
                 if ((r = check_str(u->per_agent[i]->name, WIRE_MAX_NAME, false,
                                    "run_update.per_agent.name", err, errlen)) < 0)
                         return r;
-        if (u->n_missing > WIRE_MAX_AGENTS)
-                return errorf(err, errlen, -EBADMSG, "run_update: too many missing agents");
-        for (size_t i = 0; i < u->n_missing; i++)
-                if ((r = check_str(u->missing[i], WIRE_MAX_NAME, true, "run_update.missing", err,
-                                   errlen)) < 0)
-                        return r;
-        return 0;
+        return check_strs(u->missing, u->n_missing, WIRE_MAX_AGENTS,
+                          "run_update: too many missing agents", WIRE_MAX_NAME, true,
+                          "run_update.missing", err, errlen);
 }
 
 static int check_run_done(const Iofleet__RunDone *d, char *err, size_t errlen)

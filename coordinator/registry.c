@@ -359,6 +359,13 @@ static bool beat_due(agent_t *a, const Iofleet__Heartbeat *hb, const registry_pa
         return false;
 }
 
+/* An answer to agent a, numbered in its sequence, queued by its id. */
+static int push_answer(agent_t *a, envelope_t *rep, outbox_t *ob)
+{
+        rep->seq = ++a->seq_out;
+        return outbox_push(ob, a->id, rep);
+}
+
 int registry_heartbeat(agent_t *a, const Iofleet__Heartbeat *hb, const registry_pace_t *pace,
                        const registry_now_t *now, registry_ack_fn ack, void *user, outbox_t *ob)
 {
@@ -384,10 +391,9 @@ int registry_heartbeat(agent_t *a, const Iofleet__Heartbeat *hb, const registry_
                 ans.probe_t2 = now->t_recv;
                 ans.probe_t3 = now->t_send;
         }
-        rep.seq = ++a->seq_out;
         rep.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
         rep.heartbeat = &ans;
-        r = outbox_push(ob, a->id, &rep);
+        r = push_answer(a, &rep, ob);
         return r < 0 ? r : 1;
 }
 
@@ -399,10 +405,9 @@ int registry_time_probe(agent_t *a, const Iofleet__TimeProbe *p, const registry_
         tr.t1 = p->t1;
         tr.t2 = now->t_recv;
         tr.t3 = now->t_send;
-        rep.seq = ++a->seq_out;
         rep.body_case = IOFLEET__ENVELOPE__BODY_TIME_REPLY;
         rep.time_reply = &tr;
-        return outbox_push(ob, a->id, &rep);
+        return push_answer(a, &rep, ob);
 }
 
 const char *agent_state_to_string(agent_state_t s)
