@@ -96,13 +96,13 @@ static const struct {
         size_t off;
 } counters[] = {
     {"iofleet_bytes_total", "read", "Bytes transferred by one agent, over every run",
-     offsetof(metrics_totals_t, read_bytes)},
-    {"iofleet_bytes_total", "write", NULL, offsetof(metrics_totals_t, write_bytes)},
+     offsetof(metrics_totals_t, io.read_bytes)},
+    {"iofleet_bytes_total", "write", NULL, offsetof(metrics_totals_t, io.write_bytes)},
     {"iofleet_ios_total", "read", "I/Os completed by one agent, over every run",
-     offsetof(metrics_totals_t, read_ios)},
-    {"iofleet_ios_total", "write", NULL, offsetof(metrics_totals_t, write_ios)},
+     offsetof(metrics_totals_t, io.read_ios)},
+    {"iofleet_ios_total", "write", NULL, offsetof(metrics_totals_t, io.write_ios)},
     {"iofleet_errors_total", NULL, "I/O errors of one agent (either direction), over every run",
-     offsetof(metrics_totals_t, errors)},
+     offsetof(metrics_totals_t, io.errors)},
 };
 
 static uint64_t field(const metrics_totals_t *t, size_t off)

@@ -20,7 +20,7 @@ typedef struct metrics_alert {
 typedef struct metrics_totals {
         char name[WIRE_MAX_NAME + 1];
         char hostname[WIRE_MAX_HOSTNAME + 1];
-        uint64_t read_bytes, write_bytes, read_ios, write_ios, errors;
+        io_counts_t io;
         clat_buckets_t clat_read, clat_write;
 } metrics_totals_t;
 

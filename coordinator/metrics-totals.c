@@ -14,22 +14,14 @@
 /* Counts of one run agent over every interval it sent. */
 void metrics_totals_sum_agent(const run_agent_t *a, metrics_totals_t *t)
 {
-        t->read_bytes += a->recv_read_bytes;
-        t->write_bytes += a->recv_write_bytes;
-        t->read_ios += a->recv_read_ios;
-        t->write_ios += a->recv_write_ios;
-        t->errors += a->recv_errors;
+        io_counts_add(&t->io, &a->recv_io);
         clat_buckets_add(&t->clat_read, &a->clat_read);
         clat_buckets_add(&t->clat_write, &a->clat_write);
 }
 
 void metrics_totals_add(metrics_totals_t *dst, const metrics_totals_t *src)
 {
-        dst->read_bytes += src->read_bytes;
-        dst->write_bytes += src->write_bytes;
-        dst->read_ios += src->read_ios;
-        dst->write_ios += src->write_ios;
-        dst->errors += src->errors;
+        io_counts_add(&dst->io, &src->io);
         clat_buckets_add(&dst->clat_read, &src->clat_read);
         clat_buckets_add(&dst->clat_write, &src->clat_write);
 }
@@ -248,8 +240,7 @@ int metrics_tally_track(metrics_tally_t *m, const run_t *const *runs, size_t n)
                 }
                 for (size_t i = 0; i < tr->n_cur && i < run->n_agents; i++) {
                         metrics_totals_t *c = &tr->cur[i];
-                        c->read_bytes = c->write_bytes = c->read_ios = c->write_ios = 0;
-                        c->errors = 0;
+                        memset(&c->io, 0, sizeof(c->io));
                         memset(&c->clat_read, 0, sizeof(c->clat_read));
                         memset(&c->clat_write, 0, sizeof(c->clat_write));
                         metrics_totals_sum_agent(&run->agents[i], c);

@@ -11,6 +11,7 @@
 #include "degrade.h"
 #include "hist.h"
 #include "idmap.h"
+#include "io-counts.h"
 #include "kv.h"
 #include "options.h"
 #include "registry.h"
@@ -27,9 +28,9 @@ typedef enum run_phase {
 
 /* One agent's counters for one interval. */
 typedef struct run_interval {
-        uint64_t read_bytes, read_ios, write_bytes, write_ios, errors, meta_ops;
+        io_counts_t io;
         bool received;
-        bool shown; /* counted in the agent's shown_* when its cluster interval was shown */
+        bool shown; /* its cluster interval was shown */
 } run_interval_t;
 
 typedef struct run_agent {
@@ -48,7 +49,7 @@ typedef struct run_agent {
         size_t n_iv;
         size_t iv_base;
         /* What every interval accepted from it says so far, late ones included (/metrics). */
-        uint64_t recv_read_bytes, recv_write_bytes, recv_read_ios, recv_write_ios, recv_errors;
+        io_counts_t recv_io;
         clat_buckets_t clat_read, clat_write;
         int64_t last_index;   /* index of its final interval, -1 until known */
         /* Delivery: its run messages are numbered (run_seq); they are accepted in order only, and
@@ -74,7 +75,7 @@ typedef struct run_agent {
 
 /* Interval k summed across agents. */
 typedef struct cluster_interval {
-        uint64_t read_bytes, read_ios, write_bytes, write_ios, errors, meta_ops;
+        io_counts_t io;
         uint32_t reported;
         uint32_t owed; /* agents that owe it and have not sent it; kept until it is shown */
         bool emitted;

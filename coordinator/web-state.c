@@ -28,11 +28,11 @@ static json_t *agents_json(const metrics_input_t *in, metrics_totals_t *t, size_
                 json_array_append_new(
                     arr, json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I}", "name", a->name,
                                    "host", a->hostname, "state", agent_state_to_string(a->state),
-                                   "read_bytes", (json_int_t)(c ? c->read_bytes : 0), "write_bytes",
-                                   (json_int_t)(c ? c->write_bytes : 0), "read_ios",
-                                   (json_int_t)(c ? c->read_ios : 0), "write_ios",
-                                   (json_int_t)(c ? c->write_ios : 0), "errors",
-                                   (json_int_t)(c ? c->errors : 0)));
+                                   "read_bytes", (json_int_t)(c ? c->io.read_bytes : 0), "write_bytes",
+                                   (json_int_t)(c ? c->io.write_bytes : 0), "read_ios",
+                                   (json_int_t)(c ? c->io.read_ios : 0), "write_ios",
+                                   (json_int_t)(c ? c->io.write_ios : 0), "errors",
+                                   (json_int_t)(c ? c->io.errors : 0)));
         }
         return arr;
 }
@@ -50,9 +50,9 @@ static json_t *series_json(const run_t *run, double secs)
                         continue;
                 json_array_append_new(
                     arr,
-                    json_pack("[I, f, f, f, f, f]", (json_int_t)k, (double)c->read_bytes / secs,
-                              (double)c->write_bytes / secs, (double)c->read_ios / secs,
-                              (double)c->write_ios / secs, (double)c->clat_p99_ns / 1e9));
+                    json_pack("[I, f, f, f, f, f]", (json_int_t)k, (double)c->io.read_bytes / secs,
+                              (double)c->io.write_bytes / secs, (double)c->io.read_ios / secs,
+                              (double)c->io.write_ios / secs, (double)c->clat_p99_ns / 1e9));
         }
         return arr;
 }
@@ -72,8 +72,8 @@ static json_t *run_agents_json(const run_t *run, double secs)
                 json_array_append_new(
                     arr, json_pack("{s:s, s:s, s:s, s:f, s:f}", "name", a->name, "host",
                                    a->hostname, "status", run_agent_status(run, a), "read_bw",
-                                   iv ? (double)iv->read_bytes / secs : 0.0, "write_bw",
-                                   iv ? (double)iv->write_bytes / secs : 0.0));
+                                   iv ? (double)iv->io.read_bytes / secs : 0.0, "write_bw",
+                                   iv ? (double)iv->io.write_bytes / secs : 0.0));
         }
         return arr;
 }
