@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "engine.h"
 #include "log.h"
 #include "sandbox.h"
@@ -293,44 +295,80 @@ fail:
         return r;
 }
 
-/* Writes [off, end) of fd with data from *x; fd may be O_DIRECT (then off, end and buf aligned). */
-static int fill_range(int fd, uint64_t off, uint64_t end, uint64_t *buf, uint64_t *x,
-                      const char *path, const int *stop, char *err, size_t errlen)
+/* Laying out one file: its data, the stop flag, the bytes counted as done, the test pace. */
+typedef struct fill {
+        uint64_t *buf;      /* LAYOUT_CHUNK bytes, aligned */
+        uint64_t x;         /* xorshift state */
+        const char *path;
+        const int *stop;
+        uint64_t *done;     /* the worker's count (may be NULL) */
+        uint64_t counted;   /* what this file added to it */
+        uint64_t rate;      /* test_layout_rate, bytes/s; 0 unpaced */
+        int64_t t0;         /* paced: when the writing began */
+        uint64_t written;   /* paced: bytes written since t0 */
+} fill_t;
+
+static void count(fill_t *f, uint64_t n)
+{
+        layout_count(f->done, n);
+        f->counted += n;
+}
+
+/* The test hook's pace: sleeps (in slices, so a stop reaches it) until written bytes are due. */
+static void pace(fill_t *f)
+{
+        int64_t due;
+        if (!f->rate)
+                return;
+        due = f->t0 + (int64_t)((double)f->written * 1e9 / (double)f->rate);
+        for (int64_t now = clock_mono_ns(); now < due && !__atomic_load_n(f->stop, __ATOMIC_RELAXED);
+             now = clock_mono_ns()) {
+                int64_t d = due - now < 50 * (int64_t)NSEC_PER_MSEC ? due - now
+                                                                     : 50 * (int64_t)NSEC_PER_MSEC;
+                struct timespec ts = {0, (long)d};
+                nanosleep(&ts, NULL);
+        }
+}
+
+/* Writes [off, end) of fd with data from f; fd may be O_DIRECT (then off, end and buf aligned). */
+static int fill_range(int fd, uint64_t off, uint64_t end, fill_t *f, char *err, size_t errlen)
 {
         while (off < end) {
                 size_t n = end - off < LAYOUT_CHUNK ? (size_t)(end - off) : LAYOUT_CHUNK;
                 ssize_t w;
-                if (__atomic_load_n(stop, __ATOMIC_RELAXED))
-                        return errorf(err, errlen, -ECANCELED, "laying out %s: stopped", path);
+                if (__atomic_load_n(f->stop, __ATOMIC_RELAXED))
+                        return errorf(err, errlen, -ECANCELED, "laying out %s: stopped", f->path);
                 /* xorshift: cheap data that neither compresses nor deduplicates. */
                 for (size_t i = 0; i < LAYOUT_CHUNK / 8; i++) {
-                        *x ^= *x << 13;
-                        *x ^= *x >> 7;
-                        *x ^= *x << 17;
-                        buf[i] = *x;
+                        f->x ^= f->x << 13;
+                        f->x ^= f->x >> 7;
+                        f->x ^= f->x << 17;
+                        f->buf[i] = f->x;
                 }
-                w = pwrite(fd, buf, n, (off_t)off);
+                w = pwrite(fd, f->buf, n, (off_t)off);
                 if (w < 0 && errno == EINTR)
                         continue;
                 if (w <= 0) {
                         int e = w < 0 ? errno : ENOSPC;
-                        return errorf(err, errlen, -e, "laying out %s at offset %llu: %s", path,
+                        return errorf(err, errlen, -e, "laying out %s at offset %llu: %s", f->path,
                                       (unsigned long long)off, strerror(e));
                 }
                 off += (uint64_t)w;
+                count(f, (uint64_t)w);
+                f->written += (uint64_t)w;
+                pace(f);
         }
         return 0;
 }
 
-int layout_file(const agent_config_t *cfg, const char *path, uint64_t length, bool fill,
-                bool direct, bool readonly, uint64_t seed, const int *stop, policy_undo_t *undo,
-                char *err, size_t errlen)
+static int lay_out(const agent_config_t *cfg, const char *path, uint64_t length, bool fill,
+                   bool direct, bool readonly, fill_t *fl, policy_undo_t *undo, char *err,
+                   size_t errlen)
 {
         _cleanup_(closep) int fd = -1, dfd = -1;
         _cleanup_(freep) uint64_t *buf = NULL;
         struct stat st;
-        /* Each file its own data (xorshift must not start at 0), so files do not deduplicate. */
-        uint64_t x = (seed ^ 0x2545f4914f6cdd1dULL) | 1, off;
+        uint64_t off;
         char e[1024];
         int r;
 
@@ -385,7 +423,11 @@ int layout_file(const agent_config_t *cfg, const char *path, uint64_t length, bo
                         buf = NULL;
                         return errorf(err, errlen, -ENOMEM, "no memory to lay out %s", path);
                 }
+                fl->buf = buf;
                 off = (uint64_t)st.st_size;
+                /* What is there already counts as done at once. */
+                count(fl, off);
+                fl->t0 = clock_mono_ns();
                 if (direct && sandbox_reopen(fd, O_WRONLY | O_DIRECT, &dfd) < 0)
                         /* A filesystem that refuses O_DIRECT (tmpfs) is laid out buffered; the
                          * job's own open says so if it needs O_DIRECT. */
@@ -397,14 +439,14 @@ int layout_file(const agent_config_t *cfg, const char *path, uint64_t length, bo
                         uint64_t b = length / LAYOUT_ALIGN * LAYOUT_ALIGN;
                         if (a > length)
                                 a = length;
-                        if ((r = fill_range(fd, off, a, buf, &x, path, stop, err, errlen)) < 0)
+                        if ((r = fill_range(fd, off, a, fl, err, errlen)) < 0)
                                 return r;
                         if (b > a &&
-                            (r = fill_range(dfd, a, b, buf, &x, path, stop, err, errlen)) < 0)
+                            (r = fill_range(dfd, a, b, fl, err, errlen)) < 0)
                                 return r;
                         off = b > a ? b : a;
                 }
-                if ((r = fill_range(fd, off, length, buf, &x, path, stop, err, errlen)) < 0)
+                if ((r = fill_range(fd, off, length, fl, err, errlen)) < 0)
                         return r;
         }
         /* As fio's create_fsync: the layout is on stable storage before the job measures, and
@@ -413,4 +455,21 @@ int layout_file(const agent_config_t *cfg, const char *path, uint64_t length, bo
                 return errorf(err, errlen, -errno, "fsync of %s after laying it out: %s", path,
                               strerror(errno));
         return 0;
+}
+
+int layout_file(const agent_config_t *cfg, const char *path, uint64_t length, bool fill,
+                bool direct, bool readonly, uint64_t seed, const int *stop, uint64_t *done,
+                policy_undo_t *undo, char *err, size_t errlen)
+{
+        /* Each file its own data (xorshift must not start at 0), so files do not deduplicate. */
+        fill_t fl = {.x = (seed ^ 0x2545f4914f6cdd1dULL) | 1,
+                     .path = path,
+                     .stop = stop,
+                     .done = done,
+                     .rate = cfg ? cfg->test_layout_rate : 0};
+        int r = lay_out(cfg, path, length, fill, direct, readonly, &fl, undo, err, errlen);
+        /* A file long enough already, reserved, or filled: all of its length is done. */
+        if (r == 0 && length > fl.counted)
+                count(&fl, length - fl.counted);
+        return r;
 }

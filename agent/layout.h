@@ -50,9 +50,18 @@ int layout_expand_name(const char *format, const char *job, const char *agent, u
  * fio's create_fsync. readonly: a missing or short file is an error, never created. The file is
  * opened through cfg's policy (policy_open: beneath allow_paths, never through a symbolic link,
  * missing directories made as fio makes them); what this call created goes to undo. Only regular
- * files are touched. -ECANCELED soon after *stop becomes non-zero; err gets one line. */
+ * files are touched. -ECANCELED soon after *stop becomes non-zero; err gets one line. Progress
+ * goes to *done (may be NULL; relaxed atomic adds, read by the agent's loop): what the file holds
+ * already at once, then each write; on success length in all. cfg's test_layout_rate (a test hook)
+ * paces the writes. */
 int layout_file(const agent_config_t *cfg, const char *path, uint64_t length, bool fill,
-                bool direct, bool readonly, uint64_t seed, const int *stop, policy_undo_t *undo,
-                char *err, size_t errlen);
+                bool direct, bool readonly, uint64_t seed, const int *stop, uint64_t *done,
+                policy_undo_t *undo, char *err, size_t errlen);
+/* Adds n bytes laid out to *done (NULL: nothing), for the agent's loop to read at any time. */
+static inline void layout_count(uint64_t *done, uint64_t n)
+{
+        if (done && n)
+                __atomic_fetch_add(done, n, __ATOMIC_RELAXED);
+}
 /* 0 when fd is a regular file; otherwise -EINVAL with err naming path and what it is. */
 int layout_check_regular(int fd, const char *path, char *err, size_t errlen);

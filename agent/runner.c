@@ -50,6 +50,7 @@ struct runner {
         char *work_dir;         /* copy of the params' work_dir, for metadata workers */
         const agent_config_t *cfg;
         uint64_t meta_reported; /* metadata operations handed out by runner_meta_ops_interval() */
+        uint64_t layout_total;  /* bytes the owners' files must hold (runner_layout_progress()) */
 };
 
 int runner_dir_init(runner_dir_t *d)
@@ -329,6 +330,11 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
         if ((rc = share_files(r)) < 0)
                 goto fail;
         r->n_workers = n;
+        /* What the layout is to write or find: each file once, at the length its owner gives it. */
+        for (size_t i = 0; i < n; i++)
+                for (size_t f = 0; f < r->workers[i].nfiles; f++)
+                        if (r->workers[i].files[f].path && r->workers[i].files[f].owner)
+                                r->layout_total += r->workers[i].files[f].length;
         r->gate.laying_out = n;
         for (size_t i = 0; i < n; i++) {
                 if ((rc = -pthread_create(&r->workers[i].thread, NULL, worker_main,
@@ -348,6 +354,15 @@ fail:
                 snprintf(err, errlen, "runner: %s", strerror(-rc));
         runner_destroy(&r);
         return rc;
+}
+
+void runner_layout_progress(const runner_t *r, uint64_t *done, uint64_t *total)
+{
+        uint64_t d = 0;
+        for (size_t i = 0; i < r->n_workers; i++)
+                d += __atomic_load_n(&r->workers[i].laid_out, __ATOMIC_RELAXED);
+        *total = r->layout_total;
+        *done = d < r->layout_total ? d : r->layout_total;
 }
 
 void runner_stop(runner_t *r)

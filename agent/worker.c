@@ -792,7 +792,8 @@ static int prepare_own_files(worker_t *w, run_t *s)
                                     .readonly = j->readonly,
                                     .writes = worker_rw_writes(j->rw),
                                     .seed = w->seed ^ i,
-                                    .stop = w->stop};
+                                    .stop = w->stop,
+                                    .done = &w->laid_out};
                 char err[512];
                 uint64_t size;
                 if (!f->owner)
@@ -866,7 +867,7 @@ static int prepare(worker_t *w, run_t *s)
                 if (!f->owner)
                         continue;
                 r = layout_file(w->cfg, f->path, f->length, f->fill, job_direct(w), j->readonly,
-                                w->seed ^ i, w->stop, &w->made, err, sizeof(err));
+                                w->seed ^ i, w->stop, &w->laid_out, &w->made, err, sizeof(err));
                 if (r < 0) {
                         fail(w, -r, "%s", err);
                         return r;

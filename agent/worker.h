@@ -64,6 +64,7 @@ typedef struct worker {
         uint64_t syncs;      /* fsync/fdatasync every N writes (fio's "sync" total_ios) */
         uint64_t end_syncs;  /* end_fsync: files synced when the job's writes were done */
         hist_t sync_lat;     /* latency of each of those every-N-writes syncs */
+        uint64_t laid_out;   /* layout bytes done (layout_count(): relaxed adds, read any time) */
         int prepared;        /* 0 not yet, 1 ready at the gate, -1 failed */
         int ran;             /* 1 once it left the gate to run */
         int done;

@@ -647,6 +647,51 @@ static bool exists(const char *rel)
 
 /* A small tmpfs at dir/small (1.5 MiB) holding a 4 KiB file "pre"; skips where mounts are not
  * allowed. teardown() unmounts it. */
+/* Layout progress: files long enough count at once, a short one its present part at once, what
+ * is written as it goes, a reserved (written-only) file when reserved, a shared file once; it
+ * only grows, and ends at the total when the runner is prepared. Paced by the test hook so that
+ * the middle can be seen. */
+static void test_layout_progress_counts(void **state)
+{
+        job_spec_t *jobs = calloc(3, sizeof(*jobs));
+        uint64_t done = 0, total = 0, last = 0;
+        bool middle = false;
+        char err[512];
+        runner_t *r;
+        int rc;
+
+        cfg.test_layout_rate = 4 << 20;
+        put_file("full", 1 << 20, 'f');
+        put_file("short", 100 << 10, 's');
+        jobs[0] = job_of("reads", "psync", RW_READ, 3 << 20);
+        assert_int_equal(strdup_to(&jobs[0].filename, "full:short:none"), 0);
+        jobs[1] = job_of("writes", "psync", RW_WRITE, 2 << 20);
+        assert_int_equal(strdup_to(&jobs[1].filename, "wfile"), 0);
+        jobs[2] = job_of("shares", "psync", RW_READ, 1 << 20);
+        assert_int_equal(strdup_to(&jobs[2].filename, "full"), 0);
+        r = runner_of(jobs, 3, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        runner_layout_progress(r, &done, &total);
+        assert_int_equal(total, 5 << 20);
+        while (runner_update(r) == RUNNER_PREPARING) {
+                runner_layout_progress(r, &done, &total);
+                assert_true(done >= last);
+                assert_true(done <= total);
+                /* The full file and the short one's 100 KiB are done before any paced write. */
+                middle |= done > (1 << 20) + (100 << 10) && done < total;
+                last = done;
+                usleep(1000);
+        }
+        assert_int_equal(runner_update(r), RUNNER_PREPARED);
+        runner_layout_progress(r, &done, &total);
+        assert_int_equal(done, 5 << 20);
+        assert_int_equal(total, 5 << 20);
+        assert_true(middle);
+        assert_true(file_is("full", 1 << 20, 'f'));
+        runner_destroy(&r);
+        cfg.test_layout_rate = 0;
+}
+
 static void mount_small(char *small, size_t len)
 {
         snprintf(small, len, "%s/small", dir);
@@ -810,6 +855,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_shared_file_laid_out_once_to_the_largest, setup,
                                             teardown),
             cmocka_unit_test_setup_teardown(test_buffer_memory_counts_iodepth, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_layout_progress_counts, setup, teardown),
             cmocka_unit_test(test_interval_arithmetic),
             cmocka_unit_test_setup_teardown(test_metadata_job_counts_every_phase, setup, teardown),
             cmocka_unit_test_setup_teardown(test_metadata_failure_is_a_job_error, setup, teardown),
