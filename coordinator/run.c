@@ -13,7 +13,7 @@
 #include "run-internal.h"
 #include "util.h"
 
-static void push_control(run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
+void run_push_update(run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         u->run_id = run->id;
@@ -52,7 +52,7 @@ void run_event(run_t *run, run_out_t *out, const char *fmt, ...)
                 log_info("run %s: %s", run->id, msg);
         u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_EVENT;
         u.message = msg;
-        push_control(run, out, &u);
+        run_push_update(run, out, &u);
 }
 
 static void send_agent(run_out_t *out, run_agent_t *a, envelope_t *e)
@@ -291,6 +291,7 @@ void run_free(run_t **rp)
                 fclose(run->spool);
         free(run->civ);
         free(run->late);
+        layout_progress_done(&run->layout);
         wire_free(&run->submit);
         free(run);
         *rp = NULL;
@@ -335,7 +336,7 @@ static void check_degrade(run_t *run, size_t k, run_out_t *out)
                 u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_ALERT;
                 u.index = k;
                 u.message = msg;
-                push_control(run, out, &u);
+                run_push_update(run, out, &u);
         }
         if (fired > run->degrade.n_alerts - before && !run->replaying)
                 log_warning("run %s: %zu more alerts (only the first %d are kept)", run->id,
@@ -412,7 +413,7 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
                 c->clat_p99_ns = v[1];
         }
         u.clat_p99_ns = c->clat_p99_ns;
-        push_control(run, out, &u);
+        run_push_update(run, out, &u);
         free(pa);
         free(pp);
         free(missing);
@@ -771,7 +772,7 @@ static void check_all_started(run_t *run, run_out_t *out)
         u.agents = run->n_agents;
         u.interval_ns = run->interval_ns;
         u.message = run->skew_shared_clock ? "shared clock" : "timeline";
-        push_control(run, out, &u);
+        run_push_update(run, out, &u);
 }
 
 void run_fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const char *msg,
@@ -1059,6 +1060,7 @@ void run_tick(run_t *run, int64_t now, run_out_t *out)
                 }
                 run_cancel(run, IOFLEET__ERROR_CODE__ERROR_TIMEOUT, why, now, out);
         }
+        run_layout_tick(run, now, out);
         if (now >= run->agent_due_ns) {
                 run_tick_away(run, now, out);
                 tick_restore(run, now, out);
@@ -1102,7 +1104,8 @@ int64_t run_next_deadline(const run_t *run)
         if (run->phase == RUN_DONE)
                 return t;
         if (run->phase == RUN_PREPARING)
-                t = run->prepare_deadline_ns;
+                t = run->prepare_deadline_ns < run_layout_deadline(run) ? run->prepare_deadline_ns
+                                                                       : run_layout_deadline(run);
         if (run->phase == RUN_STARTING && run->start_ns + RUN_START_GRACE_NS < t)
                 t = run->start_ns + RUN_START_GRACE_NS;
         if (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING) {
