@@ -87,9 +87,19 @@ nfs_state() {
 	echo "nfs-server: $(systemctl is-active nfs-server 2>/dev/null)"
 }
 
-# The NFS mounts the guest has (any namespace shares the one mount table here).
+# The NFS mounts the guest has (any namespace shares the one mount table here): "TARGET FSTYPE
+# SOURCE OPTIONS" from /proc/self/mountinfo, read by the shell alone: nothing here looks into a
+# mount, whose server may be gone.
 nfs_mounts() {
-	findmnt -rn -t nfs,nfs4 -o TARGET,FSTYPE,OPTIONS 2>/dev/null
+	local l f
+	while IFS= read -r l; do
+		case $l in
+		*" - nfs "* | *" - nfs4 "*)
+			f=(${l%% - *})
+			echo "${f[4]} ${l#* - }"
+			;;
+		esac
+	done </proc/self/mountinfo
 }
 export -f nfs_state nfs_mounts
 
@@ -203,11 +213,21 @@ step_running() {
 	[ -e /etc/exports.d/iofleet.exports ] && [ "$(nfs_mounts | wc -l)" -ge "${1:-2}" ]
 }
 
+# entries DIR... : what the directories hold (their own entries, never descended: a mount left
+# there may hang whoever looks inside), or a line saying the listing did not finish in 10 s.
+entries() {
+	local out rc
+	out=$(timeout -k 2 10 find "$@" -mindepth 1 -maxdepth 1 -printf '%p\n' 2>/dev/null)
+	rc=$?
+	[ $rc -lt 124 ] || out="listing $* did not finish within 10s"
+	printf '%s' "$out"
+}
+
 # no_leftovers WHAT: no NFS mount, no mount directory and no restore record left anywhere.
 no_leftovers() {
 	check "$1: no NFS mount is left" test -z "$(nfs_mounts)"
 	check "$1: no mount directory is left under the clients' mount roots" \
-		test -z "$(find /run/iofleet-agent-*/mnt -mindepth 1 2>/dev/null)"
+		test -z "$(entries /run/iofleet-agent-*/mnt)"
 	check "$1: no restore record is left on any agent" \
-		test -z "$(find /var/lib/iofleet-agent*/restore -mindepth 1 2>/dev/null)"
+		test -z "$(entries /var/lib/iofleet-agent*/restore)"
 }
