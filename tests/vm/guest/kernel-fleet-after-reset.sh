@@ -3,6 +3,7 @@
 # restore record; the client agents do the same once their namespaces exist again. Then the
 # packages are purged: keys, conffiles and state go, the results of past runs stay.
 . "$VM_SRC/tests/vm/guest/lib.sh"
+part kernel-fleet
 NFS_BEFORE=$(cat "$OUT/nfs-state.before")
 
 note "after the reset"

@@ -1,10 +1,14 @@
-# Guest scenario (systemd as PID 1, kernel nfsd, kernel NFS client): the packages installed and
-# upgraded, then a fleet — coordinator and storage agent on this host, clients c1 and c2 in
-# network namespaces, all started by systemd from the installed packages — through the kernel
-# backend end to end, real mounts, a cancel, kill -9 and a watchdog kill of the storage agent,
-# and finally a hard reset in the middle of a step (kernel-fleet-after-reset.sh goes on from
-# there). Environment (from the host): DEBS, IOFLEET_BIN (for the unit tests run here).
+# The fleet guest's first boot (systemd as PID 1, kernel nfsd, kernel NFS client). Part
+# kernel-fleet: the packages installed and upgraded, then a fleet — coordinator and storage
+# agent on this host, clients c1 and c2 in network namespaces, all started by systemd from the
+# installed packages — through the kernel backend end to end, real mounts, a cancel, kill -9 and
+# a watchdog kill of the storage agent. Then, on the same fleet, parts teardown-order
+# (teardown-order.sh) and writeups (writeups.sh); back in kernel-fleet, the unit tests that
+# need a kernel, and finally a hard reset in the middle of a step (kernel-fleet-after-reset.sh
+# goes on from there). One boot, one install for all of them: each costs minutes under TCG.
+# Environment (from the host): DEBS, IOFLEET_BIN (for the unit tests run here).
 . "$VM_SRC/tests/vm/guest/lib.sh"
+part kernel-fleet
 P=/tmp/plans
 mkdir -p $P /srv/e2e /srv/v3only /srv/plain /nfs
 
@@ -391,18 +395,25 @@ wait_for 60 fleet_idle 3
 check "watchdog: host as it was after the run" wait_for 60 restored
 no_leftovers watchdog
 
+# --- the other tests on this fleet ---------------------------------------------------------------
+kf_before=$NFS_BEFORE
+. "$VM_SRC/tests/vm/guest/teardown-order.sh"
+. "$VM_SRC/tests/vm/guest/writeups.sh"
+part kernel-fleet
+NFS_BEFORE=$kf_before
+
 # --- the unit tests that need systemd as PID 1, kernel nfsd or the kernel NFS client ----------------
 note "unit tests"
 if [ -x "${IOFLEET_BIN:-}/tests/test-nfs-kernel" ]; then
 	mkdir -p /srv/unit-export /srv/unit-tmp
-	TMPDIR=/srv/unit-tmp IOFLEET_TEST_NFS_EXPORT=$SERVER_ADDR:/srv/unit-export "$IOFLEET_BIN/tests/test-nfs-kernel" >"$OUT/test-nfs-kernel.log" 2>&1
+	TMPDIR=/srv/unit-tmp IOFLEET_TEST_NFS_EXPORT=$SERVER_ADDR:/srv/unit-export timeout -k 10 300 "$IOFLEET_BIN/tests/test-nfs-kernel" >"$OUT/test-nfs-kernel.log" 2>&1
 	rc=$?
 	check "unit test test-nfs-kernel passes with systemd and nfsd (exit $rc)" test $rc -eq 0
 	check "test-nfs-kernel: the sd-bus restart test ran, not skipped" bash -c "! grep -q 'skipped: nfs-server.service restart\|skipped: no kernel nfsd' $OUT/test-nfs-kernel.log"
 	printf '%s *(rw,no_root_squash,no_subtree_check)\n' /srv/unit-export >/etc/exports.d/unit-test.exports 2>/dev/null ||
 		{ mkdir -p /etc/exports.d && printf '%s *(rw,no_root_squash,no_subtree_check)\n' /srv/unit-export >/etc/exports.d/unit-test.exports; }
 	exportfs -ra
-	IOFLEET_TEST_NFS_EXPORT=$SERVER_ADDR:/srv/unit-export "$IOFLEET_BIN/tests/test-mount" >"$OUT/test-mount.log" 2>&1
+	IOFLEET_TEST_NFS_EXPORT=$SERVER_ADDR:/srv/unit-export timeout -k 10 300 "$IOFLEET_BIN/tests/test-mount" >"$OUT/test-mount.log" 2>&1
 	rc=$?
 	rm -f /etc/exports.d/unit-test.exports
 	exportfs -ra
