@@ -38,8 +38,10 @@ enum {
 
 /* A client's workers not ended this long after a stop are blocked in I/O on their mount (a
  * server that went away, or lost its export under them): ARUN_DO_FORCE, then again every
- * ARUN_FORCE_EVERY_NS until they end. */
-#define ARUN_FORCE_AFTER_NS (15 * (int64_t)1000000000)
+ * ARUN_FORCE_EVERY_NS until they end. 30 s is what the coordinator gives a stopped agent before
+ * it gives it up (RUN_FINISH_GRACE_NS): I/O it still waits for (a long end_fsync) is never cut
+ * short. */
+#define ARUN_FORCE_AFTER_NS (30 * (int64_t)1000000000)
 #define ARUN_FORCE_EVERY_NS (10 * (int64_t)1000000000)
 
 typedef struct arun_out {

@@ -371,7 +371,7 @@ check "kill9: the restarted agent put nfs.conf, exports.d and nfs-server back" \
 journalctl -u iofleet-agent --no-pager -n 40 >"$OUT/kill9-journal.txt"
 long_end kill9
 # The clients' workers were writing when the export went away under them (the restarted agent
-# put it back at once): they get out (their agents force the mount after 15 s) and unmount.
+# put it back at once): they get out (their agents force the mount 30 s after the stop) and unmount.
 check "kill9: host as it was after the run (the clients unmounted from a server put back under them)" \
 	wait_for 150 restored
 check "kill9: every agent is idle again (the clients' runs ended)" wait_for 60 fleet_idle 3
