@@ -38,7 +38,7 @@ else
 	fail "dpkg --purge"
 	cat "$OUT/dpkg-purge.log"
 fi
-check "purge: the daemons are stopped" bash -c '! pgrep -x iofleet-agent && ! pgrep -x iofleet-coordinat'
+check "purge: the daemons are stopped" bash -c '! pgrep -x iofleet-agent && ! pgrep -x iofleet-coordin'
 check "purge: no unit file and no enablement left" \
 	bash -c '! ls /lib/systemd/system/iofleet-agent.service /lib/systemd/system/iofleet-coordinator.service /etc/systemd/system/multi-user.target.wants/iofleet-* 2>/dev/null'
 check "purge: the package's keys and conffiles are gone" \
