@@ -7,6 +7,9 @@
 part teardown-order
 P=/tmp/plans
 mkdir -p $P /srv/order
+# The packaged lease (5 heartbeats) for this part: a client whose loop blocked in its unmount was
+# marked lost (finding 2). The rest of the guest runs fleet_configure's longer one.
+fleet_lease 5
 systemctl stop nfs-server
 BEFORE=$(nfs_state)
 cat >$P/order.plan <<'EOP'
@@ -62,3 +65,4 @@ check "order: no umount stuck in the kernel" bash -c '! pgrep -x umount.nfs4 && 
 check "order: nfs-server stopped again, nfs.conf and exports.d as they were" \
 	wait_for 60 bash -c '[ "$(nfs_state)" = "$0" ]' "$BEFORE"
 no_leftovers order
+fleet_lease "${FLEET_LOST_AFTER:-60}"
