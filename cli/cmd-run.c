@@ -320,6 +320,15 @@ int run_follow(client_t *c, const run_opts_t *o, const char *run_id_in, uint64_t
                 }
                 last_word = clock_mono_ns();
                 next_ping = 0;
+                /* Another run's traffic (a WatchRun ping's answer that crossed the last run's
+                 * end, in a sweep) is not this run's. */
+                if (run_id[0] && wire_run_id(e)[0] && !streq(wire_run_id(e), run_id) &&
+                    (e->body_case == IOFLEET__ENVELOPE__BODY_RUN_UPDATE ||
+                     e->body_case == IOFLEET__ENVELOPE__BODY_RUN_DONE ||
+                     e->body_case == IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED)) {
+                        wire_free(&e);
+                        continue;
+                }
                 if (silent && e->body_case != IOFLEET__ENVELOPE__BODY_ERROR) {
                         silent = false;
                         fprintf(stderr, "iofleet: re-attached to run %s\n", run_id);
