@@ -31,6 +31,7 @@ struct arun {
         size_t next_interval;
         bool ran;             /* the runner was given the start instant */
         bool stop_requested;  /* Stop (or giving up) while the host was being prepared */
+        int64_t next_force;   /* the workers were asked to stop: force their mount then (0: no) */
         bool connected;       /* a session with the coordinator */
         bool synced;          /* ... and it said where to resend from */
         bool orphaned;
@@ -413,6 +414,15 @@ static void teardown(arun_t *ar, arun_out_t *out)
         set_phase(ar, ARUN_TEARDOWN);
 }
 
+/* The workers are asked to stop; a client whose workers are still blocked in I/O on its mount
+ * long after gets ARUN_DO_FORCE (arun_tick). */
+static void ask_stop(arun_t *ar, int64_t now, arun_out_t *out)
+{
+        out->todo |= ARUN_DO_STOP;
+        if (!ar->next_force && !ar->server && ar->changes_host)
+                ar->next_force = now + ARUN_FORCE_AFTER_NS;
+}
+
 /* The run ends before its time (Stop, the grace over, the agent stopping, a failure). */
 static void end_early(arun_t *ar, int64_t now, arun_out_t *out)
 {
@@ -427,7 +437,7 @@ static void end_early(arun_t *ar, int64_t now, arun_out_t *out)
                 break;
         case ARUN_STARTING:
         case ARUN_RUNNING:
-                out->todo |= ARUN_DO_STOP;
+                ask_stop(ar, now, out);
                 break;
         case ARUN_TEARDOWN:
         case ARUN_DONE:
@@ -464,7 +474,7 @@ void arun_fail(arun_t *ar, Iofleet__ErrorCode code, const char *why, int64_t now
                 return;
         make_error(ar, code, why, now, out);
         if (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) {
-                out->todo |= ARUN_DO_STOP;
+                ask_stop(ar, now, out);
                 return;
         }
         teardown(ar, out);
@@ -645,6 +655,11 @@ void arun_tick(arun_t *ar, int64_t now, arun_out_t *out)
                now >= ar->start_mono + (int64_t)((ar->next_interval + 1) * ar->interval_ns) &&
                (!ar->max_intervals || ar->next_interval + 1 < ar->max_intervals))
                 make_interval(ar, false, now, out);
+        if (ar->next_force && (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) &&
+            now >= ar->next_force) {
+                out->todo |= ARUN_DO_FORCE;
+                ar->next_force = now + ARUN_FORCE_EVERY_NS;
+        }
         if (ar->orphaned && !ar->gave_up && now >= ar->orphan_since + (int64_t)ar->grace_ns) {
                 char why[128];
                 snprintf(why, sizeof(why), "no coordinator for the whole orphan grace (%llus)",
@@ -668,6 +683,9 @@ int64_t arun_next_deadline(const arun_t *ar)
         if (ar->phase == ARUN_RUNNING &&
             (!ar->max_intervals || ar->next_interval + 1 < ar->max_intervals))
                 t = ar->start_mono + (int64_t)((ar->next_interval + 1) * ar->interval_ns);
+        if (ar->next_force && (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) &&
+            ar->next_force < t)
+                t = ar->next_force;
         if (ar->orphaned && !ar->gave_up && ar->orphan_since + (int64_t)ar->grace_ns < t)
                 t = ar->orphan_since + (int64_t)ar->grace_ns;
         if (ar->synced && rqueue_pending(ar->q) && ar->last_ack + ar->cfg.resend_ns < t)

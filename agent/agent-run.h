@@ -31,7 +31,18 @@ enum {
         ARUN_DO_STOP = 1 << 4,        /* runner_stop(): arun_runner_done() follows */
         ARUN_DO_FREE_RUNNER = 1 << 5, /* the runner is not needed any more */
         ARUN_DO_TEARDOWN = 1 << 6,    /* start putting the host back: arun_host_done() follows */
+        ARUN_DO_FORCE = 1 << 7,       /* workers still blocked in I/O long after the stop: fail
+                                       * the mount's pending requests (umount -f), so that they
+                                       * return; asked again every ARUN_FORCE_EVERY_NS */
 };
+
+/* A client's workers not ended this long after a stop are blocked in I/O on their mount (a
+ * server that went away, or lost its export under them): ARUN_DO_FORCE, then again every
+ * ARUN_FORCE_EVERY_NS until they end. 30 s is what the coordinator gives a stopped agent before
+ * it gives it up (RUN_FINISH_GRACE_NS): I/O it still waits for (a long end_fsync) is never cut
+ * short. */
+#define ARUN_FORCE_AFTER_NS (30 * (int64_t)1000000000)
+#define ARUN_FORCE_EVERY_NS (10 * (int64_t)1000000000)
 
 typedef struct arun_out {
         outbox_t coord;     /* encoded messages for the coordinator, in order */

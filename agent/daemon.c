@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -154,6 +155,8 @@ static void start_host_work(agent_t *ag, hostwork_kind_t kind)
         if (r < 0) {
                 arun_out_t out = {0};
                 log_error("run %s: cannot start host work: %s", run->id, strerror(-r));
+                if (kind == HOSTWORK_FORCE)
+                        return; /* asked again in ARUN_FORCE_EVERY_NS */
                 if (kind == HOSTWORK_TEARDOWN) {
                         /* No thread: do it here; the loop waits this once. */
                         int rc = host_teardown(ag->restore, &run->effective);
@@ -170,7 +173,9 @@ static void start_host_work(agent_t *ag, hostwork_kind_t kind)
         if (kind == HOSTWORK_SERVER)
                 log_info("run %s: configuring the NFS server", run->id);
         sd_notifyf(0, "STATUS=run %s: %s", run->id,
-                   kind == HOSTWORK_TEARDOWN ? "putting the host back" : "preparing the host");
+                   kind == HOSTWORK_TEARDOWN ? "putting the host back"
+                   : kind == HOSTWORK_FORCE  ? "workers blocked in I/O: forcing the mount"
+                                             : "preparing the host");
 }
 
 /* Does what the run's state machine asked, sends what it made, and frees the run when it is
@@ -224,8 +229,19 @@ static void apply(agent_t *ag, arun_out_t *out)
                         runner_destroy(&run->runner);
                         run->burst = false;
                 }
-                if (todo & ARUN_DO_TEARDOWN)
-                        start_host_work(ag, HOSTWORK_TEARDOWN);
+                if ((todo & ARUN_DO_FORCE) && run->mountpoint[0] && !hostwork_busy(run->work)) {
+                        log_warning("run %s: workers still blocked in I/O on %s long after the "
+                                    "stop (its server gone?): failing the mount's pending "
+                                    "requests (umount -f)",
+                                    run->id, run->mountpoint);
+                        start_host_work(ag, HOSTWORK_FORCE);
+                }
+                if (todo & ARUN_DO_TEARDOWN) {
+                        if (hostwork_busy(run->work))
+                                run->teardown_next = true; /* after the forced unmount */
+                        else
+                                start_host_work(ag, HOSTWORK_TEARDOWN);
+                }
                 if (!out->todo && !out->coord.n)
                         break;
         }
@@ -545,6 +561,16 @@ static void on_host_work(agent_t *ag)
         int rc;
         if (!run || hostwork_collect(run->work, &kind, &rc, err, sizeof(err)) < 0)
                 return;
+        if (kind == HOSTWORK_FORCE) {
+                /* EBUSY is the rule: the workers still hold their files, the requests failed. */
+                log_info("run %s: umount -f %s: %s", run->id, run->mountpoint,
+                         rc == 0 ? "unmounted" : err);
+                if (run->teardown_next) {
+                        run->teardown_next = false;
+                        start_host_work(ag, HOSTWORK_TEARDOWN);
+                }
+                return;
+        }
         if (kind == HOSTWORK_TEARDOWN)
                 arun_host_done(run->ar, rc, clock_mono_ns(), &out);
         else {
@@ -838,7 +864,11 @@ int daemon_run(const agent_config_t *cfg)
         sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         if (ag.run) {
                 /* Out of time (or a second signal): whatever the run still had changed goes
-                 * back now; what it made stays in its directory for the next start. */
+                 * back now; what it made stays in its directory for the next start. Workers
+                 * blocked on a mount whose server went away are let go first (umount -f fails
+                 * its pending requests; EBUSY, as they hold their files, is expected). */
+                if (ag.run->runner && ag.run->mountpoint[0] && !hostwork_busy(ag.run->work))
+                        (void)umount2(ag.run->mountpoint, MNT_FORCE);
                 runner_destroy(&ag.run->runner);
                 hostwork_wait(ag.run->work);
                 if (ag.restore && restore_pending(ag.restore))

@@ -16,7 +16,7 @@
 #define RESTORE_MAX_SYSCTL 65536u    /* a sysctl value as read */
 #define RESTORE_MAX_NUM 99999999u
 #define RESTORE_MAX_OPS 8
-#define RESTORE_UMOUNT_TIMEOUT_MS 60000
+#define RESTORE_UMOUNT_TIMEOUT_MS 30000 /* then MNT_FORCE, then MNT_DETACH */
 
 typedef enum entry_kind {
         ENTRY_FILE,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -375,6 +376,32 @@ static int apply_service(restore_t *r, const entry_t *e, char *err, size_t errle
                       e->b, e->a, e->a);
 }
 
+/* A mount the umount program could not take off (busy: workers still in I/O on a server that
+ * went away; or no answer within the time): MNT_FORCE first — for NFS it fails the mount's
+ * pending requests, so blocked I/O returns EIO and the files can close — then MNT_DETACH, which
+ * takes the mount out of the tree at once and leaves the kernel to let go of it when its last
+ * file closes. Either way nothing is left mounted for the next run or the admin to find. */
+static int force_off(const entry_t *e, const char *why, char *err, size_t errlen)
+{
+        const char *how = "forced off (umount -f)";
+        if (umount2(e->b, MNT_FORCE) < 0) {
+                int fe = errno;
+                if (fe == EINVAL || fe == ENOENT)
+                        how = "gone meanwhile";
+                else if (umount2(e->b, MNT_DETACH) == 0)
+                        how = "detached (umount -l: the kernel lets go once its last file "
+                              "closes)";
+                else if (errno == EINVAL || errno == ENOENT)
+                        how = "gone meanwhile";
+                else
+                        return errorf(err, errlen, -errno,
+                                      "mount %s: %s; umount -f: %s; umount -l: %m", e->b, why,
+                                      strerror(fe));
+        }
+        log_warning("restore: mount %s: %s; %s", e->b, why, how);
+        return 0;
+}
+
 static int apply_mount(const entry_t *e, char *err, size_t errlen)
 {
         int m = mountinfo_find(NULL, e->b, NULL);
@@ -383,16 +410,28 @@ static int apply_mount(const entry_t *e, char *err, size_t errlen)
                               strerror(-m));
         if (m > 0) {
                 const char *argv[] = {e->a, e->b, NULL};
-                char out[512];
+                char out[512], why[700];
                 int status = 0;
                 int ret = helper_run(argv, RESTORE_UMOUNT_TIMEOUT_MS, out, sizeof(out), &status);
-                if (ret < 0)
-                        return errorf(err, errlen, ret, "mount %s: running %s: %s", e->b, e->a,
-                                      strerror(-ret));
-                if (status != 0) {
+                if (ret < 0 || status != 0) {
                         out[strcspn(out, "\n")] = 0;
-                        return errorf(err, errlen, -EBUSY, "mount %s: %s exited with %d: %s", e->b,
-                                      e->a, status, out);
+                        if (ret == -ETIMEDOUT)
+                                snprintf(why, sizeof(why), "%s did not finish within %ds", e->a,
+                                         RESTORE_UMOUNT_TIMEOUT_MS / 1000);
+                        else if (ret < 0)
+                                snprintf(why, sizeof(why), "running %s: %s", e->a,
+                                         strerror(-ret));
+                        else
+                                snprintf(why, sizeof(why), "%s exited with %d: %s", e->a, status,
+                                         out[0] ? out : "no message");
+                        /* The umount program may have got it off after all (a timeout in the
+                         * server's goodbye happens after the mount left the tree). */
+                        m = mountinfo_find(NULL, e->b, NULL);
+                        if (m < 0)
+                                return errorf(err, errlen, m, "mount %s: %s; reading mountinfo: %s",
+                                              e->b, why, strerror(-m));
+                        if (m > 0 && (ret = force_off(e, why, err, errlen)) < 0)
+                                return ret;
                 }
         }
         if (e->flag && rmdir(e->b) < 0 && errno != ENOENT)

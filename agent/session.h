@@ -45,6 +45,7 @@ typedef struct run_ctx {
         char mountpoint[4096]; /* the NFS mount the jobs run in; "" without one */
         hostwork_t *work;     /* host prepare and put-back, off the loop */
         bool burst;           /* Prepared waits for the clock burst */
+        bool teardown_next;   /* the put-back waits for a forced unmount still running */
 } run_ctx_t;
 
 typedef struct agent {

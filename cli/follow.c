@@ -224,6 +224,13 @@ static int on_error(follow_t *f, const Iofleet__Error *e)
 /* One message from the coordinator: FOLLOW_ON, or how following ends. */
 static int on_message(follow_t *f, const envelope_t *e)
 {
+        /* Another run's traffic (a WatchRun ping's answer that crossed the last run's end, in a
+         * sweep) is not this run's. */
+        if (f->run_id[0] && wire_run_id(e)[0] && !streq(wire_run_id(e), f->run_id) &&
+            (e->body_case == IOFLEET__ENVELOPE__BODY_RUN_UPDATE ||
+             e->body_case == IOFLEET__ENVELOPE__BODY_RUN_DONE ||
+             e->body_case == IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED))
+                return FOLLOW_ON;
         f->last_word = clock_mono_ns();
         f->next_ping = 0;
         if (f->silent && e->body_case != IOFLEET__ENVELOPE__BODY_ERROR) {

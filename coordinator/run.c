@@ -31,9 +31,14 @@ static void push_control(run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
 
 int run_add_watcher(run_t *run, const char *peer)
 {
+        /* The CLI that submitted the run gets everything already: a WatchRun from it (its
+         * ping after a silence, its re-attach) must not make every update and the RunDone come
+         * twice (the second RunDone was taken for the answer to the next sweep point's submit). */
+        if (streq(run->control_peer, peer))
+                return 1;
         for (size_t i = 0; i < run->n_watchers; i++)
                 if (streq(run->watchers[i], peer))
-                        return 0;
+                        return 1;
         if (run->n_watchers == RUN_MAX_WATCHERS)
                 return -ENOSPC;
         snprintf(run->watchers[run->n_watchers++], sizeof(run->watchers[0]), "%s", peer);

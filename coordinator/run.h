@@ -230,7 +230,8 @@ void run_tick(run_t *run, int64_t now, run_out_t *out);
 int64_t run_next_deadline(const run_t *run);
 bool run_done(const run_t *run);
 /* Another control client follows the run (iofleet watch): it gets every update from now on.
- * 0, or -ENOSPC when RUN_MAX_WATCHERS already watch. */
+ * 0; 1 when it gets them already (the CLI that submitted the run, or a watcher asking again);
+ * -ENOSPC when RUN_MAX_WATCHERS already watch. */
 int run_add_watcher(run_t *run, const char *peer);
 /* The alerts the run has raised so far, to one peer (a watcher that attached after them). */
 void run_replay_alerts(run_t *run, const char *peer, run_out_t *out);

@@ -581,7 +581,8 @@ void runs_watch(runs_t *rs, const char *peer, const Iofleet__WatchRun *w)
                                                : "no such run, in progress or finished");
                 return;
         }
-        if (run_add_watcher(run, peer) < 0) {
+        int added = run_add_watcher(run, peer);
+        if (added < 0) {
                 push_error(rs, peer, IOFLEET__ERROR_CODE__ERROR_BUSY, run->id,
                            "too many watchers of this run (16)");
                 return;
@@ -596,8 +597,10 @@ void runs_watch(runs_t *rs, const char *peer, const Iofleet__WatchRun *w)
         agent_list_push(&rs->ctx.out->control, peer, rs->ctx.control_seq, sel, n, run->id,
                         run_of_agent_cb, rs);
         free(sel);
-        /* Attached late: what was raised before is news to it too. */
-        run_replay_alerts(run, peer, rs->ctx.out);
+        /* Attached late: what was raised before is news to it too (not to a peer that got
+         * everything already: a CLI's ping). */
+        if (added == 0)
+                run_replay_alerts(run, peer, rs->ctx.out);
 }
 
 void runs_cancel(runs_t *rs, const char *peer, const Iofleet__CancelRun *c, int64_t now)

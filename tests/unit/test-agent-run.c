@@ -749,6 +749,64 @@ static void test_duplicates(void **state)
         fx_done(&fx);
 }
 
+/* A client's workers blocked in I/O after the stop (their server went away under the mount): the
+ * mount is forced after ARUN_FORCE_AFTER_NS, again every ARUN_FORCE_EVERY_NS, until they end;
+ * never for a server, a client without host changes, or workers that end in time. */
+static void test_force_blocked_workers(void **state)
+{
+        prep_def_t d = {.role = "", .mount = true, .grace_ns = 300 * SEC};
+        fx_t fx;
+        int64_t start, stop;
+
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        start = fx_running(&fx, &d);
+        stop = start + 3 * SEC;
+        arun_on_stop(fx.ar, "cancelled", stop, &fx.out);
+        assert_int_equal(fx.out.todo, ARUN_DO_STOP);
+        fx_clear(&fx);
+        /* The timer wakes the agent for it, between the interval boundaries. */
+        assert_true(arun_next_deadline(fx.ar) <= stop + ARUN_FORCE_AFTER_NS);
+        arun_tick(fx.ar, stop + ARUN_FORCE_AFTER_NS - MSEC, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, 0);
+        arun_tick(fx.ar, stop + ARUN_FORCE_AFTER_NS, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, ARUN_DO_FORCE);
+        fx_clear(&fx);
+        /* Another stop does not push it back; still blocked: again after ARUN_FORCE_EVERY_NS. */
+        arun_on_stop(fx.ar, "cancelled", stop + ARUN_FORCE_AFTER_NS + SEC, &fx.out);
+        arun_tick(fx.ar, stop + ARUN_FORCE_AFTER_NS + ARUN_FORCE_EVERY_NS - MSEC, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, 0);
+        arun_tick(fx.ar, stop + ARUN_FORCE_AFTER_NS + ARUN_FORCE_EVERY_NS, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, ARUN_DO_FORCE);
+        fx_clear(&fx);
+        /* They return (EIO): the run ends as usual, and nothing is forced any more. */
+        arun_runner_done(fx.ar, stop + 30 * SEC, stop + 30 * SEC, &fx.out);
+        assert_int_equal(fx.out.todo, ARUN_DO_FREE_RUNNER | ARUN_DO_TEARDOWN);
+        fx_clear(&fx);
+        arun_tick(fx.ar, stop + 60 * SEC, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, 0);
+        fx_done(&fx);
+
+        /* Workers that end within the time: no force. */
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        start = fx_running(&fx, &d);
+        arun_on_stop(fx.ar, "cancelled", start + SEC, &fx.out);
+        arun_runner_done(fx.ar, start + 2 * SEC, start + 2 * SEC, &fx.out);
+        fx_clear(&fx);
+        arun_tick(fx.ar, start + SEC + ARUN_FORCE_AFTER_NS, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, 0);
+        fx_done(&fx);
+
+        /* A client that changed nothing on its host has no mount to force. */
+        d.mount = false;
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        start = fx_running(&fx, &d);
+        arun_on_stop(fx.ar, "cancelled", start + SEC, &fx.out);
+        fx_clear(&fx);
+        arun_tick(fx.ar, start + SEC + ARUN_FORCE_AFTER_NS, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, 0);
+        fx_done(&fx);
+}
+
 /* --- the orphan grace --------------------------------------------------------------------------- */
 
 static void test_grace_expires(void **state)
@@ -1017,6 +1075,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_client_in_order),
+            cmocka_unit_test(test_force_blocked_workers),
             cmocka_unit_test(test_timed_run_interval_count),
             cmocka_unit_test(test_server_in_order),
             cmocka_unit_test(test_host_prepare_fails),

@@ -549,6 +549,30 @@ static void test_prepare_defaults(void **state)
         fx_done(&fx);
 }
 
+/* A WatchRun from the CLI that submitted the run (its ping after a silence) adds no second
+ * subscription: each update goes once to each peer. */
+static void test_watcher_once(void **state)
+{
+        fx_t fx;
+        fx_agents(&fx, 1, NULL);
+        fx_start(&fx, &job_seqread, 1, 0, 0);
+        assert_int_equal(run_add_watcher(fx.run, CONTROL), 1);
+        assert_int_equal(run_add_watcher(fx.run, CONTROL), 1);
+        assert_int_equal(fx.run->n_watchers, 0);
+        assert_int_equal(run_add_watcher(fx.run, "watcher-2"), 0);
+        assert_int_equal(run_add_watcher(fx.run, "watcher-2"), 1);
+        assert_int_equal(fx.run->n_watchers, 1);
+        fx_clear(&fx);
+        run_cancel(fx.run, IOFLEET__ERROR_CODE__ERROR_CANCELLED, "cancelled by the user", T0 + SEC,
+                   &fx.out);
+        assert_true(count_to(&fx.out.control, BODY(RUN_UPDATE), CONTROL) > 0);
+        assert_int_equal(count_to(&fx.out.control, BODY(RUN_UPDATE), CONTROL),
+                         count_to(&fx.out.control, BODY(RUN_UPDATE), "watcher-2"));
+        assert_int_equal(count_to(&fx.out.control, BODY(RUN_UPDATE), NULL),
+                         2 * count_to(&fx.out.control, BODY(RUN_UPDATE), CONTROL));
+        fx_done(&fx);
+}
+
 /* A run nobody watches queues no control messages. */
 static void test_no_control_peer(void **state)
 {
@@ -1964,6 +1988,7 @@ int main(void)
             cmocka_unit_test(test_prepare_to_every_agent),
             cmocka_unit_test(test_prepare_defaults),
             cmocka_unit_test(test_no_control_peer),
+            cmocka_unit_test(test_watcher_once),
             cmocka_unit_test(test_bad_job_refused),
             cmocka_unit_test(test_start_after_every_prepared),
             cmocka_unit_test(test_started_skew_shared_clock),
