@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "pattern.h"
 #include "randmap.h"
 #include "util.h"
 #include "verify.h"
@@ -61,6 +62,9 @@ typedef struct wfile {
         bool inval_due;       /* a pass ended: drop the cache before its next pass's first I/O */
         bool dirty;          /* written since the last fsync/fdatasync */
         bool written;        /* written at all: end_fsync syncs it */
+        bool op_due;         /* ENGINE_FILE_OPS: the engine acts on the file before its next I/O */
+        bool fd_shared;      /* ENGINE_FILE_OPS: fd (the directory) is an earlier file's */
+        const char *name;    /* ENGINE_FILE_OPS: the file's name within that directory */
         uint64_t vseed;      /* verify: the writer's seed of this file (verify_seed_of()) */
         uint64_t vwrites;    /* verify: blocks written to this file, for their generation */
 } wfile_t;
@@ -91,6 +95,10 @@ typedef struct run {
         randmap_rng_t off_rng, mix_rng;
         uint64_t total;        /* bytes to issue; UINT64_MAX for time_based */
         uint64_t issued_bytes; /* ramp included, as fio counts size */
+        uint64_t ios_left;     /* number_ios: I/Os still to issue; UINT64_MAX without */
+        pattern_t *pat;        /* NULL: the fast path below picks every offset and length */
+        bool file_ops;         /* ENGINE_FILE_OPS: a file's pass begins with file_op() */
+        bool nostats;          /* the engine's I/Os have no latency of their own (fake I/O) */
         int64_t end_ns, ramp_end_ns;
         bool counting; /* ramp_time has passed */
         bool rated;
@@ -133,7 +141,8 @@ static inline bool stopped(const run_t *s)
 
 static inline bool can_issue(const run_t *s, int64_t now)
 {
-        return !s->failed && now < s->end_ns && s->issued_bytes < s->total && !stopped(s);
+        return !s->failed && now < s->end_ns && s->issued_bytes < s->total && s->ios_left &&
+               !stopped(s);
 }
 
 /* Ramp is over: counters grow from here, and rate pacing starts afresh, as fio resets both. */
@@ -177,6 +186,13 @@ static int64_t rate_due(const run_t *s, unsigned ddir)
                         t = u;
         }
         return t;
+}
+
+/* Whether the loop goes on: can_issue(), or an I/O the engine refused as busy (already counted
+ * against the budget) still waits to go. */
+static inline bool more(const run_t *s, int64_t now)
+{
+        return s->held ? !s->failed && now < s->end_ns && !stopped(s) : can_issue(s, now);
 }
 
 /* Under rate limits: 0 when an I/O may go now (*ddir possibly switched to the other direction,
@@ -231,26 +247,38 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
 
         if (++s->next_file == s->nfiles)
                 s->next_file = 0;
-        if (!s->random) {
-                blk = f->seq[ddir];
-                if (++f->seq[ddir] == f->nblocks[ddir])
-                        f->seq[ddir] = 0;
-        } else if (s->norandommap)
-                blk = randmap_rng_below(&s->off_rng, f->nblocks[ddir]);
-        else
-                blk = randmap_next(&f->perm[s->shared_perm ? s->ddir : ddir]);
-        /* fio closes and reopens a file at each pass over it, invalidating its cache again:
-         * without that a time_based job would read a small file from memory after one pass.
-         * The drop waits for the next pass (pass_start()): done now, it would also drop what
-         * readahead brought in for this pass's blocks not yet read. */
-        if (unlikely(++f->in_pass == f->nblocks[ddir])) {
-                f->in_pass = 0;
-                f->inval_due = s->invalidate_passes;
+        if (unlikely(s->pat)) {
+                uint64_t off;
+                if (pattern_next(s->pat, fi, ddir, &off, &bs) == PATTERN_PASS_END) {
+                        f->inval_due = s->invalidate_passes;
+                        f->op_due = s->file_ops;
+                }
+                io->offset = off;
+        } else {
+                if (!s->random) {
+                        blk = f->seq[ddir];
+                        if (++f->seq[ddir] == f->nblocks[ddir])
+                                f->seq[ddir] = 0;
+                } else if (s->norandommap)
+                        blk = randmap_rng_below(&s->off_rng, f->nblocks[ddir]);
+                else
+                        blk = randmap_next(&f->perm[s->shared_perm ? s->ddir : ddir]);
+                /* fio closes and reopens a file at each pass over it, invalidating its cache
+                 * again: without that a time_based job would read a small file from memory
+                 * after one pass. The drop waits for the next pass (pass_start()): done now, it
+                 * would also drop what readahead brought in for this pass's blocks not yet
+                 * read. */
+                if (unlikely(++f->in_pass == f->nblocks[ddir])) {
+                        f->in_pass = 0;
+                        f->inval_due = s->invalidate_passes;
+                        f->op_due = s->file_ops;
+                }
+                io->offset = f->base + blk * bs;
         }
+        s->ios_left--;
         io->fd = f->fd;
         io->file = fi;
         io->ddir = (uint8_t)ddir;
-        io->offset = f->base + blk * bs;
         /* A mixed size-bound job whose directions differ in bs ends on a partial block. */
         io->len = unlikely(s->total - s->issued_bytes < bs) ? s->total - s->issued_bytes : bs;
         io->counted = s->counting;
@@ -369,9 +397,33 @@ static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
                 return;
         STAT_ADD(d->bytes, (uint64_t)res);
         STAT_ADD(d->ios, 1);
+        if (unlikely(s->nostats))
+                return;
         hist_record(&d->clat, (uint64_t)(now - io->issue_ns));
         if (with_lat)
                 hist_record(&d->lat, (uint64_t)(now - io->start_ns));
+}
+
+/* ENGINE_FILE_OPS: the engine's operation on file f (a pass over it begins), timed as the job's
+ * completion latency (fio records it with add_clat_sample() in the engine's open_file()). A
+ * failure ends the job, as a failed I/O does. Returns the clock after it. */
+static int64_t file_op(run_t *s, wfile_t *f, unsigned fi)
+{
+        worker_t *w = s->w;
+        unsigned ddir = worker_rw_reads(w->job->rw) ? DDIR_READ : DDIR_WRITE;
+        int64_t t0 = clock_mono_ns(), t1;
+        int r = s->e->file_op(s->ed, f->fd, f->name);
+
+        t1 = clock_mono_ns();
+        f->op_due = false;
+        if (r < 0) {
+                fail(w, -r, "ioengine=%s: %s: %s", s->e->name, file_name(s, fi), strerror(-r));
+                s->failed = true;
+        } else if (s->counting) {
+                hist_record(&w->dir[ddir].clat, (uint64_t)(t1 - t0));
+                hist_record(&w->dir[ddir].lat, (uint64_t)(t1 - t0));
+        }
+        return t1;
 }
 
 static int64_t do_syncs(run_t *s)
@@ -448,6 +500,10 @@ static void run_sync(run_t *s)
                 }
                 if (unlikely(s->files[s->next_file].inval_due))
                         pass_start(&s->files[s->next_file]);
+                if (unlikely(s->files[s->next_file].op_due)) {
+                        now = file_op(s, &s->files[s->next_file], s->next_file);
+                        continue;
+                }
                 prep_io(s, io, ddir);
                 if (io->counted)
                         STAT_ADD(w->dir[ddir].issued, 1);
@@ -671,7 +727,7 @@ static void run_async(run_t *s)
         int64_t now = s->now;
 
         for (;;) {
-                while (s->inflight + s->npending < s->depth && can_issue(s, now))
+                while (s->inflight + s->npending < s->depth && more(s, now))
                         if (issue_one(s, &now) < 0)
                                 break;
                 /* Completions already waiting (a zero timeout: the engine takes them only when
@@ -687,7 +743,7 @@ static void run_async(run_t *s)
                 s->refill = false;
                 if (s->npending && commit(s, &now) < 0)
                         break;
-                if (!can_issue(s, now))
+                if (!more(s, now))
                         break;
                 if (!s->inflight) {
                         if (s->held) {
@@ -753,7 +809,7 @@ static unsigned job_depth(const worker_t *w)
 
 static bool job_direct(const worker_t *w)
 {
-        return w->job->direct && !(w->engine->flags & ENGINE_NO_FILES);
+        return w->job->direct && !(w->engine->flags & (ENGINE_NO_FILES | ENGINE_FILE_OPS));
 }
 
 /* Starts the engine on the run's buffers (and the open files, unless it owns its files). */
@@ -804,13 +860,73 @@ static int prepare_own_files(worker_t *w, run_t *s)
         return r;
 }
 
+/* ENGINE_DIR_LAYOUT: a directory at path (with any missing parents), made through the policy
+ * and recorded as the worker's; one already there is used as it is. */
+static int layout_dir(worker_t *w, const char *path)
+{
+        char err[512];
+        int fd = -1;
+        int r = policy_open(w->cfg, path, PATH_JOB_DIR, O_PATH | O_DIRECTORY | O_CREAT | O_CLOEXEC,
+                            0755, &w->made, &fd, err, sizeof(err));
+        if (r < 0) {
+                fail(w, -r, "%s", err);
+                return r;
+        }
+        close(fd);
+        return 0;
+}
+
+/* ENGINE_FILE_OPS: f's directory opened through the policy (made when missing, for the engines
+ * that lay nothing out), the name within it kept for file_op(). Files of one directory in a row
+ * share the earlier file's fd. */
+static int open_op_dir(worker_t *w, run_t *s, unsigned i)
+{
+        layout_file_t *lf = &w->files[i];
+        wfile_t *f = &s->files[i];
+        const char *slash = strrchr(lf->path, '/');
+        char dir[4096], err[512];
+        size_t n;
+        int r;
+
+        if (!slash || !slash[1]) {
+                fail(w, EINVAL, "ioengine=%s: %s is not a file name in a directory",
+                     w->engine->name, lf->path);
+                return -EINVAL;
+        }
+        n = slash == lf->path ? 1 : (size_t)(slash - lf->path);
+        if (n >= sizeof(dir)) {
+                fail(w, ENAMETOOLONG, "%s: name too long", lf->path);
+                return -ENAMETOOLONG;
+        }
+        memcpy(dir, lf->path, n);
+        dir[n] = '\0';
+        f->name = slash + 1;
+        f->op_due = true;
+        if (i > 0 && s->files[i - 1].fd >= 0 && strncmp(w->files[i - 1].path, lf->path, n + 1) == 0 &&
+            !strchr(w->files[i - 1].path + n + 1, '/')) {
+                f->fd = s->files[i - 1].fd;
+                f->fd_shared = true;
+                return 0;
+        }
+        r = policy_open(w->cfg, dir, PATH_JOB_DIR,
+                        O_PATH | O_DIRECTORY | O_CLOEXEC |
+                            ((w->engine->flags & ENGINE_NO_LAYOUT) ? O_CREAT : 0),
+                        0755, &w->made, &f->fd, err, sizeof(err));
+        if (r < 0) {
+                f->fd = -1;
+                fail(w, -r, "%s", err);
+        }
+        return r;
+}
+
 static int prepare(worker_t *w, run_t *s)
 {
         const job_spec_t *j = w->job;
         bool writes = worker_rw_writes(j->rw);
         unsigned depth = job_depth(w);
-        uint64_t maxbs = job_bs(j, DDIR_READ) > job_bs(j, DDIR_WRITE) ? job_bs(j, DDIR_READ)
-                                                                      : job_bs(j, DDIR_WRITE);
+        uint64_t maxbs = job_spec_bs_max(j, DDIR_READ) > job_spec_bs_max(j, DDIR_WRITE)
+                             ? job_spec_bs_max(j, DDIR_READ)
+                             : job_spec_bs_max(j, DDIR_WRITE);
         uint64_t total;
         bool huge;
         int r;
@@ -860,16 +976,55 @@ static int prepare(worker_t *w, run_t *s)
                 return 0;
         if (w->engine->flags & ENGINE_OWN_FILES)
                 return prepare_own_files(w, s);
+        if (w->engine->flags & ENGINE_NO_LAYOUT)
+                return 0;
         for (size_t i = 0; i < w->nfiles; i++) {
                 layout_file_t *f = &w->files[i];
                 char err[512];
                 if (!f->owner)
                         continue;
-                r = layout_file(w->cfg, f->path, f->length, f->fill, job_direct(w), j->readonly,
-                                w->seed ^ i, w->stop, &w->made, err, sizeof(err));
+                if (w->engine->flags & ENGINE_DIR_LAYOUT)
+                        r = layout_dir(w, f->path);
+                else
+                        r = layout_file(w->cfg, f->path, f->length, f->fill, job_direct(w),
+                                        j->readonly, w->seed ^ i, w->stop, &w->made, err,
+                                        sizeof(err));
                 if (r < 0) {
                         fail(w, -r, "%s", err);
                         return r;
+                }
+        }
+        return 0;
+}
+
+/* The region of a file used as it is (no size given, or size=N%), now that its size is known:
+ * from offset (plus offset_increment's share of it for this clone) to the end, or N percent of
+ * that, in whole smallest blocks. */
+static int size_existing(worker_t *w, layout_file_t *lf, uint64_t size)
+{
+        const job_spec_t *j = w->job;
+        uint64_t minbs = job_spec_bs_min(j, DDIR_READ) < job_spec_bs_min(j, DDIR_WRITE)
+                             ? job_spec_bs_min(j, DDIR_READ)
+                             : job_spec_bs_min(j, DDIR_WRITE);
+
+        if (j->offset_increment_percent)
+                lf->base = j->offset + job_spec_clone_shift(j, w->clone, size);
+        if (size <= lf->base) {
+                fail(w, EINVAL,
+                     "size: %s holds %llu bytes, nothing past offset=%llu; give size= to lay it "
+                     "out",
+                     lf->path, (unsigned long long)size, (unsigned long long)lf->base);
+                return -EINVAL;
+        }
+        lf->io_size = size - lf->base;
+        if (j->size_percent) {
+                lf->io_size = (uint64_t)((unsigned __int128)lf->io_size * j->size_percent / 100);
+                lf->io_size -= lf->io_size % minbs;
+                if (!lf->io_size) {
+                        fail(w, EINVAL, "size: %u%% of the %llu bytes of %s is less than a block",
+                             (unsigned)j->size_percent, (unsigned long long)(size - lf->base),
+                             lf->path);
+                        return -EINVAL;
                 }
         }
         return 0;
@@ -881,8 +1036,9 @@ static int open_files(worker_t *w, run_t *s)
 {
         const job_spec_t *j = w->job;
         bool no_files = w->engine->flags & ENGINE_NO_FILES;
-        int flags = (worker_rw_writes(j->rw) ? O_RDWR : O_RDONLY) | O_CLOEXEC |
-                    (job_direct(w) ? O_DIRECT : 0);
+        int flags = (worker_rw_writes(j->rw) || (w->engine->flags & ENGINE_RDWR) ? O_RDWR
+                                                                                : O_RDONLY) |
+                    O_CLOEXEC | (job_direct(w) ? O_DIRECT : 0);
 
         s->nfiles = (unsigned)w->nfiles;
         s->files = calloc(s->nfiles, sizeof(*s->files));
@@ -900,6 +1056,11 @@ static int open_files(worker_t *w, run_t *s)
                 f->base = lf->base;
                 if (no_files)
                         continue;
+                if (w->engine->flags & ENGINE_FILE_OPS) {
+                        if ((r = open_op_dir(w, s, i)) < 0)
+                                return r;
+                        continue;
+                }
                 if (w->engine->flags & ENGINE_OWN_FILES) {
                         engine_file_t ef = {.path = lf->path,
                                             .readonly = j->readonly,
@@ -911,17 +1072,8 @@ static int open_files(worker_t *w, run_t *s)
                                 fail(w, -r, "%s", err);
                                 return r;
                         }
-                        if (!lf->length) {
-                                if (size <= lf->base) {
-                                        fail(w, EINVAL,
-                                             "size: %s holds %llu bytes, nothing past "
-                                             "offset=%llu; give size= to lay it out",
-                                             lf->path, (unsigned long long)size,
-                                             (unsigned long long)lf->base);
-                                        return -EINVAL;
-                                }
-                                lf->io_size = size - lf->base;
-                        }
+                        if (!lf->length && (r = size_existing(w, lf, size)) < 0)
+                                return r;
                         continue;
                 }
                 {
@@ -951,15 +1103,8 @@ static int open_files(worker_t *w, run_t *s)
                                 fail(w, errno, "%s: %s", lf->path, strerror(errno));
                                 return -errno;
                         }
-                        if ((uint64_t)st.st_size <= lf->base) {
-                                fail(w, EINVAL,
-                                     "size: %s holds %llu bytes, nothing past offset=%llu; give "
-                                     "size= to lay it out",
-                                     lf->path, (unsigned long long)st.st_size,
-                                     (unsigned long long)lf->base);
-                                return -EINVAL;
-                        }
-                        lf->io_size = (uint64_t)st.st_size - lf->base;
+                        if ((r = size_existing(w, lf, (uint64_t)st.st_size)) < 0)
+                                return r;
                 }
                 if (j->invalidate && !j->direct)
                         posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -991,6 +1136,35 @@ static uint64_t verify_seed_of(const layout_file_t *f, unsigned index)
         for (const char *c = f->path; *c; c++)
                 h = (h ^ (unsigned char)*c) * 1099511628211ULL;
         return verify_seed_mix(VERIFY_SEED_BASE, h);
+}
+
+/* The pattern module of a job with mixed block sizes, holes, skewed or fio-seeded offsets. */
+static int start_pattern(worker_t *w, run_t *s)
+{
+        uint64_t *base = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
+        uint64_t *size = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
+        char err[256];
+        int r = -ENOMEM;
+
+        if (base && size) {
+                pattern_params_t pp = {.job = w->job,
+                                       .nfiles = s->nfiles,
+                                       .base = base,
+                                       .size = size,
+                                       .seed = w->seed,
+                                       .thread_number = w->thread_number};
+                for (unsigned i = 0; i < s->nfiles; i++) {
+                        base[i] = w->files[i].base;
+                        size[i] = w->files[i].io_size;
+                }
+                r = pattern_new(&pp, &s->pat, err, sizeof(err));
+                if (r < 0)
+                        fail(w, -r, "%s", err);
+        } else
+                fail(w, ENOMEM, "no memory for the I/O pattern of %u files", s->nfiles);
+        free(base);
+        free(size);
+        return r;
 }
 
 /* Everything the loop needs, computed once. */
@@ -1030,8 +1204,10 @@ static int setup_run(worker_t *w, run_t *s)
         randmap_rng_seed(&s->off_rng, w->seed);
         randmap_rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
         s->verify = j->verify;
-        s->invalidate_passes =
-            j->invalidate && !job_direct(w) && !(w->engine->flags & ENGINE_OWN_FILES);
+        s->file_ops = w->engine->flags & ENGINE_FILE_OPS;
+        s->nostats = s->file_ops;
+        s->invalidate_passes = j->invalidate && !job_direct(w) &&
+                               !(w->engine->flags & (ENGINE_OWN_FILES | ENGINE_FILE_OPS));
         if (s->verify &&
             (s->bs[DDIR_READ] < VERIFY_MIN_LEN || s->bs[DDIR_WRITE] < VERIFY_MIN_LEN)) {
                 fail(w, EINVAL, "verify=%s: bs must be at least %d bytes (bs=%llu,%llu)",
@@ -1042,6 +1218,11 @@ static int setup_run(worker_t *w, run_t *s)
         for (unsigned i = 0; s->verify && i < s->nfiles; i++)
                 s->files[i].vseed = verify_seed_of(&w->files[i], i);
 
+        if (pattern_needed(j)) {
+                /* the pattern module counts blocks in the smallest size */
+                s->bs[DDIR_READ] = job_spec_bs_min(j, DDIR_READ);
+                s->bs[DDIR_WRITE] = job_spec_bs_min(j, DDIR_WRITE);
+        }
         for (unsigned i = 0; i < s->nfiles; i++) {
                 wfile_t *f = &s->files[i];
                 uint64_t io_size = w->files[i].io_size;
@@ -1062,12 +1243,18 @@ static int setup_run(worker_t *w, run_t *s)
                 sum += io_size;
                 cap += f->nblocks[s->ddir] * s->bs[s->ddir];
         }
+        if (pattern_needed(j) && (r = start_pattern(w, s)) < 0)
+                return r;
+        s->ios_left = j->number_ios ? j->number_ios : UINT64_MAX;
         if (j->time_based)
                 s->total = UINT64_MAX;
-        else {
+        else if (j->io_size) {
+                /* fio's io_size: this much I/O within the region, going round it as needed */
+                s->total = j->io_size;
+        } else {
                 /* fio: size caps what the files hold; a size-bound job issues exactly that. */
                 s->total = j->size && j->size < sum ? j->size : sum;
-                if (!s->mixed) {
+                if (!s->mixed && !s->pat) {
                         if (s->total > cap)
                                 s->total = cap;
                         s->total -= s->total % s->bs[s->ddir];
@@ -1114,11 +1301,12 @@ static void teardown(worker_t *w, run_t *s)
         /* Leaked: the kernel may still write into the buffers and read the units' engine state;
          * both stay allocated for the life of the process. */
         for (unsigned i = 0; s->files && i < s->nfiles; i++)
-                if (s->files[i].fd >= 0)
+                if (s->files[i].fd >= 0 && !s->files[i].fd_shared)
                         close(s->files[i].fd);
         free(s->files);
         free(s->free_units);
         free(s->pending);
+        pattern_destroy(&s->pat);
 }
 
 static void run(worker_t *w, run_t *s, int64_t start)
