@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "pacing.h"
 #include "pattern.h"
 #include "randmap.h"
 #include "util.h"
@@ -99,6 +100,11 @@ typedef struct run {
         pattern_t *pat;        /* NULL: the fast path below picks every offset and length */
         bool file_ops;         /* ENGINE_FILE_OPS: a file's pass begins with file_op() */
         bool nostats;          /* the engine's I/Os have no latency of their own (fake I/O) */
+        bool paced;            /* pacing_needed(): thinktime, Poisson, minimum rates, latency */
+        unsigned qd;           /* I/Os in flight at most: depth, or latency_target's depth */
+        bool lat_search;       /* latency_target without latency_run: count only once found */
+        uint64_t done_ios, issued_ios; /* for thinktime_blocks (ramp included, as fio) */
+        pacing_t pace;
         int64_t end_ns, ramp_end_ns;
         bool counting; /* ramp_time has passed */
         bool rated;
@@ -152,6 +158,8 @@ static void begin_counting(run_t *s, int64_t now)
         s->rate_t0 = now;
         memset(s->rate_bytes, 0, sizeof(s->rate_bytes));
         memset(s->rate_ios, 0, sizeof(s->rate_ios));
+        if (unlikely(s->paced))
+                pacing_restart(&s->pace, now);
         /* Measured from the end of the ramp (or the wake-up, when the worker woke after it). */
         __atomic_store_n(&s->w->measure_mono,
                          s->ramp_end_ns > s->w->wake_mono ? s->ramp_end_ns : s->w->wake_mono,
@@ -176,6 +184,8 @@ static int64_t rate_due(const run_t *s, unsigned ddir)
 {
         const job_spec_t *j = s->w->job;
         int64_t t = INT64_MIN;
+        if (unlikely(s->pace.poisson))
+                return pacing_poisson_due(&s->pace, ddir);
         if (j->rate[ddir])
                 t = s->rate_t0 + (int64_t)((unsigned __int128)s->rate_bytes[ddir] * NSEC_PER_SEC /
                                            j->rate[ddir]);
@@ -287,7 +297,10 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
         if (s->rated) {
                 s->rate_bytes[ddir] += io->len;
                 s->rate_ios[ddir]++;
+                if (unlikely(s->pace.poisson))
+                        pacing_poisson_next(&s->pace, ddir);
         }
+        s->issued_ios++;
         if (ddir == DDIR_WRITE) {
                 f->dirty = f->written = true;
                 if (unlikely(s->verify) && io->len >= VERIFY_MIN_LEN)
@@ -376,6 +389,46 @@ static bool verify_read(run_t *s, const io_unit_t *io)
         return false;
 }
 
+/* A completion under pacing: thinktime's count, max_latency (an I/O slower than it ends the job
+ * with ETIMEDOUT, as fio's lat_fatal()) and latency_target's sample. */
+static void paced_completion(run_t *s, const io_unit_t *io, int64_t now)
+{
+        worker_t *w = s->w;
+        uint64_t lat = (uint64_t)(now - io->start_ns);
+        int r;
+
+        s->done_ios++;
+        if (!io->counted && !s->lat_search)
+                return;
+        if (s->pace.max_lat[io->ddir] && lat > s->pace.max_lat[io->ddir] && io->counted) {
+                if (!w->error)
+                        w->error_offset = io->offset;
+                fail(w, ETIMEDOUT,
+                     "max_latency: a %s of %llu bytes at offset %llu of %s took %llu us, more "
+                     "than %llu us",
+                     io->ddir == DDIR_WRITE ? "write" : "read", (unsigned long long)io->len,
+                     (unsigned long long)io->offset, file_name(s, io->file),
+                     (unsigned long long)(lat / NSEC_PER_USEC),
+                     (unsigned long long)(s->pace.max_lat[io->ddir] / NSEC_PER_USEC));
+                s->failed = true;
+                return;
+        }
+        if (now < s->ramp_end_ns)
+                return;
+        r = pacing_lat_sample(&s->pace, lat, now);
+        if (r == PACING_LAT_DOWN)
+                s->qd = s->pace.qd;
+        else if (r == PACING_LAT_FATAL) {
+                fail(w, ETIMEDOUT,
+                     "latency_target: a %s took %llu us at queue depth 1, more than the "
+                     "target %llu us",
+                     io->ddir == DDIR_WRITE ? "write" : "read",
+                     (unsigned long long)(lat / NSEC_PER_USEC),
+                     (unsigned long long)(s->pace.lat_target / NSEC_PER_USEC));
+                s->failed = true;
+        }
+}
+
 /* Accounts one completion at now. */
 static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
 {
@@ -393,6 +446,8 @@ static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
                 if (io->counted)
                         STAT_ADD(d->short_ios, 1);
         }
+        if (unlikely(s->paced))
+                paced_completion(s, io, now);
         if (!io->counted)
                 return;
         STAT_ADD(d->bytes, (uint64_t)res);
@@ -471,6 +526,70 @@ static int64_t do_syncs(run_t *s)
         return now;
 }
 
+static void quiesce(run_t *s, int64_t *now);
+
+/* Spins the CPU until t or a stop (thinktime_spin: the "work" fio simulates with a busy loop). */
+static int64_t spin_until(const run_t *s, int64_t t)
+{
+        int64_t now = clock_mono_ns();
+        while (now < t && now < s->end_ns && !stopped(s))
+                now = clock_mono_ns();
+        return now;
+}
+
+/* Before the next I/O under pacing: the minimum rates, latency_target's window, thinktime.
+ * async: I/Os may be in flight (a stall or a new depth lets them finish first, as fio's
+ * io_u_quiesce()). Returns true when it took time or changed what may be issued: the caller
+ * looks at the clock and its limits again. */
+static bool pace_before(run_t *s, int64_t *now, bool async)
+{
+        worker_t *w = s->w;
+        char err[256];
+
+        if (s->counting && (s->pace.rate_min[0] || s->pace.rate_min[1] || s->pace.iops_min[0] ||
+                            s->pace.iops_min[1])) {
+                uint64_t bytes[2] = {w->dir[0].bytes, w->dir[1].bytes};
+                uint64_t ios[2] = {w->dir[0].ios, w->dir[1].ios};
+                if (pacing_check_min(&s->pace, bytes, ios, *now, err, sizeof(err)) < 0) {
+                        fail(w, EIO, "%s", err);
+                        s->failed = true;
+                        return true;
+                }
+        }
+        if (s->pace.lat_target && *now >= s->ramp_end_ns) {
+                switch (pacing_lat_window(&s->pace, *now)) {
+                case PACING_WIN_CHANGED:
+                        if (async && s->pace.qd < s->qd)
+                                quiesce(s, now);
+                        s->qd = s->pace.qd;
+                        return true;
+                case PACING_WIN_FINAL:
+                        /* the depth is found: one more window, counted from a clean start */
+                        if (async)
+                                quiesce(s, now);
+                        s->qd = s->pace.qd;
+                        s->lat_search = false;
+                        begin_counting(s, *now);
+                        __atomic_store_n(&w->measure_mono, *now, __ATOMIC_RELAXED);
+                        return true;
+                case PACING_WIN_DONE:
+                        s->end_ns = *now;
+                        return true;
+                default:
+                        break;
+                }
+        }
+        if (pacing_think_due(&s->pace, s->done_ios, s->issued_ios, *now)) {
+                if (async)
+                        quiesce(s, now);
+                *now = spin_until(s, *now + (int64_t)s->pace.spin_ns);
+                *now = sleep_until(s, *now + (int64_t)(s->pace.think_ns - s->pace.spin_ns));
+                pacing_think_done(&s->pace, s->done_ios, s->issued_ios, *now);
+                return true;
+        }
+        return false;
+}
+
 /* The synchronous loop (psync; null at iodepth=1): one clock read per I/O, whose reading is both
  * this I/O's completion and the next one's start. */
 static void run_sync(run_t *s)
@@ -484,8 +603,10 @@ static void run_sync(run_t *s)
                 int64_t t0;
                 int r;
 
-                if (unlikely(!s->counting) && now >= s->ramp_end_ns)
+                if (unlikely(!s->counting) && now >= s->ramp_end_ns && !s->lat_search)
                         begin_counting(s, now);
+                if (unlikely(s->paced) && pace_before(s, &now, false))
+                        continue;
                 ddir = pick_ddir(s);
                 if (unlikely(s->rated)) {
                         int64_t due = rate_wait(s, &ddir, now);
@@ -611,8 +732,10 @@ static int issue_one(run_t *s, int64_t *now)
                 s->held = NULL;
         } else {
                 unsigned ddir;
-                if (unlikely(!s->counting) && *now >= s->ramp_end_ns)
+                if (unlikely(!s->counting) && *now >= s->ramp_end_ns && !s->lat_search)
                         begin_counting(s, *now);
+                if (unlikely(s->paced) && pace_before(s, now, true))
+                        return 0;
                 ddir = pick_ddir(s);
                 if (unlikely(s->rated)) {
                         int64_t due = rate_wait(s, &ddir, *now);
@@ -727,7 +850,7 @@ static void run_async(run_t *s)
         int64_t now = s->now;
 
         for (;;) {
-                while (s->inflight + s->npending < s->depth && more(s, now))
+                while (s->inflight + s->npending < s->qd && more(s, now))
                         if (issue_one(s, &now) < 0)
                                 break;
                 /* Completions already waiting (a zero timeout: the engine takes them only when
@@ -753,7 +876,7 @@ static void run_async(run_t *s)
                         }
                         continue;
                 }
-                if (s->inflight + s->npending < s->depth && !s->held)
+                if (s->inflight + s->npending < s->qd && !s->held)
                         continue;
                 if (reap(s, s->cmin < s->inflight ? s->cmin : s->inflight, s->cmax, WAIT_SLICE_NS,
                          &now) < 0)
@@ -1204,6 +1327,13 @@ static int setup_run(worker_t *w, run_t *s)
         randmap_rng_seed(&s->off_rng, w->seed);
         randmap_rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
         s->verify = j->verify;
+        s->qd = depth;
+        s->paced = pacing_needed(j);
+        if (s->paced) {
+                pacing_init(&s->pace, j, depth, w->seed, clock_mono_ns());
+                s->qd = s->pace.qd;
+                s->lat_search = j->latency_target_ns && !j->latency_run;
+        }
         s->file_ops = w->engine->flags & ENGINE_FILE_OPS;
         s->nostats = s->file_ops;
         s->invalidate_passes = j->invalidate && !job_direct(w) &&
@@ -1321,7 +1451,11 @@ static void run(worker_t *w, run_t *s, int64_t start)
         if (s->now < job_start)
                 s->now = sleep_until(s, job_start);
         s->counting = false;
-        if (s->now >= s->ramp_end_ns)
+        if (unlikely(s->paced)) {
+                pacing_restart(&s->pace, s->now);
+                s->pace.last_think = s->now;
+        }
+        if (s->now >= s->ramp_end_ns && !s->lat_search)
                 begin_counting(s, s->now);
         s->rate_t0 = s->now;
         if (w->sync_engine)
