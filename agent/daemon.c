@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "host.h"
+#include "iosched.h"
 #include "identity.h"
 #include "intervals.h"
 #include "keys.h"
@@ -443,6 +444,11 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
                         run->runtime_ns = 0;
         }
         params.work_dir = work;
+        /* ioscheduler=: devices switched now (saved in the restore record, put back with the
+         * sysctls and the mount when the run ends) */
+        if (r >= 0 && params.n_jobs == p->n_jobs)
+                r = iosched_apply(ag->cfg, ag->restore, params.jobs, params.n_jobs, work, ag->name,
+                                  &run->effective, err, sizeof(err));
         if (r < 0 || params.n_jobs != p->n_jobs) {
                 for (size_t i = 0; i < params.n_jobs; i++)
                         job_spec_done(&params.jobs[i]);

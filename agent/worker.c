@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "pacing.h"
 #include "pattern.h"
+#include "placement.h"
 #include "randmap.h"
 #include "util.h"
 #include "verify.h"
@@ -1526,7 +1527,16 @@ void *worker_main(void *arg)
         int r;
 
         memset(&s, 0, sizeof(s));
-        r = w->md ? 0 : prepare(w, &s);
+        r = 0;
+        /* placement first: the buffers prepare() allocates follow the NUMA memory policy */
+        if (placement_needed(w->job)) {
+                char err[sizeof(w->errmsg)];
+                r = placement_apply(w->job, w->clone, "/sys", err, sizeof(err));
+                if (r < 0)
+                        fail(w, -r, "%s", err);
+        }
+        if (r >= 0)
+                r = w->md ? 0 : prepare(w, &s);
         /* Every worker counts itself through layout, even after a failure, and waits for the
          * others unless the run is called off. */
         pthread_mutex_lock(&g->lock);

@@ -1141,13 +1141,6 @@ int options_validate_io(const job_spec_t *j, char *err, size_t errlen)
                 options_err(err, errlen, "ioscheduler: ioengine=null uses no device");
                 return -EINVAL;
         }
-        if ((j->prio >= 0 || j->prioclass >= 0) && (j->prioclass == 0 && j->prio > 0)) {
-                options_err(err, errlen,
-                            "prio: class 0 (none) has no levels; give prioclass=1, 2 or 3 with "
-                            "prio=%d",
-                            (int)j->prio);
-                return -EINVAL;
-        }
         if (j->direct && !engine_is(j, "null")) {
                 for (unsigned d = 0; d < 2; d++) {
                         if (j->bs_unaligned && (j->bssplit[d].n || j->bs_min[d])) {
