@@ -15,7 +15,7 @@
 
 #include "clock.h"
 #include "pacing.h"
-#include "pattern.h"
+#include "iogen.h"
 #include "placement.h"
 #include "randmap.h"
 #include "util.h"
@@ -98,7 +98,7 @@ typedef struct run {
         uint64_t total;        /* bytes to issue; UINT64_MAX for time_based */
         uint64_t issued_bytes; /* ramp included, as fio counts size */
         uint64_t ios_left;     /* number_ios: I/Os still to issue; UINT64_MAX without */
-        pattern_t *pat;        /* NULL: the fast path below picks every offset and length */
+        iogen_t *gen;          /* NULL: the fast path below picks every offset and length */
         bool file_ops;         /* ENGINE_FILE_OPS: a file's pass begins with file_op() */
         bool nostats;          /* the engine's I/Os have no latency of their own (fake I/O) */
         bool paced;            /* pacing_needed(): thinktime, Poisson, minimum rates, latency */
@@ -255,15 +255,14 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
         unsigned fi = s->next_file;
         wfile_t *f = &s->files[fi];
         uint64_t blk, bs = s->bs[ddir];
+        bool pass_done;
 
         if (++s->next_file == s->nfiles)
                 s->next_file = 0;
-        if (unlikely(s->pat)) {
+        if (unlikely(s->gen)) {
+                /* mixed block sizes, holes, skewed or fio-seeded offsets (agent/iogen.c) */
                 uint64_t off;
-                if (pattern_next(s->pat, fi, ddir, &off, &bs) == PATTERN_PASS_END) {
-                        f->inval_due = s->invalidate_passes;
-                        f->op_due = s->file_ops;
-                }
+                pass_done = iogen_next(s->gen, fi, ddir, &off, &bs) == IOGEN_PASS_END;
                 io->offset = off;
         } else {
                 if (!s->random) {
@@ -274,17 +273,18 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
                         blk = randmap_rng_below(&s->off_rng, f->nblocks[ddir]);
                 else
                         blk = randmap_next(&f->perm[s->shared_perm ? s->ddir : ddir]);
-                /* fio closes and reopens a file at each pass over it, invalidating its cache
-                 * again: without that a time_based job would read a small file from memory
-                 * after one pass. The drop waits for the next pass (pass_start()): done now, it
-                 * would also drop what readahead brought in for this pass's blocks not yet
-                 * read. */
-                if (unlikely(++f->in_pass == f->nblocks[ddir])) {
-                        f->in_pass = 0;
-                        f->inval_due = s->invalidate_passes;
-                        f->op_due = s->file_ops;
-                }
+                pass_done = ++f->in_pass == f->nblocks[ddir];
                 io->offset = f->base + blk * bs;
+        }
+        /* fio closes and reopens a file at each pass over it, invalidating its cache again:
+         * without that a time_based job would read a small file from memory after one pass.
+         * The drop waits for the next pass (pass_start()): done now, it would also drop what
+         * readahead brought in for this pass's blocks not yet read. The file operation engines
+         * act on the file again there, as fio's reopen does. */
+        if (unlikely(pass_done)) {
+                f->in_pass = 0;
+                f->inval_due = s->invalidate_passes;
+                f->op_due = s->file_ops;
         }
         s->ios_left--;
         io->fd = f->fd;
@@ -1262,8 +1262,8 @@ static uint64_t verify_seed_of(const layout_file_t *f, unsigned index)
         return verify_seed_mix(VERIFY_SEED_BASE, h);
 }
 
-/* The pattern module of a job with mixed block sizes, holes, skewed or fio-seeded offsets. */
-static int start_pattern(worker_t *w, run_t *s)
+/* The I/O generator of a job with mixed block sizes, holes, skewed or fio-seeded offsets. */
+static int start_iogen(worker_t *w, run_t *s)
 {
         uint64_t *base = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
         uint64_t *size = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
@@ -1271,7 +1271,7 @@ static int start_pattern(worker_t *w, run_t *s)
         int r = -ENOMEM;
 
         if (base && size) {
-                pattern_params_t pp = {.job = w->job,
+                iogen_params_t pp = {.job = w->job,
                                        .nfiles = s->nfiles,
                                        .base = base,
                                        .size = size,
@@ -1281,11 +1281,11 @@ static int start_pattern(worker_t *w, run_t *s)
                         base[i] = w->files[i].base;
                         size[i] = w->files[i].io_size;
                 }
-                r = pattern_new(&pp, &s->pat, err, sizeof(err));
+                r = iogen_new(&pp, &s->gen, err, sizeof(err));
                 if (r < 0)
                         fail(w, -r, "%s", err);
         } else
-                fail(w, ENOMEM, "no memory for the I/O pattern of %u files", s->nfiles);
+                fail(w, ENOMEM, "no memory for the I/O generator of %u files", s->nfiles);
         free(base);
         free(size);
         return r;
@@ -1349,8 +1349,8 @@ static int setup_run(worker_t *w, run_t *s)
         for (unsigned i = 0; s->verify && i < s->nfiles; i++)
                 s->files[i].vseed = verify_seed_of(&w->files[i], i);
 
-        if (pattern_needed(j)) {
-                /* the pattern module counts blocks in the smallest size */
+        if (iogen_needed(j)) {
+                /* the generator counts blocks in the smallest size */
                 s->bs[DDIR_READ] = job_spec_bs_min(j, DDIR_READ);
                 s->bs[DDIR_WRITE] = job_spec_bs_min(j, DDIR_WRITE);
         }
@@ -1374,7 +1374,7 @@ static int setup_run(worker_t *w, run_t *s)
                 sum += io_size;
                 cap += f->nblocks[s->ddir] * s->bs[s->ddir];
         }
-        if (pattern_needed(j) && (r = start_pattern(w, s)) < 0)
+        if (iogen_needed(j) && (r = start_iogen(w, s)) < 0)
                 return r;
         s->ios_left = j->number_ios ? j->number_ios : UINT64_MAX;
         if (j->time_based)
@@ -1385,7 +1385,7 @@ static int setup_run(worker_t *w, run_t *s)
         } else {
                 /* fio: size caps what the files hold; a size-bound job issues exactly that. */
                 s->total = j->size && j->size < sum ? j->size : sum;
-                if (!s->mixed && !s->pat) {
+                if (!s->mixed && !s->gen) {
                         if (s->total > cap)
                                 s->total = cap;
                         s->total -= s->total % s->bs[s->ddir];
@@ -1437,7 +1437,7 @@ static void teardown(worker_t *w, run_t *s)
         free(s->files);
         free(s->free_units);
         free(s->pending);
-        pattern_destroy(&s->pat);
+        iogen_destroy(&s->gen);
 }
 
 static void run(worker_t *w, run_t *s, int64_t start)

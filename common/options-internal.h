@@ -77,6 +77,11 @@ typedef struct job_option {
 
 extern const job_option_t options_table[];
 extern const size_t options_table_len;
+/* Block sizes, I/O pattern, pacing, offsets and placement (options-table-io.c). */
+extern const job_option_t options_table_io[];
+extern const size_t options_table_io_len;
+/* The i-th option over every table; NULL past the end. */
+const job_option_t *options_at(size_t i);
 
 /* One line into err (when there is room), cut on a UTF-8 boundary. */
 void options_err(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);

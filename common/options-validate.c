@@ -303,8 +303,8 @@ int job_spec_validate(const job_spec_t *j, char *err, size_t errlen)
         int r;
 
         assert(j);
-        for (size_t i = 0; i < options_table_len; i++) {
-                r = validate_field(j, &options_table[i], err, errlen);
+        for (size_t i = 0; options_at(i); i++) {
+                r = validate_field(j, options_at(i), err, errlen);
                 if (r < 0)
                         return r;
         }

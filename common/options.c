@@ -463,10 +463,19 @@ static int set_enum(const job_option_t *o, const char *key, const char *value, j
         return 0;
 }
 
+const job_option_t *options_at(size_t i)
+{
+        if (i < options_table_len)
+                return &options_table[i];
+        i -= options_table_len;
+        return i < options_table_io_len ? &options_table_io[i] : NULL;
+}
+
 static const job_option_t *option_find(const char *key)
 {
-        for (size_t i = 0; i < options_table_len; i++) {
-                const job_option_t *o = &options_table[i];
+        const job_option_t *o;
+
+        for (size_t i = 0; (o = options_at(i)); i++) {
                 if (streq(key, o->name))
                         return o;
                 for (size_t a = 0; a < ELEMENTSOF(o->aliases) && o->aliases[a]; a++)
@@ -505,13 +514,14 @@ static bool word_in(const char *w, const char *words)
 void job_options_offer(suggest_t *s)
 {
         const char *words = job_fio_unsupported_options;
+        const job_option_t *o;
         char w[64];
 
-        for (size_t i = 0; i < options_table_len; i++) {
-                suggest_offer(s, options_table[i].name);
-                for (size_t a = 0; a < ELEMENTSOF(options_table[i].aliases); a++)
-                        if (options_table[i].aliases[a])
-                                suggest_offer(s, options_table[i].aliases[a]);
+        for (size_t i = 0; (o = options_at(i)); i++) {
+                suggest_offer(s, o->name);
+                for (size_t a = 0; a < ELEMENTSOF(o->aliases); a++)
+                        if (o->aliases[a])
+                                suggest_offer(s, o->aliases[a]);
         }
         while (next_word(&words, w, sizeof(w)))
                 suggest_offer(s, w);
@@ -652,9 +662,8 @@ bool job_option_doc(size_t i, job_option_doc_t *d)
         const job_option_t *o;
         char lo[32], hi[32];
 
-        if (i >= options_table_len)
+        if (!(o = options_at(i)))
                 return false;
-        o = &options_table[i];
         memset(d, 0, sizeof(*d));
         d->name = o->name;
         d->aliases[0] = o->aliases[0];

@@ -1,6 +1,6 @@
-/* Where a worker's next I/O goes and how long it is, for the jobs the plain fast path of
+/* I/O generator: where a worker's next I/O goes and how long it is, for the jobs the plain fast path of
  * agent/worker.c does not cover (fio's get_next_offset() and get_next_buflen(), in its terms). */
-#include "pattern.h"
+#include "iogen.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -32,7 +32,7 @@ typedef struct pfile {
         uint64_t pass_bytes;
 } pfile_t;
 
-struct pattern {
+struct iogen {
         const job_spec_t *j;
         unsigned nfiles;
         pfile_t *f;
@@ -43,7 +43,7 @@ struct pattern {
         zone_slot_t zones[2][100];
 };
 
-bool pattern_needed(const job_spec_t *j)
+bool iogen_needed(const job_spec_t *j)
 {
         bool random = rw_mode_is_random(j->rw);
         for (unsigned d = 0; d < 2; d++)
@@ -57,7 +57,7 @@ bool pattern_needed(const job_spec_t *j)
 
 /* fio's seed of stream `which` for this worker: fixed (randrepeat, or randseed given) from
  * randseed and the thread number, as fio 3.33; otherwise from the worker's own seed. */
-static uint64_t stream_seed(const pattern_params_t *p, unsigned which)
+static uint64_t stream_seed(const iogen_params_t *p, unsigned which)
 {
         const job_spec_t *j = p->job;
         if (j->randrepeat || j->randseed_set)
@@ -69,7 +69,7 @@ static uint64_t stream_seed(const pattern_params_t *p, unsigned which)
  * plays no part, as in fio 3.33), its derived seed with randrepeat=0 and a randseed. iofleet's
  * own generator (random_generator not given) seeds from the worker's seed, so that agents and
  * clones differ. */
-static uint64_t offset_seed(const pattern_params_t *p)
+static uint64_t offset_seed(const iogen_params_t *p)
 {
         const job_spec_t *j = p->job;
         if (j->random_generator == RAND_GEN_DEFAULT)
@@ -80,7 +80,7 @@ static uint64_t offset_seed(const pattern_params_t *p)
 }
 
 /* fio's zone_split_index: percent slot v (1..100) of the random I/Os to the range of its zone. */
-static int zones_init(pattern_t *p, unsigned d, uint64_t smallest, char *err, size_t errlen)
+static int zones_init(iogen_t *p, unsigned d, uint64_t smallest, char *err, size_t errlen)
 {
         const job_zones_t *z = &p->j->zones[d];
         uint32_t acc = 0;
@@ -108,10 +108,10 @@ static int zones_init(pattern_t *p, unsigned d, uint64_t smallest, char *err, si
         return 0;
 }
 
-int pattern_new(const pattern_params_t *pp, pattern_t **ret, char *err, size_t errlen)
+int iogen_new(const iogen_params_t *pp, iogen_t **ret, char *err, size_t errlen)
 {
         const job_spec_t *j = pp->job;
-        pattern_t *p = calloc(1, sizeof(*p));
+        iogen_t *p = calloc(1, sizeof(*p));
         bool use64 = j->random_generator == RAND_GEN_TAUSWORTHE64;
         uint64_t smallest = UINT64_MAX, map_bytes = 0;
         int r = 0;
@@ -199,16 +199,16 @@ int pattern_new(const pattern_params_t *pp, pattern_t **ret, char *err, size_t e
                                           j->rand_center, pp->seed ^ (0x9e3779b97f4a7c15ULL * (i + 1)));
         }
         if (r < 0) {
-                pattern_destroy(&p);
+                iogen_destroy(&p);
                 return r;
         }
         *ret = p;
         return 0;
 }
 
-void pattern_destroy(pattern_t **pp)
+void iogen_destroy(iogen_t **pp)
 {
-        pattern_t *p = *pp;
+        iogen_t *p = *pp;
         if (!p)
                 return;
         for (unsigned i = 0; i < p->nfiles; i++) {
@@ -222,7 +222,7 @@ void pattern_destroy(pattern_t **pp)
 
 /* fio's get_next_seq_offset(): where the last I/O ended, plus rw=...:N's skip (backwards when
  * negative), wrapping at the region's ends. *wrapped when it went round. */
-static uint64_t seq_offset(const pattern_t *p, const pfile_t *f, unsigned d, bool *wrapped)
+static uint64_t seq_offset(const iogen_t *p, const pfile_t *f, unsigned d, bool *wrapped)
 {
         int64_t add = p->j->rw_seq_add;
         uint64_t pos = f->last_pos[d];
@@ -245,7 +245,7 @@ static uint64_t seq_offset(const pattern_t *p, const pfile_t *f, unsigned d, boo
 }
 
 /* fio's last_block(): how many ba-aligned starts the region has for direction d. */
-static uint64_t last_block(const pattern_t *p, const pfile_t *f, unsigned d)
+static uint64_t last_block(const iogen_t *p, const pfile_t *f, unsigned d)
 {
         uint64_t max = f->size;
         if (p->minbs[d] > p->ba[d])
@@ -254,7 +254,7 @@ static uint64_t last_block(const pattern_t *p, const pfile_t *f, unsigned d)
 }
 
 /* A random start of direction d in f, relative, aligned to ba (fio's get_next_rand_offset()). */
-static uint64_t rand_offset(pattern_t *p, pfile_t *f, unsigned d)
+static uint64_t rand_offset(iogen_t *p, pfile_t *f, unsigned d)
 {
         uint64_t lastb = last_block(p, f, d), b;
 
@@ -299,7 +299,7 @@ static uint64_t rand_offset(pattern_t *p, pfile_t *f, unsigned d)
 }
 
 /* fio's get_next_buflen(): a block size of direction d for an I/O at pos. */
-static uint64_t next_len(pattern_t *p, const pfile_t *f, unsigned d, uint64_t pos)
+static uint64_t next_len(iogen_t *p, const pfile_t *f, unsigned d, uint64_t pos)
 {
         const job_bssplit_t *s = &p->j->bssplit[d];
         uint64_t minbs = p->minbs[d], maxbs = p->maxbs[d], room = f->size - pos, len = minbs;
@@ -340,7 +340,7 @@ static uint64_t next_len(pattern_t *p, const pfile_t *f, unsigned d, uint64_t po
 
 /* Whether the pass over f ended with the I/O just prepared: a sequential position about to go
  * round, every block of the map or the LFSR used, or a region's worth of bytes without either. */
-static bool pass_ended(pattern_t *p, pfile_t *f, unsigned d, uint64_t len)
+static bool pass_ended(iogen_t *p, pfile_t *f, unsigned d, uint64_t len)
 {
         bool wrap = false;
 
@@ -359,7 +359,7 @@ static bool pass_ended(pattern_t *p, pfile_t *f, unsigned d, uint64_t len)
         return true;
 }
 
-int pattern_next(pattern_t *p, unsigned fi, unsigned d, uint64_t *offset, uint64_t *len)
+int iogen_next(iogen_t *p, unsigned fi, unsigned d, uint64_t *offset, uint64_t *len)
 {
         pfile_t *f = &p->f[fi];
         bool hit = false, is_random = false, wrap = false;
@@ -396,5 +396,5 @@ int pattern_next(pattern_t *p, unsigned fi, unsigned d, uint64_t *offset, uint64
         f->last_pos[d] = pos + l;
         *offset = f->base + pos;
         *len = l;
-        return pass_ended(p, f, d, l) ? PATTERN_PASS_END : 0;
+        return pass_ended(p, f, d, l) ? IOGEN_PASS_END : 0;
 }

@@ -1,4 +1,4 @@
-/* Where a worker's next I/O goes and how long it is, for the jobs the plain fast path of
+/* I/O generator: where a worker's next I/O goes and how long it is, for the jobs the plain fast path of
  * agent/worker.c does not cover: bssplit and bsrange (fio's draws, with fio's seeds), blockalign,
  * rw=read:4k holes and backwards I/O, rw=randread:N with rw_sequencer, percentage_random,
  * random_distribution (zipf, pareto, normal, zoned, zoned_abs), random_generator (fio's
@@ -10,26 +10,26 @@
 
 #include "options.h"
 
-typedef struct pattern pattern_t;
+typedef struct iogen iogen_t;
 
-typedef struct pattern_params {
+typedef struct iogen_params {
         const job_spec_t *job;
         unsigned nfiles;
         const uint64_t *base; /* each file's region: first byte */
         const uint64_t *size; /* and length */
         uint64_t seed;        /* the worker's own streams (agent and clone apart) */
         unsigned thread_number; /* fio's td->thread_number: 1 + clones of the jobs before + clone */
-} pattern_params_t;
+} iogen_params_t;
 
 /* Whether job j needs this module (else the worker's fast path does all). */
-bool pattern_needed(const job_spec_t *j);
+bool iogen_needed(const job_spec_t *j);
 
-/* Sets the pattern of one worker. 0, or -errno with one line in err (a map too large, ...). */
-int pattern_new(const pattern_params_t *p, pattern_t **ret, char *err, size_t errlen);
-void pattern_destroy(pattern_t **p);
+/* Sets the generator of one worker. 0, or -errno with one line in err (a map too large, ...). */
+int iogen_new(const iogen_params_t *p, iogen_t **ret, char *err, size_t errlen);
+void iogen_destroy(iogen_t **p);
 
 /* The next I/O of direction ddir on file fi: its absolute offset and length. Returns 0, or
- * PATTERN_PASS_END when it ends a pass over the file: the file's next I/O begins the next pass
+ * IOGEN_PASS_END when it ends a pass over the file: the file's next I/O begins the next pass
  * (fio reopens the file there; with invalidate=1 the worker drops its cache first). */
-#define PATTERN_PASS_END 1
-int pattern_next(pattern_t *p, unsigned fi, unsigned ddir, uint64_t *offset, uint64_t *len);
+#define IOGEN_PASS_END 1
+int iogen_next(iogen_t *p, unsigned fi, unsigned ddir, uint64_t *offset, uint64_t *len);
