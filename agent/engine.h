@@ -25,6 +25,7 @@ typedef struct io_unit {
         int64_t result;
         /* The worker's bookkeeping; engines leave it alone. */
         int64_t start_ns, issue_ns;
+        int64_t done_ns; /* io_submit_mode=offload: when the pool thread finished it */
         bool counted;
 } io_unit_t;
 

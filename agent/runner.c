@@ -205,7 +205,10 @@ static uint64_t job_buffer_bytes(const job_spec_t *j)
         uint64_t bs = job_spec_bs_max(j, DDIR_READ), bsw = job_spec_bs_max(j, DDIR_WRITE);
         uint64_t m = bs > bsw ? bs : bsw;
         m = (m + 4095) / 4096 * 4096;
-        return m * (j->iodepth && e && !(e->flags & ENGINE_SYNC) ? j->iodepth : 1);
+        return m * (j->iodepth && e &&
+                            (!(e->flags & ENGINE_SYNC) || j->io_submit_mode == SUBMIT_OFFLOAD)
+                        ? j->iodepth
+                        : 1);
 }
 
 int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)

@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "pacing.h"
 #include "iogen.h"
+#include "offload.h"
 #include "placement.h"
 #include "randmap.h"
 #include "util.h"
@@ -800,6 +801,99 @@ static int issue_one(run_t *s, int64_t *now)
         return -1;
 }
 
+/*
+ * io_submit_mode=offload: the worker paces and prepares I/Os; a pool of iodepth threads runs the
+ * synchronous engine on them (agent/offload.c). A rate is kept by the clock whatever the device
+ * does, and each I/O's latency counts from when it was due (slat: waiting for a pool thread), as
+ * fio's offload mode intends against coordinated omission.
+ */
+static void run_offload(run_t *s)
+{
+        worker_t *w = s->w;
+        io_unit_t *out[GATHER_MAX];
+        int64_t now = s->now, stop_seen = 0;
+        offload_t *o = NULL;
+        int r = offload_new(s->e, s->ed, s->depth, &o);
+
+        if (r < 0) {
+                fail(w, -r, "io_submit_mode=offload: cannot start %u threads: %s", s->depth,
+                     strerror(-r));
+                s->failed = true;
+                return;
+        }
+        for (;;) {
+                unsigned n;
+                int64_t wait = WAIT_SLICE_NS;
+                while (s->nfree && can_issue(s, now)) {
+                        unsigned ddir;
+                        io_unit_t *io;
+                        if (unlikely(!s->counting) && now >= s->ramp_end_ns && !s->lat_search)
+                                begin_counting(s, now);
+                        if (unlikely(s->paced) && pace_before(s, &now, false))
+                                continue;
+                        ddir = pick_ddir(s);
+                        if (unlikely(s->rated)) {
+                                int64_t due = rate_wait(s, &ddir, now);
+                                if (due) {
+                                        /* keep reaping while the rate holds the next one back */
+                                        wait = due - now;
+                                        break;
+                                }
+                        }
+                        if (unlikely(s->sync_due)) {
+                                if (s->inflight)
+                                        break; /* the syncs wait for every write before them */
+                                now = do_syncs(s);
+                                continue;
+                        }
+                        io = s->free_units[--s->nfree];
+                        prep_io(s, io, ddir);
+                        io->start_ns = now;
+                        if (io->counted)
+                                STAT_ADD(w->dir[ddir].issued, 1);
+                        offload_submit(o, io);
+                        s->inflight++;
+                }
+                if (!s->inflight && !can_issue(s, now))
+                        break;
+                if (s->nfree && can_issue(s, now) && wait == WAIT_SLICE_NS && !s->sync_due)
+                        wait = 0;
+                n = offload_reap(o, out, GATHER_MAX, wait);
+                now = clock_mono_ns();
+                for (unsigned i = 0; i < n; i++) {
+                        io_unit_t *io = out[i];
+                        s->inflight--;
+                        if (io->counted)
+                                hist_record(&w->dir[io->ddir].slat,
+                                            (uint64_t)(io->issue_ns - io->start_ns));
+                        complete(s, io, io->done_ns, true);
+                        release(s, io);
+                }
+                if (stopped(s) && s->inflight) {
+                        if (!stop_seen)
+                                stop_seen = now;
+                        else if (now - stop_seen >= DRAIN_GRACE_NS)
+                                break;
+                }
+        }
+        if (s->inflight) {
+                /* pool threads stuck in the device: they keep the units and the engine's data */
+                for (unsigned i = 0; i < s->depth; i++) {
+                        bool idle = false;
+                        for (unsigned k = 0; k < s->nfree; k++)
+                                idle |= s->free_units[k] == &s->units[i];
+                        if (!idle && s->units[i].counted)
+                                STAT_ADD(w->dir[s->units[i].ddir].dropped, 1);
+                }
+                w->leaked = true;
+                fail(w, ETIMEDOUT, "%u I/Os did not complete within %llds of the stop",
+                     s->inflight, (long long)(DRAIN_GRACE_NS / (int64_t)NSEC_PER_SEC));
+                return;
+        }
+        offload_destroy(&o);
+        s->now = now;
+}
+
 /* Waits for the I/Os still in flight at the end. Those that complete count, as fio's; those that
  * do not within DRAIN_GRACE_NS of a stop are dropped, and their buffers are never freed. */
 static void drain(run_t *s, int64_t *now)
@@ -926,7 +1020,8 @@ static uint64_t job_bs(const job_spec_t *j, unsigned ddir)
 /* iodepth; a synchronous engine has one I/O at a time whatever the job says, as in fio. */
 static unsigned job_depth(const worker_t *w)
 {
-        if (w->engine->flags & ENGINE_SYNC)
+        /* offload: iodepth pool threads, each with its own I/O */
+        if ((w->engine->flags & ENGINE_SYNC) && w->job->io_submit_mode != SUBMIT_OFFLOAD)
                 return 1;
         return w->job->iodepth ? w->job->iodepth : 1;
 }
@@ -1459,7 +1554,9 @@ static void run(worker_t *w, run_t *s, int64_t start)
         if (s->now >= s->ramp_end_ns && !s->lat_search)
                 begin_counting(s, s->now);
         s->rate_t0 = s->now;
-        if (w->sync_engine)
+        if (j->io_submit_mode == SUBMIT_OFFLOAD)
+                run_offload(s);
+        else if (w->sync_engine)
                 run_sync(s);
         else
                 run_async(s);

@@ -979,11 +979,12 @@ static bool engine_is(const job_spec_t *j, const char *name)
         return j->ioengine && streq(j->ioengine, name);
 }
 
-static bool engine_is_sync(const job_spec_t *j)
+/* The engines io_submit_mode=offload may run from several threads at once: synchronous, and
+ * keeping no state of their own between I/Os (sync and vsync keep each file's position). */
+static bool engine_offloads(const job_spec_t *j)
 {
-        static const char *const sync_engines[] = {"psync", "sync",  "vsync", "pvsync",
-                                                   "pvsync2", "mmap", NULL};
-        return j->ioengine && options_str_in(j->ioengine, sync_engines);
+        static const char *const engines[] = {"psync", "pvsync", "pvsync2", "mmap", NULL};
+        return j->ioengine && options_str_in(j->ioengine, engines);
 }
 
 uint64_t job_spec_bs_min(const job_spec_t *j, unsigned ddir)
@@ -1075,10 +1076,11 @@ int options_validate_io(const job_spec_t *j, char *err, size_t errlen)
                         return -EINVAL;
                 }
         }
-        if (j->io_submit_mode == SUBMIT_OFFLOAD && !engine_is_sync(j)) {
+        if (j->io_submit_mode == SUBMIT_OFFLOAD && !engine_offloads(j)) {
                 options_err(err, errlen,
                             "io_submit_mode: offload hands I/Os to threads running a synchronous "
-                            "engine (psync, sync, pvsync, pvsync2, vsync), not ioengine=%s",
+                            "engine that keeps no file position (psync, pvsync, pvsync2, mmap), "
+                            "not ioengine=%s",
                             j->ioengine ? j->ioengine : "?");
                 return -EINVAL;
         }
