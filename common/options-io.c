@@ -108,7 +108,7 @@ static int split_ddir(const char *key, const char *value, job_spec_t *j, void *c
         for (p = copy; n < 3; n++) {
                 char *comma = strchr(p, ',');
                 parts[n] = p;
-                if (!comma) {
+                if (!comma || n == 2) {
                         n++;
                         break;
                 }
@@ -166,12 +166,13 @@ int options_set_rw(job_spec_t *j, const char *key, const char *value, char *err,
                             list);
                 return -EINVAL;
         }
-        j->rw = rw_values[m];
-        j->rw_seq_nr = 1;
-        j->rw_seq_add = 0;
-        if (!colon)
+        if (!colon) {
+                j->rw = rw_values[m];
+                j->rw_seq_nr = 1;
+                j->rw_seq_add = 0;
                 return 0;
-        if (rw_mode_is_random(j->rw)) {
+        }
+        if (rw_mode_is_random(rw_values[m])) {
                 long long v;
                 if (!parse_long(colon + 1, 1, UINT32_MAX, &v)) {
                         options_err(err, errlen,
@@ -180,7 +181,9 @@ int options_set_rw(job_spec_t *j, const char *key, const char *value, char *err,
                                     key, options_echo(vb, value), UINT32_MAX, key);
                         return -EINVAL;
                 }
+                j->rw = rw_values[m];
                 j->rw_seq_nr = (uint32_t)v;
+                j->rw_seq_add = 0;
         } else {
                 const char *s = colon + 1, *why = NULL;
                 bool neg = *s == '-';
@@ -193,6 +196,8 @@ int options_set_rw(job_spec_t *j, const char *key, const char *value, char *err,
                                     key, options_echo(vb, value), key);
                         return -EINVAL;
                 }
+                j->rw = rw_values[m];
+                j->rw_seq_nr = 1;
                 j->rw_seq_add = neg ? -(int64_t)v : (int64_t)v;
         }
         return 0;

@@ -166,8 +166,8 @@ const job_option_t options_table[] = {
         .choices = options_rw_choices,
         .def = "read",
         .example = "randread",
-        .help = "I/O pattern; rw (readwrite) and randrw mix reads and writes by rwmixread; "
-                "randread:8 takes a new offset every 8 I/Os, write:4k skips 4k after each",
+        .help = "I/O pattern (rw, randrw mix by rwmixread); randread:8: 8 I/Os per offset, "
+                "write:4k: skip 4k after each",
     },
     {
         .name = "rwmixread",

@@ -310,10 +310,12 @@ int job_spec_validate(const job_spec_t *j, char *err, size_t errlen)
         }
         /* time_based without a runtime runs until it is stopped (a soak run, ended by a cancel
          * or a stonewall), as fio runs such a job until it is killed. */
-        r = validate_rules(j, err, errlen);
+        /* the I/O pattern's rules first: they name bssplit, bsrange, ba where the general ones
+         * would say bs */
+        r = options_validate_io(j, err, errlen);
         if (r < 0)
                 return r;
-        r = options_validate_io(j, err, errlen);
+        r = validate_rules(j, err, errlen);
         if (r < 0)
                 return r;
         return validate_layout(j, err, errlen);
