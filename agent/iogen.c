@@ -23,6 +23,7 @@ typedef struct zone_slot {
 
 typedef struct pfile {
         uint64_t base, size;
+        bool to_end; /* the region runs to the file's end: sequential I/O goes round */
         uint64_t last_pos[2];   /* relative: where the last I/O of a direction ended */
         uint64_t last_start[2]; /* relative: where it began */
         blockmap_t map[2];      /* map[1] unused when the directions share map[0] */
@@ -40,6 +41,7 @@ struct iogen {
         uint32_t seq_nr; /* I/Os until the next new offset (fio's td->ddir_seq_nr) */
         uint64_t minbs[2], maxbs[2], ba[2];
         bool random, use_map, shared_map, use_lfsr, use_dist, zoned[2];
+        bool go_round; /* time_based or io_size: the end of a region starts it again */
         zone_slot_t zones[2][100];
 };
 
@@ -133,9 +135,11 @@ int iogen_new(const iogen_params_t *pp, iogen_t **ret, char *err, size_t errlen)
                 /* fio: blockalign defaults to the smallest block size */
                 p->ba[d] = j->blockalign[d] ? j->blockalign[d] : p->minbs[d];
         }
+        p->go_round = j->time_based || j->io_size;
         for (unsigned i = 0; i < pp->nfiles; i++) {
                 p->f[i].base = pp->base[i];
                 p->f[i].size = pp->size[i];
+                p->f[i].to_end = !pp->file_size || pp->base[i] + pp->size[i] >= pp->file_size[i];
                 if (pp->size[i] < smallest)
                         smallest = pp->size[i];
         }
@@ -339,24 +343,29 @@ static uint64_t next_len(iogen_t *p, const pfile_t *f, unsigned d, uint64_t pos)
 }
 
 /* Whether the pass over f ended with the I/O just prepared: a sequential position about to go
- * round, every block of the map or the LFSR used, or a region's worth of bytes without either. */
-static bool pass_ended(iogen_t *p, pfile_t *f, unsigned d, uint64_t len)
+ * round, every block of the map or the LFSR used, or a region's worth of bytes without either.
+ * A sequential job with holes whose region stops short of the file's end is done with the file
+ * there instead (fio's get_next_offset() finds the offset past io_size), unless time_based or
+ * io_size make fio start the file again. */
+static int pass_ended(iogen_t *p, pfile_t *f, unsigned d, uint64_t len)
 {
         bool wrap = false;
 
         if (!p->random) {
                 seq_offset(p, f, d, &wrap);
-                return wrap;
+                if (wrap && p->j->rw_seq_add > 0 && !f->to_end && !p->go_round)
+                        return IOGEN_LAST;
+                return wrap ? IOGEN_PASS_END : 0;
         }
         if (p->use_map)
-                return blockmap_full(&f->map[p->shared_map ? 0 : d]);
+                return blockmap_full(&f->map[p->shared_map ? 0 : d]) ? IOGEN_PASS_END : 0;
         if (p->use_lfsr)
-                return !f->lfsr_left;
+                return !f->lfsr_left ? IOGEN_PASS_END : 0;
         f->pass_bytes += len;
         if (f->pass_bytes < f->size)
-                return false;
+                return 0;
         f->pass_bytes = 0;
-        return true;
+        return IOGEN_PASS_END;
 }
 
 int iogen_next(iogen_t *p, unsigned fi, unsigned d, uint64_t *offset, uint64_t *len)
@@ -396,5 +405,5 @@ int iogen_next(iogen_t *p, unsigned fi, unsigned d, uint64_t *offset, uint64_t *
         f->last_pos[d] = pos + l;
         *offset = f->base + pos;
         *len = l;
-        return pass_ended(p, f, d, l) ? IOGEN_PASS_END : 0;
+        return pass_ended(p, f, d, l);
 }

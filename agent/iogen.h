@@ -17,6 +17,7 @@ typedef struct iogen_params {
         unsigned nfiles;
         const uint64_t *base; /* each file's region: first byte */
         const uint64_t *size; /* and length */
+        const uint64_t *file_size; /* each file's whole length (NULL: the regions' ends) */
         uint64_t seed;        /* the worker's own streams (agent and clone apart) */
         unsigned thread_number; /* fio's td->thread_number: 1 + clones of the jobs before + clone */
 } iogen_params_t;
@@ -30,6 +31,10 @@ void iogen_destroy(iogen_t **p);
 
 /* The next I/O of direction ddir on file fi: its absolute offset and length. Returns 0, or
  * IOGEN_PASS_END when it ends a pass over the file: the file's next I/O begins the next pass
- * (fio reopens the file there; with invalidate=1 the worker drops its cache first). */
+ * (fio reopens the file there; with invalidate=1 the worker drops its cache first); or
+ * IOGEN_LAST when it is the file's last I/O: sequential I/O with holes (rw=write:4k) reached the
+ * end of a region that stops short of the file's end, where fio finishes with the file (unless
+ * time_based or io_size make it go round). */
 #define IOGEN_PASS_END 1
+#define IOGEN_LAST 2
 int iogen_next(iogen_t *p, unsigned fi, unsigned ddir, uint64_t *offset, uint64_t *len);

@@ -68,6 +68,7 @@ typedef struct wfile {
         bool op_due;         /* ENGINE_FILE_OPS: the engine acts on the file before its next I/O */
         bool fd_shared;      /* ENGINE_FILE_OPS: fd (the directory) is an earlier file's */
         const char *name;    /* ENGINE_FILE_OPS: the file's name within that directory */
+        uint64_t whole;      /* the file's length when opened (0: not known) */
         uint64_t vseed;      /* verify: the writer's seed of this file (verify_seed_of()) */
         uint64_t vwrites;    /* verify: blocks written to this file, for their generation */
 } wfile_t;
@@ -100,6 +101,7 @@ typedef struct run {
         uint64_t issued_bytes; /* ramp included, as fio counts size */
         uint64_t ios_left;     /* number_ios: I/Os still to issue; UINT64_MAX without */
         iogen_t *gen;          /* NULL: the fast path below picks every offset and length */
+        unsigned files_done;   /* files the generator finished with (IOGEN_LAST) */
         bool file_ops;         /* ENGINE_FILE_OPS: a file's pass begins with file_op() */
         bool nostats;          /* the engine's I/Os have no latency of their own (fake I/O) */
         bool paced;            /* pacing_needed(): thinktime, Poisson, minimum rates, latency */
@@ -263,8 +265,12 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
         if (unlikely(s->gen)) {
                 /* mixed block sizes, holes, skewed or fio-seeded offsets (agent/iogen.c) */
                 uint64_t off;
-                pass_done = iogen_next(s->gen, fi, ddir, &off, &bs) == IOGEN_PASS_END;
+                int r = iogen_next(s->gen, fi, ddir, &off, &bs);
+                pass_done = r == IOGEN_PASS_END;
                 io->offset = off;
+                if (unlikely(r == IOGEN_LAST) && ++s->files_done == s->nfiles)
+                        /* every file is done (fio's holes past the region): this is the last */
+                        s->total = s->issued_bytes + bs;
         } else {
                 if (!s->random) {
                         blk = f->seq[ddir];
@@ -1316,6 +1322,11 @@ static int open_files(worker_t *w, run_t *s)
                         w->error = -r;
                         return r;
                 }
+                {
+                        struct stat st;
+                        if (fstat(f->fd, &st) == 0)
+                                f->whole = (uint64_t)st.st_size;
+                }
                 if (!lf->length) {
                         struct stat st;
                         if (fstat(f->fd, &st) < 0) {
@@ -1362,19 +1373,22 @@ static int start_iogen(worker_t *w, run_t *s)
 {
         uint64_t *base = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
         uint64_t *size = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
+        uint64_t *whole = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
         char err[256];
         int r = -ENOMEM;
 
-        if (base && size) {
+        if (base && size && whole) {
                 iogen_params_t pp = {.job = w->job,
-                                       .nfiles = s->nfiles,
-                                       .base = base,
-                                       .size = size,
-                                       .seed = w->seed,
-                                       .thread_number = w->thread_number};
+                                     .nfiles = s->nfiles,
+                                     .base = base,
+                                     .size = size,
+                                     .file_size = whole,
+                                     .seed = w->seed,
+                                     .thread_number = w->thread_number};
                 for (unsigned i = 0; i < s->nfiles; i++) {
                         base[i] = w->files[i].base;
                         size[i] = w->files[i].io_size;
+                        whole[i] = s->files[i].whole ? s->files[i].whole : base[i] + size[i];
                 }
                 r = iogen_new(&pp, &s->gen, err, sizeof(err));
                 if (r < 0)
@@ -1383,6 +1397,7 @@ static int start_iogen(worker_t *w, run_t *s)
                 fail(w, ENOMEM, "no memory for the I/O generator of %u files", s->nfiles);
         free(base);
         free(size);
+        free(whole);
         return r;
 }
 
