@@ -8,7 +8,8 @@ zone shares, sequential share, coverage, gaps between I/Os.
   iotrace.py syscalls TRACE NAME                print the argument lists of every call NAME
   iotrace.py compare A SUF_A B SUF_B KEY TOL [OP] [BLOCK] [ZONES]
                                                 figure KEY of both (each element of a list or
-                                                map) within TOL; OP r or w keeps one direction
+                                                map) within TOL (N%: relative); OP r or w keeps
+                                                one direction
   iotrace.py same A SUF_A B SUF_B N             the first N I/Os (offset, length) are the same
 """
 import collections
@@ -126,6 +127,10 @@ def stats(ios, block=4096, zones=None):
         out['gap_mean'] = mean
         out['gap_cv'] = sd / mean if mean else 0
         out['span'] = ios[-1][0] - ios[0][0]
+        out['stall_share'] = sum(1 for g in gaps if g > 0.0015) / len(gaps)
+        out['stall8_share'] = sum(1 for g in gaps if g > 0.008) / len(gaps)
+        out['long_stalls'] = sum(1 for g in gaps if g > 0.15)
+        out['iops'] = (n - 1) / out['span'] if out['span'] > 0 else 0
     if zones:
         edges = [int(z) for z in zones.split(',')]
         share = [0] * (len(edges) + 1)
@@ -169,6 +174,8 @@ def main():
             return 0 if all(abs(x.get(k, 0) - y.get(k, 0)) <= float(tol) for k in keys) else 1
         if isinstance(x, list):
             return 0 if len(x) == len(y) and all(abs(p - q) <= float(tol) for p, q in zip(x, y)) else 1
+        if tol.endswith('%'):
+            return 0 if abs(x - y) <= float(tol[:-1]) / 100 * max(abs(x), abs(y)) else 1
         return 0 if abs(x - y) <= float(tol) else 1
     elif cmd == 'same':
         a, sa, b, sb, n = sys.argv[2:7]
