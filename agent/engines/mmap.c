@@ -25,7 +25,7 @@ typedef struct mmap_data {
 
 /* The copy in progress on this thread, if any: where a SIGBUS returns to. */
 static __thread sigjmp_buf *copy_jump;
-static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction previous_bus;
 
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
@@ -39,14 +39,22 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
         (void)uc;
 }
 
+/* Installs the handler unless it is in place already (checked at every job: something else in the
+ * process may have put its own since), keeping the one it replaces for faults not ours. */
 static void install_handler(void)
 {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof(sa));
-        sa.sa_sigaction = on_sigbus;
-        sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGBUS, &sa, &previous_bus);
+        struct sigaction sa, cur;
+
+        pthread_mutex_lock(&handler_lock);
+        if (sigaction(SIGBUS, NULL, &cur) == 0 &&
+            !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigbus)) {
+                memset(&sa, 0, sizeof(sa));
+                sa.sa_sigaction = on_sigbus;
+                sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+                sigemptyset(&sa.sa_mask);
+                sigaction(SIGBUS, &sa, &previous_bus);
+        }
+        pthread_mutex_unlock(&handler_lock);
 }
 
 static void mmap_cleanup(void *data)
@@ -70,7 +78,7 @@ static int mmap_init(const engine_setup_t *setup, void **data)
 
         if (!d)
                 return -ENOMEM;
-        pthread_once(&handler_once, install_handler);
+        install_handler();
         d->n = setup->nfds;
         d->maps = calloc(d->n ? d->n : 1, sizeof(*d->maps));
         if (!d->maps) {

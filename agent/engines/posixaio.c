@@ -1,6 +1,7 @@
-/* posixaio engine: POSIX AIO (aio_read/aio_write, glibc's thread pool), as fio's posixaio: each
- * I/O is handed to the library when queued; completions are found with aio_error() and waited
- * for with aio_suspend(). */
+/* posixaio engine: POSIX AIO (aio_read/aio_write, glibc's thread pool), as fio's posixaio. The
+ * I/Os queued are handed to the library at commit, so that none can complete (and be reaped)
+ * before the worker has stamped it issued; completions are found with aio_error() and waited for
+ * with aio_suspend(). */
 #include <aio.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -11,12 +12,13 @@
 
 typedef struct posixaio_data {
         unsigned depth;
-        struct aiocb *cbs;          /* one per unit, by index */
-        io_unit_t **flight;         /* handed to the library, not yet reaped */
+        struct aiocb *cbs;  /* one per unit, by index */
+        io_unit_t **flight; /* handed to the library, not yet reaped */
         unsigned nflight;
-        unsigned fresh;             /* queued since the last commit */
-        const struct aiocb **wait;  /* aio_suspend()'s list */
-        io_unit_t **done;           /* what the last getevents() reaped */
+        io_unit_t **fresh; /* queued since the last commit, in order */
+        unsigned nfresh;
+        const struct aiocb **wait; /* aio_suspend()'s list */
+        io_unit_t **done;          /* what the last getevents() reaped */
 } posixaio_data_t;
 
 static void posixaio_cleanup(void *data)
@@ -26,6 +28,7 @@ static void posixaio_cleanup(void *data)
                 return;
         free(d->cbs);
         free(d->flight);
+        free(d->fresh);
         free(d->wait);
         free(d->done);
         free(d);
@@ -41,9 +44,10 @@ static int posixaio_init(const engine_setup_t *setup, void **data)
         d->depth = n;
         d->cbs = calloc(n, sizeof(*d->cbs));
         d->flight = calloc(n, sizeof(*d->flight));
+        d->fresh = calloc(n, sizeof(*d->fresh));
         d->wait = calloc(n, sizeof(*d->wait));
         d->done = calloc(n, sizeof(*d->done));
-        if (!d->cbs || !d->flight || !d->wait || !d->done) {
+        if (!d->cbs || !d->flight || !d->fresh || !d->wait || !d->done) {
                 posixaio_cleanup(d);
                 return -ENOMEM;
         }
@@ -55,9 +59,8 @@ static int posixaio_queue(void *data, io_unit_t *io)
 {
         posixaio_data_t *d = data;
         struct aiocb *cb = &d->cbs[io->index];
-        int r;
 
-        if (d->nflight >= d->depth)
+        if (d->nflight + d->nfresh >= d->depth)
                 return ENGINE_BUSY;
         memset(cb, 0, sizeof(*cb));
         cb->aio_fildes = io->fd;
@@ -65,20 +68,32 @@ static int posixaio_queue(void *data, io_unit_t *io)
         cb->aio_nbytes = io->len;
         cb->aio_offset = (off_t)io->offset;
         cb->aio_sigevent.sigev_notify = SIGEV_NONE;
-        r = io->ddir == DDIR_WRITE ? aio_write(cb) : aio_read(cb);
-        if (r < 0)
-                return errno == EAGAIN ? ENGINE_BUSY : -errno;
-        d->flight[d->nflight++] = io;
-        d->fresh++;
+        d->fresh[d->nfresh++] = io;
         return ENGINE_QUEUED;
 }
 
-/* The library took each I/O when it was queued: committing only counts them. */
+/* Hands the queued I/Os to the library in order. Returns how many it took (0 when it is out of
+ * resources for now: the worker reaps and commits again), or -errno. */
 static int posixaio_commit(void *data)
 {
         posixaio_data_t *d = data;
-        unsigned n = d->fresh;
-        d->fresh = 0;
+        unsigned n = 0;
+
+        while (n < d->nfresh) {
+                io_unit_t *io = d->fresh[n];
+                struct aiocb *cb = &d->cbs[io->index];
+                int r = io->ddir == DDIR_WRITE ? aio_write(cb) : aio_read(cb);
+                if (r < 0) {
+                        if (errno != EAGAIN && !n)
+                                return -errno;
+                        break;
+                }
+                d->flight[d->nflight++] = io;
+                n++;
+        }
+        d->nfresh -= n;
+        if (d->nfresh)
+                memmove(d->fresh, d->fresh + n, d->nfresh * sizeof(*d->fresh));
         return (int)n;
 }
 
