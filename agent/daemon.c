@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "host.h"
+#include "iosched.h"
 #include "identity.h"
 #include "intervals.h"
 #include "keys.h"
@@ -123,6 +124,11 @@ static int make_runner(agent_t *ag, char *err, size_t errlen)
                         break;
         }
         params.work_dir = work;
+        /* ioscheduler=: devices switched now (saved in the restore record, put back with the
+         * sysctls and the mount when the run ends) */
+        if (r >= 0)
+                r = iosched_apply(ag->cfg, ag->restore, params.jobs, params.n_jobs, work, ag->name,
+                                  &run->effective, err, errlen);
         if (r < 0) {
                 for (size_t i = 0; i < params.n_jobs; i++)
                         job_spec_done(&params.jobs[i]);

@@ -145,6 +145,9 @@ static int check_files(const agent_config_t *cfg, const job_spec_t *j, const lay
         const char *val = !strempty(j->filename)          ? j->filename
                           : !strempty(j->filename_format) ? j->filename_format
                                                           : LAYOUT_DEFAULT_FORMAT;
+        const engine_ops_t *eng = j->ioengine ? engine_find(j->ioengine) : NULL;
+        /* the directory engines' (dirstat, ...) "files" are directories */
+        int purpose = eng && (eng->flags & ENGINE_DIR_LAYOUT) ? PATH_JOB_DIR : PATH_JOB_FILE;
         char e[1024], parent[PATH_MAX] = "";
 
         for (size_t i = 0; i < nf; i++) {
@@ -155,7 +158,7 @@ static int check_files(const agent_config_t *cfg, const job_spec_t *j, const lay
                     parent[plen] == 0 && !streq(slash + 1, "..") && !streq(slash + 1, ".") &&
                     slash[1])
                         continue;
-                r = policy_resolve_path(cfg, path, PATH_JOB_FILE, NULL, 0, e, sizeof(e));
+                r = policy_resolve_path(cfg, path, purpose, NULL, 0, e, sizeof(e));
                 /* -ENOENT: below the agent's work_dir, which the agent makes when missing. */
                 if (r < 0 && r != -ENOENT)
                         return errorf(err, errlen, r, "job %s: %s=%s: %s", j->name, key, val, e);
@@ -265,20 +268,22 @@ int layout_plan(const agent_config_t *cfg, const job_spec_t *j, const char *agen
          * - offset bytes, or size / nrfiles (the file then extends to offset + that). */
         for (size_t i = 0; i < nf; i++) {
                 layout_file_t *f = &files[i];
-                f->base = j->offset;
+                /* offset_increment: clone k's region starts k increments further */
+                f->base = j->offset + job_spec_clone_shift(j, clone, j->filesize ? j->filesize
+                                                                                : j->size / nf);
                 if (j->filesize) {
-                        if (j->offset >= j->filesize) {
+                        if (f->base >= j->filesize) {
                                 r = errorf(err, errlen, -EINVAL,
                                            "job %s: offset=%llu leaves nothing of filesize=%llu",
-                                           j->name, (unsigned long long)j->offset,
+                                           j->name, (unsigned long long)f->base,
                                            (unsigned long long)j->filesize);
                                 goto fail;
                         }
-                        f->io_size = j->filesize - j->offset;
+                        f->io_size = j->filesize - f->base;
                         f->length = j->filesize;
                 } else if (j->size) {
                         f->io_size = j->size / nf;
-                        f->length = j->offset + f->io_size;
+                        f->length = f->base + f->io_size;
                 } else if (!with_files) {
                         f->io_size = LAYOUT_NOTIONAL_SIZE;
                 } /* else: an existing file, sized when opened */

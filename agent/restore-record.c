@@ -25,7 +25,8 @@
 #include "util.h"
 
 
-static const char *const kind_names[] = {"file", "sysctl", "service", "mount", "dir", "bad"};
+static const char *const kind_names[] = {"file",  "sysctl", "service", "mount",
+                                         "dir",   "attr",   "bad"};
 
 void restore_entry_free(entry_t *e)
 {
@@ -170,6 +171,10 @@ int restore_entry_commit(restore_t *r, entry_t *e, const char *data, size_t data
                 put_escaped(f, "umount_bin", e->a, strlen(e->a));
                 put_escaped(f, "mountpoint", e->b, strlen(e->b));
                 fprintf(f, "created_dir=%d\n", e->flag);
+                break;
+        case ENTRY_ATTR:
+                put_escaped(f, "path", e->a, strlen(e->a));
+                put_escaped(f, "value", e->value, strlen(e->value));
                 break;
         case ENTRY_DIR:
                 put_escaped(f, "path", e->a, strlen(e->a));
@@ -319,6 +324,15 @@ static int entry_from_kv(const kvlist_t *kv, entry_t *e, char *why, size_t whyle
                         return errorf(why, whylen, -EINVAL, "mount: bad or missing mountpoint");
                 if (!parse_bool01(kv_get(kv, "created_dir"), &e->flag))
                         return errorf(why, whylen, -EINVAL, "mount: bad created_dir");
+                return 0;
+        }
+        if (streq(kind, "attr")) {
+                e->kind = ENTRY_ATTR;
+                if (dup_field(kv, "path", &e->a) < 0 || !restore_path_ok(e->a) ||
+                    strncmp(e->a, "/sys/", 5) != 0)
+                        return errorf(why, whylen, -EINVAL, "attr: bad or missing path (not /sys/...)");
+                if (dup_field(kv, "value", &e->value) < 0 || !restore_word_ok(e->value))
+                        return errorf(why, whylen, -EINVAL, "attr: bad or missing value");
                 return 0;
         }
         if (streq(kind, "dir")) {

@@ -202,10 +202,13 @@ static int share_files(runner_t *r)
 static uint64_t job_buffer_bytes(const job_spec_t *j)
 {
         const engine_ops_t *e = engine_find(j->ioengine);
-        uint64_t bs = j->bs ? j->bs : 4096, bsw = j->bs_write ? j->bs_write : bs;
+        uint64_t bs = job_spec_bs_max(j, DDIR_READ), bsw = job_spec_bs_max(j, DDIR_WRITE);
         uint64_t m = bs > bsw ? bs : bsw;
         m = (m + 4095) / 4096 * 4096;
-        return m * (j->iodepth && e && !(e->flags & ENGINE_SYNC) ? j->iodepth : 1);
+        return m * (j->iodepth && e &&
+                            (!(e->flags & ENGINE_SYNC) || j->io_submit_mode == SUBMIT_OFFLOAD)
+                        ? j->iodepth
+                        : 1);
 }
 
 int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
@@ -298,6 +301,7 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         wk->job_index = i;
                         wk->clone = c;
                         wk->seed = seed_of(j, p->rank, c);
+                        wk->thread_number = (unsigned)w + 1;
                         wk->gate = &r->gate;
                         wk->stop = &r->stop;
                         wk->notify = notify;

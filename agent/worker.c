@@ -14,6 +14,10 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "pacing.h"
+#include "iogen.h"
+#include "offload.h"
+#include "placement.h"
 #include "randmap.h"
 #include "util.h"
 #include "verify.h"
@@ -61,6 +65,10 @@ typedef struct wfile {
         bool inval_due;       /* a pass ended: drop the cache before its next pass's first I/O */
         bool dirty;          /* written since the last fsync/fdatasync */
         bool written;        /* written at all: end_fsync syncs it */
+        bool op_due;         /* ENGINE_FILE_OPS: the engine acts on the file before its next I/O */
+        bool fd_shared;      /* ENGINE_FILE_OPS: fd (the directory) is an earlier file's */
+        const char *name;    /* ENGINE_FILE_OPS: the file's name within that directory */
+        uint64_t whole;      /* the file's length when opened (0: not known) */
         uint64_t vseed;      /* verify: the writer's seed of this file (verify_seed_of()) */
         uint64_t vwrites;    /* verify: blocks written to this file, for their generation */
 } wfile_t;
@@ -91,6 +99,16 @@ typedef struct run {
         randmap_rng_t off_rng, mix_rng;
         uint64_t total;        /* bytes to issue; UINT64_MAX for time_based */
         uint64_t issued_bytes; /* ramp included, as fio counts size */
+        uint64_t ios_left;     /* number_ios: I/Os still to issue; UINT64_MAX without */
+        iogen_t *gen;          /* NULL: the fast path below picks every offset and length */
+        unsigned files_done;   /* files the generator finished with (IOGEN_LAST) */
+        bool file_ops;         /* ENGINE_FILE_OPS: a file's pass begins with file_op() */
+        bool nostats;          /* the engine's I/Os have no latency of their own (fake I/O) */
+        bool paced;            /* pacing_needed(): thinktime, Poisson, minimum rates, latency */
+        unsigned qd;           /* I/Os in flight at most: depth, or latency_target's depth */
+        bool lat_search;       /* latency_target without latency_run: count only once found */
+        uint64_t done_ios, issued_ios; /* for thinktime_blocks (ramp included, as fio) */
+        pacing_t pace;
         int64_t end_ns, ramp_end_ns;
         bool counting; /* ramp_time has passed */
         bool rated;
@@ -133,7 +151,8 @@ static inline bool stopped(const run_t *s)
 
 static inline bool can_issue(const run_t *s, int64_t now)
 {
-        return !s->failed && now < s->end_ns && s->issued_bytes < s->total && !stopped(s);
+        return !s->failed && now < s->end_ns && s->issued_bytes < s->total && s->ios_left &&
+               !stopped(s);
 }
 
 /* Ramp is over: counters grow from here, and rate pacing starts afresh, as fio resets both. */
@@ -143,6 +162,8 @@ static void begin_counting(run_t *s, int64_t now)
         s->rate_t0 = now;
         memset(s->rate_bytes, 0, sizeof(s->rate_bytes));
         memset(s->rate_ios, 0, sizeof(s->rate_ios));
+        if (unlikely(s->paced))
+                pacing_restart(&s->pace, now);
         /* Measured from the end of the ramp (or the wake-up, when the worker woke after it). */
         __atomic_store_n(&s->w->measure_mono,
                          s->ramp_end_ns > s->w->wake_mono ? s->ramp_end_ns : s->w->wake_mono,
@@ -167,6 +188,8 @@ static int64_t rate_due(const run_t *s, unsigned ddir)
 {
         const job_spec_t *j = s->w->job;
         int64_t t = INT64_MIN;
+        if (unlikely(s->pace.poisson))
+                return pacing_poisson_due(&s->pace, ddir);
         if (j->rate[ddir])
                 t = s->rate_t0 + (int64_t)((unsigned __int128)s->rate_bytes[ddir] * NSEC_PER_SEC /
                                            j->rate[ddir]);
@@ -177,6 +200,13 @@ static int64_t rate_due(const run_t *s, unsigned ddir)
                         t = u;
         }
         return t;
+}
+
+/* Whether the loop goes on: can_issue(), or an I/O the engine refused as busy (already counted
+ * against the budget) still waits to go. */
+static inline bool more(const run_t *s, int64_t now)
+{
+        return s->held ? !s->failed && now < s->end_ns && !stopped(s) : can_issue(s, now);
 }
 
 /* Under rate limits: 0 when an I/O may go now (*ddir possibly switched to the other direction,
@@ -228,29 +258,45 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
         unsigned fi = s->next_file;
         wfile_t *f = &s->files[fi];
         uint64_t blk, bs = s->bs[ddir];
+        bool pass_done;
 
         if (++s->next_file == s->nfiles)
                 s->next_file = 0;
-        if (!s->random) {
-                blk = f->seq[ddir];
-                if (++f->seq[ddir] == f->nblocks[ddir])
-                        f->seq[ddir] = 0;
-        } else if (s->norandommap)
-                blk = randmap_rng_below(&s->off_rng, f->nblocks[ddir]);
-        else
-                blk = randmap_next(&f->perm[s->shared_perm ? s->ddir : ddir]);
+        if (unlikely(s->gen)) {
+                /* mixed block sizes, holes, skewed or fio-seeded offsets (agent/iogen.c) */
+                uint64_t off;
+                int r = iogen_next(s->gen, fi, ddir, &off, &bs);
+                pass_done = r == IOGEN_PASS_END;
+                io->offset = off;
+                if (unlikely(r == IOGEN_LAST) && ++s->files_done == s->nfiles)
+                        /* every file is done (fio's holes past the region): this is the last */
+                        s->total = s->issued_bytes + bs;
+        } else {
+                if (!s->random) {
+                        blk = f->seq[ddir];
+                        if (++f->seq[ddir] == f->nblocks[ddir])
+                                f->seq[ddir] = 0;
+                } else if (s->norandommap)
+                        blk = randmap_rng_below(&s->off_rng, f->nblocks[ddir]);
+                else
+                        blk = randmap_next(&f->perm[s->shared_perm ? s->ddir : ddir]);
+                pass_done = ++f->in_pass == f->nblocks[ddir];
+                io->offset = f->base + blk * bs;
+        }
         /* fio closes and reopens a file at each pass over it, invalidating its cache again:
          * without that a time_based job would read a small file from memory after one pass.
          * The drop waits for the next pass (pass_start()): done now, it would also drop what
-         * readahead brought in for this pass's blocks not yet read. */
-        if (unlikely(++f->in_pass == f->nblocks[ddir])) {
+         * readahead brought in for this pass's blocks not yet read. The file operation engines
+         * act on the file again there, as fio's reopen does. */
+        if (unlikely(pass_done)) {
                 f->in_pass = 0;
                 f->inval_due = s->invalidate_passes;
+                f->op_due = s->file_ops;
         }
+        s->ios_left--;
         io->fd = f->fd;
         io->file = fi;
         io->ddir = (uint8_t)ddir;
-        io->offset = f->base + blk * bs;
         /* A mixed size-bound job whose directions differ in bs ends on a partial block. */
         io->len = unlikely(s->total - s->issued_bytes < bs) ? s->total - s->issued_bytes : bs;
         io->counted = s->counting;
@@ -259,7 +305,10 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
         if (s->rated) {
                 s->rate_bytes[ddir] += io->len;
                 s->rate_ios[ddir]++;
+                if (unlikely(s->pace.poisson))
+                        pacing_poisson_next(&s->pace, ddir);
         }
+        s->issued_ios++;
         if (ddir == DDIR_WRITE) {
                 f->dirty = f->written = true;
                 if (unlikely(s->verify) && io->len >= VERIFY_MIN_LEN)
@@ -348,6 +397,46 @@ static bool verify_read(run_t *s, const io_unit_t *io)
         return false;
 }
 
+/* A completion under pacing: thinktime's count, max_latency (an I/O slower than it ends the job
+ * with ETIMEDOUT, as fio's lat_fatal()) and latency_target's sample. */
+static void paced_completion(run_t *s, const io_unit_t *io, int64_t now)
+{
+        worker_t *w = s->w;
+        uint64_t lat = (uint64_t)(now - io->start_ns);
+        int r;
+
+        s->done_ios++;
+        if (!io->counted && !s->lat_search)
+                return;
+        if (s->pace.max_lat[io->ddir] && lat > s->pace.max_lat[io->ddir] && io->counted) {
+                if (!w->error)
+                        w->error_offset = io->offset;
+                fail(w, ETIMEDOUT,
+                     "max_latency: a %s of %llu bytes at offset %llu of %s took %llu us, more "
+                     "than %llu us",
+                     io->ddir == DDIR_WRITE ? "write" : "read", (unsigned long long)io->len,
+                     (unsigned long long)io->offset, file_name(s, io->file),
+                     (unsigned long long)(lat / NSEC_PER_USEC),
+                     (unsigned long long)(s->pace.max_lat[io->ddir] / NSEC_PER_USEC));
+                s->failed = true;
+                return;
+        }
+        if (now < s->ramp_end_ns)
+                return;
+        r = pacing_lat_sample(&s->pace, lat, now);
+        if (r == PACING_LAT_DOWN)
+                s->qd = s->pace.qd;
+        else if (r == PACING_LAT_FATAL) {
+                fail(w, ETIMEDOUT,
+                     "latency_target: a %s took %llu us at queue depth 1, more than the "
+                     "target %llu us",
+                     io->ddir == DDIR_WRITE ? "write" : "read",
+                     (unsigned long long)(lat / NSEC_PER_USEC),
+                     (unsigned long long)(s->pace.lat_target / NSEC_PER_USEC));
+                s->failed = true;
+        }
+}
+
 /* Accounts one completion at now. */
 static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
 {
@@ -365,13 +454,39 @@ static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
                 if (io->counted)
                         STAT_ADD(d->short_ios, 1);
         }
+        if (unlikely(s->paced))
+                paced_completion(s, io, now);
         if (!io->counted)
                 return;
         STAT_ADD(d->bytes, (uint64_t)res);
         STAT_ADD(d->ios, 1);
+        if (unlikely(s->nostats))
+                return;
         hist_record(&d->clat, (uint64_t)(now - io->issue_ns));
         if (with_lat)
                 hist_record(&d->lat, (uint64_t)(now - io->start_ns));
+}
+
+/* ENGINE_FILE_OPS: the engine's operation on file f (a pass over it begins), timed as the job's
+ * completion latency (fio records it with add_clat_sample() in the engine's open_file()). A
+ * failure ends the job, as a failed I/O does. Returns the clock after it. */
+static int64_t file_op(run_t *s, wfile_t *f, unsigned fi)
+{
+        worker_t *w = s->w;
+        unsigned ddir = worker_rw_reads(w->job->rw) ? DDIR_READ : DDIR_WRITE;
+        int64_t t0 = clock_mono_ns(), t1;
+        int r = s->e->file_op(s->ed, f->fd, f->name);
+
+        t1 = clock_mono_ns();
+        f->op_due = false;
+        if (r < 0) {
+                fail(w, -r, "ioengine=%s: %s: %s", s->e->name, file_name(s, fi), strerror(-r));
+                s->failed = true;
+        } else if (s->counting) {
+                hist_record(&w->dir[ddir].clat, (uint64_t)(t1 - t0));
+                hist_record(&w->dir[ddir].lat, (uint64_t)(t1 - t0));
+        }
+        return t1;
 }
 
 static int64_t do_syncs(run_t *s)
@@ -419,6 +534,70 @@ static int64_t do_syncs(run_t *s)
         return now;
 }
 
+static void quiesce(run_t *s, int64_t *now);
+
+/* Spins the CPU until t or a stop (thinktime_spin: the "work" fio simulates with a busy loop). */
+static int64_t spin_until(const run_t *s, int64_t t)
+{
+        int64_t now = clock_mono_ns();
+        while (now < t && now < s->end_ns && !stopped(s))
+                now = clock_mono_ns();
+        return now;
+}
+
+/* Before the next I/O under pacing: the minimum rates, latency_target's window, thinktime.
+ * async: I/Os may be in flight (a stall or a new depth lets them finish first, as fio's
+ * io_u_quiesce()). Returns true when it took time or changed what may be issued: the caller
+ * looks at the clock and its limits again. */
+static bool pace_before(run_t *s, int64_t *now, bool async)
+{
+        worker_t *w = s->w;
+        char err[256];
+
+        if (s->counting && (s->pace.rate_min[0] || s->pace.rate_min[1] || s->pace.iops_min[0] ||
+                            s->pace.iops_min[1])) {
+                uint64_t bytes[2] = {w->dir[0].bytes, w->dir[1].bytes};
+                uint64_t ios[2] = {w->dir[0].ios, w->dir[1].ios};
+                if (pacing_check_min(&s->pace, bytes, ios, *now, err, sizeof(err)) < 0) {
+                        fail(w, EIO, "%s", err);
+                        s->failed = true;
+                        return true;
+                }
+        }
+        if (s->pace.lat_target && *now >= s->ramp_end_ns) {
+                switch (pacing_lat_window(&s->pace, *now)) {
+                case PACING_WIN_CHANGED:
+                        if (async && s->pace.qd < s->qd)
+                                quiesce(s, now);
+                        s->qd = s->pace.qd;
+                        return true;
+                case PACING_WIN_FINAL:
+                        /* the depth is found: one more window, counted from a clean start */
+                        if (async)
+                                quiesce(s, now);
+                        s->qd = s->pace.qd;
+                        s->lat_search = false;
+                        begin_counting(s, *now);
+                        __atomic_store_n(&w->measure_mono, *now, __ATOMIC_RELAXED);
+                        return true;
+                case PACING_WIN_DONE:
+                        s->end_ns = *now;
+                        return true;
+                default:
+                        break;
+                }
+        }
+        if (pacing_think_due(&s->pace, s->done_ios, s->issued_ios, *now)) {
+                if (async)
+                        quiesce(s, now);
+                *now = spin_until(s, *now + (int64_t)s->pace.spin_ns);
+                *now = sleep_until(s, *now + (int64_t)(s->pace.think_ns - s->pace.spin_ns));
+                pacing_think_done(&s->pace, s->done_ios, s->issued_ios, *now);
+                return true;
+        }
+        return false;
+}
+
 /* The synchronous loop (psync; null at iodepth=1): one clock read per I/O, whose reading is both
  * this I/O's completion and the next one's start. */
 static void run_sync(run_t *s)
@@ -432,8 +611,10 @@ static void run_sync(run_t *s)
                 int64_t t0;
                 int r;
 
-                if (unlikely(!s->counting) && now >= s->ramp_end_ns)
+                if (unlikely(!s->counting) && now >= s->ramp_end_ns && !s->lat_search)
                         begin_counting(s, now);
+                if (unlikely(s->paced) && pace_before(s, &now, false))
+                        continue;
                 ddir = pick_ddir(s);
                 if (unlikely(s->rated)) {
                         int64_t due = rate_wait(s, &ddir, now);
@@ -448,6 +629,10 @@ static void run_sync(run_t *s)
                 }
                 if (unlikely(s->files[s->next_file].inval_due))
                         pass_start(&s->files[s->next_file]);
+                if (unlikely(s->files[s->next_file].op_due)) {
+                        now = file_op(s, &s->files[s->next_file], s->next_file);
+                        continue;
+                }
                 prep_io(s, io, ddir);
                 if (io->counted)
                         STAT_ADD(w->dir[ddir].issued, 1);
@@ -555,8 +740,10 @@ static int issue_one(run_t *s, int64_t *now)
                 s->held = NULL;
         } else {
                 unsigned ddir;
-                if (unlikely(!s->counting) && *now >= s->ramp_end_ns)
+                if (unlikely(!s->counting) && *now >= s->ramp_end_ns && !s->lat_search)
                         begin_counting(s, *now);
+                if (unlikely(s->paced) && pace_before(s, now, true))
+                        return 0;
                 ddir = pick_ddir(s);
                 if (unlikely(s->rated)) {
                         int64_t due = rate_wait(s, &ddir, *now);
@@ -620,6 +807,99 @@ static int issue_one(run_t *s, int64_t *now)
         return -1;
 }
 
+/*
+ * io_submit_mode=offload: the worker paces and prepares I/Os; a pool of iodepth threads runs the
+ * synchronous engine on them (agent/offload.c). A rate is kept by the clock whatever the device
+ * does, and each I/O's latency counts from when it was due (slat: waiting for a pool thread), as
+ * fio's offload mode intends against coordinated omission.
+ */
+static void run_offload(run_t *s)
+{
+        worker_t *w = s->w;
+        io_unit_t *out[GATHER_MAX];
+        int64_t now = s->now, stop_seen = 0;
+        offload_t *o = NULL;
+        int r = offload_new(s->e, s->ed, s->depth, &o);
+
+        if (r < 0) {
+                fail(w, -r, "io_submit_mode=offload: cannot start %u threads: %s", s->depth,
+                     strerror(-r));
+                s->failed = true;
+                return;
+        }
+        for (;;) {
+                unsigned n;
+                int64_t wait = WAIT_SLICE_NS;
+                while (s->nfree && can_issue(s, now)) {
+                        unsigned ddir;
+                        io_unit_t *io;
+                        if (unlikely(!s->counting) && now >= s->ramp_end_ns && !s->lat_search)
+                                begin_counting(s, now);
+                        if (unlikely(s->paced) && pace_before(s, &now, false))
+                                continue;
+                        ddir = pick_ddir(s);
+                        if (unlikely(s->rated)) {
+                                int64_t due = rate_wait(s, &ddir, now);
+                                if (due) {
+                                        /* keep reaping while the rate holds the next one back */
+                                        wait = due - now;
+                                        break;
+                                }
+                        }
+                        if (unlikely(s->sync_due)) {
+                                if (s->inflight)
+                                        break; /* the syncs wait for every write before them */
+                                now = do_syncs(s);
+                                continue;
+                        }
+                        io = s->free_units[--s->nfree];
+                        prep_io(s, io, ddir);
+                        io->start_ns = now;
+                        if (io->counted)
+                                STAT_ADD(w->dir[ddir].issued, 1);
+                        offload_submit(o, io);
+                        s->inflight++;
+                }
+                if (!s->inflight && !can_issue(s, now))
+                        break;
+                if (s->nfree && can_issue(s, now) && wait == WAIT_SLICE_NS && !s->sync_due)
+                        wait = 0;
+                n = offload_reap(o, out, GATHER_MAX, wait);
+                now = clock_mono_ns();
+                for (unsigned i = 0; i < n; i++) {
+                        io_unit_t *io = out[i];
+                        s->inflight--;
+                        if (io->counted)
+                                hist_record(&w->dir[io->ddir].slat,
+                                            (uint64_t)(io->issue_ns - io->start_ns));
+                        complete(s, io, io->done_ns, true);
+                        release(s, io);
+                }
+                if (stopped(s) && s->inflight) {
+                        if (!stop_seen)
+                                stop_seen = now;
+                        else if (now - stop_seen >= DRAIN_GRACE_NS)
+                                break;
+                }
+        }
+        if (s->inflight) {
+                /* pool threads stuck in the device: they keep the units and the engine's data */
+                for (unsigned i = 0; i < s->depth; i++) {
+                        bool idle = false;
+                        for (unsigned k = 0; k < s->nfree; k++)
+                                idle |= s->free_units[k] == &s->units[i];
+                        if (!idle && s->units[i].counted)
+                                STAT_ADD(w->dir[s->units[i].ddir].dropped, 1);
+                }
+                w->leaked = true;
+                fail(w, ETIMEDOUT, "%u I/Os did not complete within %llds of the stop",
+                     s->inflight, (long long)(DRAIN_GRACE_NS / (int64_t)NSEC_PER_SEC));
+                return;
+        }
+        offload_destroy(&o);
+        s->now = now;
+}
+
 /* Waits for the I/Os still in flight at the end. Those that complete count, as fio's; those that
  * do not within DRAIN_GRACE_NS of a stop are dropped, and their buffers are never freed. */
 static void drain(run_t *s, int64_t *now)
@@ -671,7 +951,7 @@ static void run_async(run_t *s)
         int64_t now = s->now;
 
         for (;;) {
-                while (s->inflight + s->npending < s->depth && can_issue(s, now))
+                while (s->inflight + s->npending < s->qd && more(s, now))
                         if (issue_one(s, &now) < 0)
                                 break;
                 /* Completions already waiting (a zero timeout: the engine takes them only when
@@ -687,7 +967,7 @@ static void run_async(run_t *s)
                 s->refill = false;
                 if (s->npending && commit(s, &now) < 0)
                         break;
-                if (!can_issue(s, now))
+                if (!more(s, now))
                         break;
                 if (!s->inflight) {
                         if (s->held) {
@@ -697,7 +977,7 @@ static void run_async(run_t *s)
                         }
                         continue;
                 }
-                if (s->inflight + s->npending < s->depth && !s->held)
+                if (s->inflight + s->npending < s->qd && !s->held)
                         continue;
                 if (reap(s, s->cmin < s->inflight ? s->cmin : s->inflight, s->cmax, WAIT_SLICE_NS,
                          &now) < 0)
@@ -746,14 +1026,15 @@ static uint64_t job_bs(const job_spec_t *j, unsigned ddir)
 /* iodepth; a synchronous engine has one I/O at a time whatever the job says, as in fio. */
 static unsigned job_depth(const worker_t *w)
 {
-        if (w->engine->flags & ENGINE_SYNC)
+        /* offload: iodepth pool threads, each with its own I/O */
+        if ((w->engine->flags & ENGINE_SYNC) && w->job->io_submit_mode != SUBMIT_OFFLOAD)
                 return 1;
         return w->job->iodepth ? w->job->iodepth : 1;
 }
 
 static bool job_direct(const worker_t *w)
 {
-        return w->job->direct && !(w->engine->flags & ENGINE_NO_FILES);
+        return w->job->direct && !(w->engine->flags & (ENGINE_NO_FILES | ENGINE_FILE_OPS));
 }
 
 /* Starts the engine on the run's buffers (and the open files, unless it owns its files). */
@@ -804,13 +1085,73 @@ static int prepare_own_files(worker_t *w, run_t *s)
         return r;
 }
 
+/* ENGINE_DIR_LAYOUT: a directory at path (with any missing parents), made through the policy
+ * and recorded as the worker's; one already there is used as it is. */
+static int layout_dir(worker_t *w, const char *path)
+{
+        char err[512];
+        int fd = -1;
+        int r = policy_open(w->cfg, path, PATH_JOB_DIR, O_PATH | O_DIRECTORY | O_CREAT | O_CLOEXEC,
+                            0755, &w->made, &fd, err, sizeof(err));
+        if (r < 0) {
+                fail(w, -r, "%s", err);
+                return r;
+        }
+        close(fd);
+        return 0;
+}
+
+/* ENGINE_FILE_OPS: f's directory opened through the policy (made when missing, for the engines
+ * that lay nothing out), the name within it kept for file_op(). Files of one directory in a row
+ * share the earlier file's fd. */
+static int open_op_dir(worker_t *w, run_t *s, unsigned i)
+{
+        layout_file_t *lf = &w->files[i];
+        wfile_t *f = &s->files[i];
+        const char *slash = strrchr(lf->path, '/');
+        char dir[4096], err[512];
+        size_t n;
+        int r;
+
+        if (!slash || !slash[1]) {
+                fail(w, EINVAL, "ioengine=%s: %s is not a file name in a directory",
+                     w->engine->name, lf->path);
+                return -EINVAL;
+        }
+        n = slash == lf->path ? 1 : (size_t)(slash - lf->path);
+        if (n >= sizeof(dir)) {
+                fail(w, ENAMETOOLONG, "%s: name too long", lf->path);
+                return -ENAMETOOLONG;
+        }
+        memcpy(dir, lf->path, n);
+        dir[n] = '\0';
+        f->name = slash + 1;
+        f->op_due = true;
+        if (i > 0 && s->files[i - 1].fd >= 0 && strncmp(w->files[i - 1].path, lf->path, n + 1) == 0 &&
+            !strchr(w->files[i - 1].path + n + 1, '/')) {
+                f->fd = s->files[i - 1].fd;
+                f->fd_shared = true;
+                return 0;
+        }
+        r = policy_open(w->cfg, dir, PATH_JOB_DIR,
+                        O_PATH | O_DIRECTORY | O_CLOEXEC |
+                            ((w->engine->flags & ENGINE_NO_LAYOUT) ? O_CREAT : 0),
+                        0755, &w->made, &f->fd, err, sizeof(err));
+        if (r < 0) {
+                f->fd = -1;
+                fail(w, -r, "%s", err);
+        }
+        return r;
+}
+
 static int prepare(worker_t *w, run_t *s)
 {
         const job_spec_t *j = w->job;
         bool writes = worker_rw_writes(j->rw);
         unsigned depth = job_depth(w);
-        uint64_t maxbs = job_bs(j, DDIR_READ) > job_bs(j, DDIR_WRITE) ? job_bs(j, DDIR_READ)
-                                                                      : job_bs(j, DDIR_WRITE);
+        uint64_t maxbs = job_spec_bs_max(j, DDIR_READ) > job_spec_bs_max(j, DDIR_WRITE)
+                             ? job_spec_bs_max(j, DDIR_READ)
+                             : job_spec_bs_max(j, DDIR_WRITE);
         uint64_t total;
         bool huge;
         int r;
@@ -860,16 +1201,55 @@ static int prepare(worker_t *w, run_t *s)
                 return 0;
         if (w->engine->flags & ENGINE_OWN_FILES)
                 return prepare_own_files(w, s);
+        if (w->engine->flags & ENGINE_NO_LAYOUT)
+                return 0;
         for (size_t i = 0; i < w->nfiles; i++) {
                 layout_file_t *f = &w->files[i];
                 char err[512];
                 if (!f->owner)
                         continue;
-                r = layout_file(w->cfg, f->path, f->length, f->fill, job_direct(w), j->readonly,
-                                w->seed ^ i, w->stop, &w->made, err, sizeof(err));
+                if (w->engine->flags & ENGINE_DIR_LAYOUT)
+                        r = layout_dir(w, f->path);
+                else
+                        r = layout_file(w->cfg, f->path, f->length, f->fill, job_direct(w),
+                                        j->readonly, w->seed ^ i, w->stop, &w->made, err,
+                                        sizeof(err));
                 if (r < 0) {
                         fail(w, -r, "%s", err);
                         return r;
+                }
+        }
+        return 0;
+}
+
+/* The region of a file used as it is (no size given, or size=N%), now that its size is known:
+ * from offset (plus offset_increment's share of it for this clone) to the end, or N percent of
+ * that, in whole smallest blocks. */
+static int size_existing(worker_t *w, layout_file_t *lf, uint64_t size)
+{
+        const job_spec_t *j = w->job;
+        uint64_t minbs = job_spec_bs_min(j, DDIR_READ) < job_spec_bs_min(j, DDIR_WRITE)
+                             ? job_spec_bs_min(j, DDIR_READ)
+                             : job_spec_bs_min(j, DDIR_WRITE);
+
+        if (j->offset_increment_percent)
+                lf->base = j->offset + job_spec_clone_shift(j, w->clone, size);
+        if (size <= lf->base) {
+                fail(w, EINVAL,
+                     "size: %s holds %llu bytes, nothing past offset=%llu; give size= to lay it "
+                     "out",
+                     lf->path, (unsigned long long)size, (unsigned long long)lf->base);
+                return -EINVAL;
+        }
+        lf->io_size = size - lf->base;
+        if (j->size_percent) {
+                lf->io_size = (uint64_t)((unsigned __int128)lf->io_size * j->size_percent / 100);
+                lf->io_size -= lf->io_size % minbs;
+                if (!lf->io_size) {
+                        fail(w, EINVAL, "size: %u%% of the %llu bytes of %s is less than a block",
+                             (unsigned)j->size_percent, (unsigned long long)(size - lf->base),
+                             lf->path);
+                        return -EINVAL;
                 }
         }
         return 0;
@@ -881,8 +1261,9 @@ static int open_files(worker_t *w, run_t *s)
 {
         const job_spec_t *j = w->job;
         bool no_files = w->engine->flags & ENGINE_NO_FILES;
-        int flags = (worker_rw_writes(j->rw) ? O_RDWR : O_RDONLY) | O_CLOEXEC |
-                    (job_direct(w) ? O_DIRECT : 0);
+        int flags = (worker_rw_writes(j->rw) || (w->engine->flags & ENGINE_RDWR) ? O_RDWR
+                                                                                : O_RDONLY) |
+                    O_CLOEXEC | (job_direct(w) ? O_DIRECT : 0);
 
         s->nfiles = (unsigned)w->nfiles;
         s->files = calloc(s->nfiles, sizeof(*s->files));
@@ -900,6 +1281,11 @@ static int open_files(worker_t *w, run_t *s)
                 f->base = lf->base;
                 if (no_files)
                         continue;
+                if (w->engine->flags & ENGINE_FILE_OPS) {
+                        if ((r = open_op_dir(w, s, i)) < 0)
+                                return r;
+                        continue;
+                }
                 if (w->engine->flags & ENGINE_OWN_FILES) {
                         engine_file_t ef = {.path = lf->path,
                                             .readonly = j->readonly,
@@ -911,17 +1297,8 @@ static int open_files(worker_t *w, run_t *s)
                                 fail(w, -r, "%s", err);
                                 return r;
                         }
-                        if (!lf->length) {
-                                if (size <= lf->base) {
-                                        fail(w, EINVAL,
-                                             "size: %s holds %llu bytes, nothing past "
-                                             "offset=%llu; give size= to lay it out",
-                                             lf->path, (unsigned long long)size,
-                                             (unsigned long long)lf->base);
-                                        return -EINVAL;
-                                }
-                                lf->io_size = size - lf->base;
-                        }
+                        if (!lf->length && (r = size_existing(w, lf, size)) < 0)
+                                return r;
                         continue;
                 }
                 {
@@ -945,21 +1322,19 @@ static int open_files(worker_t *w, run_t *s)
                         w->error = -r;
                         return r;
                 }
+                {
+                        struct stat st;
+                        if (fstat(f->fd, &st) == 0)
+                                f->whole = (uint64_t)st.st_size;
+                }
                 if (!lf->length) {
                         struct stat st;
                         if (fstat(f->fd, &st) < 0) {
                                 fail(w, errno, "%s: %s", lf->path, strerror(errno));
                                 return -errno;
                         }
-                        if ((uint64_t)st.st_size <= lf->base) {
-                                fail(w, EINVAL,
-                                     "size: %s holds %llu bytes, nothing past offset=%llu; give "
-                                     "size= to lay it out",
-                                     lf->path, (unsigned long long)st.st_size,
-                                     (unsigned long long)lf->base);
-                                return -EINVAL;
-                        }
-                        lf->io_size = (uint64_t)st.st_size - lf->base;
+                        if ((r = size_existing(w, lf, (uint64_t)st.st_size)) < 0)
+                                return r;
                 }
                 if (j->invalidate && !j->direct)
                         posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -991,6 +1366,39 @@ static uint64_t verify_seed_of(const layout_file_t *f, unsigned index)
         for (const char *c = f->path; *c; c++)
                 h = (h ^ (unsigned char)*c) * 1099511628211ULL;
         return verify_seed_mix(VERIFY_SEED_BASE, h);
+}
+
+/* The I/O generator of a job with mixed block sizes, holes, skewed or fio-seeded offsets. */
+static int start_iogen(worker_t *w, run_t *s)
+{
+        uint64_t *base = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
+        uint64_t *size = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
+        uint64_t *whole = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
+        char err[256];
+        int r = -ENOMEM;
+
+        if (base && size && whole) {
+                iogen_params_t pp = {.job = w->job,
+                                     .nfiles = s->nfiles,
+                                     .base = base,
+                                     .size = size,
+                                     .file_size = whole,
+                                     .seed = w->seed,
+                                     .thread_number = w->thread_number};
+                for (unsigned i = 0; i < s->nfiles; i++) {
+                        base[i] = w->files[i].base;
+                        size[i] = w->files[i].io_size;
+                        whole[i] = s->files[i].whole ? s->files[i].whole : base[i] + size[i];
+                }
+                r = iogen_new(&pp, &s->gen, err, sizeof(err));
+                if (r < 0)
+                        fail(w, -r, "%s", err);
+        } else
+                fail(w, ENOMEM, "no memory for the I/O generator of %u files", s->nfiles);
+        free(base);
+        free(size);
+        free(whole);
+        return r;
 }
 
 /* Everything the loop needs, computed once. */
@@ -1030,8 +1438,17 @@ static int setup_run(worker_t *w, run_t *s)
         randmap_rng_seed(&s->off_rng, w->seed);
         randmap_rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
         s->verify = j->verify;
-        s->invalidate_passes =
-            j->invalidate && !job_direct(w) && !(w->engine->flags & ENGINE_OWN_FILES);
+        s->qd = depth;
+        s->paced = pacing_needed(j);
+        if (s->paced) {
+                pacing_init(&s->pace, j, depth, w->seed, clock_mono_ns());
+                s->qd = s->pace.qd;
+                s->lat_search = j->latency_target_ns && !j->latency_run;
+        }
+        s->file_ops = w->engine->flags & ENGINE_FILE_OPS;
+        s->nostats = s->file_ops;
+        s->invalidate_passes = j->invalidate && !job_direct(w) &&
+                               !(w->engine->flags & (ENGINE_OWN_FILES | ENGINE_FILE_OPS));
         if (s->verify &&
             (s->bs[DDIR_READ] < VERIFY_MIN_LEN || s->bs[DDIR_WRITE] < VERIFY_MIN_LEN)) {
                 fail(w, EINVAL, "verify=%s: bs must be at least %d bytes (bs=%llu,%llu)",
@@ -1042,6 +1459,11 @@ static int setup_run(worker_t *w, run_t *s)
         for (unsigned i = 0; s->verify && i < s->nfiles; i++)
                 s->files[i].vseed = verify_seed_of(&w->files[i], i);
 
+        if (iogen_needed(j)) {
+                /* the generator counts blocks in the smallest size */
+                s->bs[DDIR_READ] = job_spec_bs_min(j, DDIR_READ);
+                s->bs[DDIR_WRITE] = job_spec_bs_min(j, DDIR_WRITE);
+        }
         for (unsigned i = 0; i < s->nfiles; i++) {
                 wfile_t *f = &s->files[i];
                 uint64_t io_size = w->files[i].io_size;
@@ -1062,12 +1484,18 @@ static int setup_run(worker_t *w, run_t *s)
                 sum += io_size;
                 cap += f->nblocks[s->ddir] * s->bs[s->ddir];
         }
+        if (iogen_needed(j) && (r = start_iogen(w, s)) < 0)
+                return r;
+        s->ios_left = j->number_ios ? j->number_ios : UINT64_MAX;
         if (j->time_based)
                 s->total = UINT64_MAX;
-        else {
+        else if (j->io_size) {
+                /* fio's io_size: this much I/O within the region, going round it as needed */
+                s->total = j->io_size;
+        } else {
                 /* fio: size caps what the files hold; a size-bound job issues exactly that. */
                 s->total = j->size && j->size < sum ? j->size : sum;
-                if (!s->mixed) {
+                if (!s->mixed && !s->gen) {
                         if (s->total > cap)
                                 s->total = cap;
                         s->total -= s->total % s->bs[s->ddir];
@@ -1114,11 +1542,12 @@ static void teardown(worker_t *w, run_t *s)
         /* Leaked: the kernel may still write into the buffers and read the units' engine state;
          * both stay allocated for the life of the process. */
         for (unsigned i = 0; s->files && i < s->nfiles; i++)
-                if (s->files[i].fd >= 0)
+                if (s->files[i].fd >= 0 && !s->files[i].fd_shared)
                         close(s->files[i].fd);
         free(s->files);
         free(s->free_units);
         free(s->pending);
+        iogen_destroy(&s->gen);
 }
 
 static void run(worker_t *w, run_t *s, int64_t start)
@@ -1133,10 +1562,16 @@ static void run(worker_t *w, run_t *s, int64_t start)
         if (s->now < job_start)
                 s->now = sleep_until(s, job_start);
         s->counting = false;
-        if (s->now >= s->ramp_end_ns)
+        if (unlikely(s->paced)) {
+                pacing_restart(&s->pace, s->now);
+                s->pace.last_think = s->now;
+        }
+        if (s->now >= s->ramp_end_ns && !s->lat_search)
                 begin_counting(s, s->now);
         s->rate_t0 = s->now;
-        if (w->sync_engine)
+        if (j->io_submit_mode == SUBMIT_OFFLOAD)
+                run_offload(s);
+        else if (w->sync_engine)
                 run_sync(s);
         else
                 run_async(s);
@@ -1204,7 +1639,16 @@ void *worker_main(void *arg)
         int r;
 
         memset(&s, 0, sizeof(s));
-        r = w->md ? 0 : prepare(w, &s);
+        r = 0;
+        /* placement first: the buffers prepare() allocates follow the NUMA memory policy */
+        if (placement_needed(w->job)) {
+                char err[sizeof(w->errmsg)];
+                r = placement_apply(w->job, w->clone, "/sys", err, sizeof(err));
+                if (r < 0)
+                        fail(w, -r, "%s", err);
+        }
+        if (r >= 0)
+                r = w->md ? 0 : prepare(w, &s);
         /* Every worker counts itself through layout, even after a failure, and waits for the
          * others unless the run is called off. */
         pthread_mutex_lock(&g->lock);

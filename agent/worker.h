@@ -54,6 +54,7 @@ typedef struct worker {
         layout_file_t *files; /* owned by the runner; paths NULL for engines without files */
         size_t nfiles;
         uint64_t seed; /* the clone's random streams */
+        unsigned thread_number; /* fio's: 1 + the clones of the agent's jobs before + clone */
         gate_t *gate;
         const int *stop; /* read relaxed: the runner asks the worker to end */
         void (*notify)(void *userdata);

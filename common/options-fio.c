@@ -6,29 +6,24 @@
 const char job_fio_unsupported_options[] =
     /* job description, files */
     "wait_for wait_for_previous new_group stonewall exitall exitall_on_error loops "
-    "filetype unique_filename opendir lockfile openfiles file_service_type ioscheduler "
+    "filetype unique_filename opendir lockfile openfiles file_service_type "
     "create_serialize create_fsync create_on_open create_only allow_file_create "
     "allow_mounted_write pre_read unlink unlink_each_loop file_append fill_device fill_fs "
     "fallocate fadvise_hint write_hint overwrite fsync_on_close sync sync_file_range "
     "write_barrier uncached "
     /* sizes and offsets */
-    "io_size io_limit offset_align offset_increment number_ios num_range kb_base "
+    "offset_align num_range kb_base "
     /* block sizes and buffers */
-    "ba blockalign bsrange blocksize_range bssplit bs_unaligned blocksize_unaligned "
     "bs_is_seq_rand zero_buffers refill_buffers scramble_buffers buffer_compress_percentage "
     "buffer_compress_chunk buffer_pattern dedupe_percentage dedupe_mode "
     "dedupe_working_set_percentage dedupe_global iomem mem iomem_align mem_align "
     "hugepage-size lockmem atomic "
     /* I/O type and pattern */
-    "rw_sequencer unified_rw_reporting random_distribution percentage_random "
-    "percentage_sequential random_generator softrandommap sprandom "
+    "unified_rw_reporting softrandommap sprandom "
     /* depth and submission */
-    "iodepth_batch_complete_max iodepth_low serialize_overlap io_submit_mode "
+    "iodepth_batch_complete_max iodepth_low serialize_overlap "
     /* rates and latency targets */
-    "rate_min ratemin rate_iops_min rate_process rate_ignore_thinktime rate_cycle thinktime "
-    "thinktime_spin thinktime_blocks thinktime_blocks_type thinktime_iotime latency_target "
-    "latency_window latency_percentile latency_run max_latency flow flow_id flow_sleep "
-    "flow_watermark "
+    "rate_ignore_thinktime flow flow_id flow_sleep flow_watermark "
     /* verification and trim */
     "do_verify verify_only verify_interval verify_offset verify_pattern "
     "verify_pattern_interval verify_dump verify_async verify_async_cpus verify_backlog "
@@ -40,8 +35,7 @@ const char job_fio_unsupported_options[] =
     "replay_align replay_time_scale replay_skip merge_blktrace_file merge_blktrace_scalars "
     "merge_blktrace_iters "
     /* processes, CPUs, priorities */
-    "nice prio prioclass cpumask cpus_allowed cpus_allowed_policy numa_cpu_nodes "
-    "numa_mem_policy cgroup cgroup_weight cgroup_nodelete uid gid gtod_reduce gtod_cpu "
+    "cgroup cgroup_weight cgroup_nodelete uid gid gtod_reduce gtod_cpu "
     "clocksource exec_prerun exec_postrun ignore_error continue_on_error error_dump "
     /* statistics and logs */
     "disable_lat disable_clat disable_slat disable_bw_measurement clat_percentiles "
@@ -55,7 +49,7 @@ const char job_fio_unsupported_options[] =
     "zonemode zonerange zonesize zonecapacity zoneskip read_beyond_wp max_open_zones "
     "job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency "
     /* engine-specific options of engines iofleet has */
-    "hipri fixedbufs registerfiles sqthread_poll sqthread_poll_cpu nonvectored force_async "
+    "fixedbufs registerfiles sqthread_poll sqthread_poll_cpu nonvectored force_async "
     "userspace_reap nowait cmdprio_percentage cmdprio_class cmdprio cmdprio_bssplit "
     /* command-line flags that shape the output or the run */
     "output output-format minimal append-terse terse-version status-interval section "
@@ -67,14 +61,12 @@ const char *const job_fio_unsupported_rw[] = {
 };
 
 const char *const job_fio_unsupported_engines[] = {
-    "sync",       "vsync",      "pvsync",    "pvsync2",    "io_uring_cmd", "posixaio",
-    "solarisaio", "windowsaio", "mmap",      "splice",     "netsplice",    "sg",
-    "libzbc",     "net",        "cpuio",     "rdma",       "rbd",          "rados",
-    "e4defrag",   "falloc",     "ftruncate", "gfapi",      "gfapi_async",  "libhdfs",
-    "pmemblk",    "libpmem",    "dev-dax",   "ime_psync",  "ime_psyncv",   "ime_aio",
-    "libiscsi",   "filecreate", "filestat",  "filedelete", "dircreate",    "dirstat",
-    "dirdelete",  "http",       "nbd",       "exec",         "xnvme",
-    "libblkio",   "libcufile",  "dfs",       "mtd",        "external",     NULL,
+    "io_uring_cmd", "solarisaio", "windowsaio", "splice",  "netsplice",  "sg",
+    "libzbc",       "net",        "cpuio",      "rdma",    "rbd",        "rados",
+    "e4defrag",     "gfapi",      "gfapi_async", "libhdfs", "pmemblk",   "libpmem",
+    "dev-dax",      "ime_psync",  "ime_psyncv", "ime_aio", "libiscsi",   "http",
+    "nbd",          "exec",       "xnvme",      "libblkio", "libcufile", "dfs",
+    "mtd",          "external",   NULL,
 };
 
 const char *const job_fio_unsupported_verify[] = {

@@ -368,6 +368,31 @@ out:
         return r;
 }
 
+/* fio's "size=20%": a whole percentage 1..100 of what the file holds, stored apart from the
+ * bytes (which it clears, as a later byte value clears the percentage). */
+static int set_percent(const job_option_t *o, const char *key, const char *value, job_spec_t *j,
+                       char *err, size_t errlen)
+{
+        char vb[ECHO_BUF], *end;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(value, &end, 10);
+        if (end == value || *end != '%' || end[1] || errno || v < 1 || v > 100 ||
+            value[0] == '-' || value[0] == '+' || value[0] == ' ') {
+                options_err(err, errlen,
+                            "%s: '%s' is not a percentage (a whole number 1..100 followed by %%, "
+                            "e.g. %s=20%%)",
+                            key, options_echo(vb, value), key);
+                return -EINVAL;
+        }
+        if (!o->no_effect) {
+                *(uint32_t *)field_at(j, o->percent_offset) = (uint32_t)v;
+                *(uint64_t *)field_at(j, o->offset) = 0;
+        }
+        return 0;
+}
+
 static int set_number(const job_option_t *o, const char *key, const char *value, job_spec_t *j,
                       char *err, size_t errlen)
 {
@@ -376,10 +401,14 @@ static int set_number(const job_option_t *o, const char *key, const char *value,
 
         if (o->per_ddir)
                 return set_per_ddir(o, key, value, j, err, errlen);
+        if (o->percent_offset && value[0] && value[strlen(value) - 1] == '%')
+                return set_percent(o, key, value, j, err, errlen);
         r = parse_number(o, key, value, NULL, &v, err, errlen);
         if (r < 0)
                 return r;
         store_number(o, j, o->offset, v);
+        if (o->percent_offset && !o->no_effect)
+                *(uint32_t *)field_at(j, o->percent_offset) = 0;
         if (o->sets_randseed)
                 j->randseed_set = true;
         return 0;
@@ -434,10 +463,19 @@ static int set_enum(const job_option_t *o, const char *key, const char *value, j
         return 0;
 }
 
+const job_option_t *options_at(size_t i)
+{
+        if (i < options_table_len)
+                return &options_table[i];
+        i -= options_table_len;
+        return i < options_table_io_len ? &options_table_io[i] : NULL;
+}
+
 static const job_option_t *option_find(const char *key)
 {
-        for (size_t i = 0; i < options_table_len; i++) {
-                const job_option_t *o = &options_table[i];
+        const job_option_t *o;
+
+        for (size_t i = 0; (o = options_at(i)); i++) {
                 if (streq(key, o->name))
                         return o;
                 for (size_t a = 0; a < ELEMENTSOF(o->aliases) && o->aliases[a]; a++)
@@ -476,13 +514,14 @@ static bool word_in(const char *w, const char *words)
 void job_options_offer(suggest_t *s)
 {
         const char *words = job_fio_unsupported_options;
+        const job_option_t *o;
         char w[64];
 
-        for (size_t i = 0; i < options_table_len; i++) {
-                suggest_offer(s, options_table[i].name);
-                for (size_t a = 0; a < ELEMENTSOF(options_table[i].aliases); a++)
-                        if (options_table[i].aliases[a])
-                                suggest_offer(s, options_table[i].aliases[a]);
+        for (size_t i = 0; (o = options_at(i)); i++) {
+                suggest_offer(s, o->name);
+                for (size_t a = 0; a < ELEMENTSOF(o->aliases); a++)
+                        if (o->aliases[a])
+                                suggest_offer(s, o->aliases[a]);
         }
         while (next_word(&words, w, sizeof(w)))
                 suggest_offer(s, w);
@@ -552,6 +591,8 @@ int job_option_set(job_spec_t *j, const char *key, const char *value, char *err,
         case OPT_UINT32:
         case OPT_TIME:
                 return set_number(o, key, value, j, err, errlen);
+        case OPT_CUSTOM:
+                return o->set(j, key, value, err, errlen);
         case OPT_BOOL:
                 break;
         }
@@ -585,6 +626,7 @@ int job_spec_init(job_spec_t *j, const char *name)
                 goto fail;
         if (!(n.ioengine = strdup(ENGINE_DEFAULT)) || !(n.metadata_order = strdup("both")))
                 goto fail;
+        options_io_defaults(&n);
         *j = n;
         return 0;
 fail:
@@ -603,15 +645,16 @@ void job_spec_done(job_spec_t *j)
         free(j->ioengine);
         free(j->metadata_order);
         free(j->nfs_url);
+        free(j->ioscheduler);
         j->name = j->directory = j->filename = j->filename_format = NULL;
-        j->ioengine = j->metadata_order = j->nfs_url = NULL;
+        j->ioengine = j->metadata_order = j->nfs_url = j->ioscheduler = NULL;
 }
 
 /* --- help ----------------------------------------------------------------------------- */
 
 static const char *const type_names[] = {
     [OPT_STR] = "str",    [OPT_ENUM] = "str",  [OPT_SIZE] = "size", [OPT_COUNT] = "int",
-    [OPT_UINT32] = "int", [OPT_TIME] = "time", [OPT_BOOL] = "bool",
+    [OPT_UINT32] = "int", [OPT_TIME] = "time", [OPT_BOOL] = "bool", [OPT_CUSTOM] = "str",
 };
 
 bool job_option_doc(size_t i, job_option_doc_t *d)
@@ -619,9 +662,8 @@ bool job_option_doc(size_t i, job_option_doc_t *d)
         const job_option_t *o;
         char lo[32], hi[32];
 
-        if (i >= options_table_len)
+        if (!(o = options_at(i)))
                 return false;
-        o = &options_table[i];
         memset(d, 0, sizeof(*d));
         d->name = o->name;
         d->aliases[0] = o->aliases[0];
