@@ -18,6 +18,7 @@
 #include "host.h"
 #include "identity.h"
 #include "intervals.h"
+#include "jobgroups.h"
 #include "keys.h"
 #include "log.h"
 #include "policy.h"
@@ -261,6 +262,8 @@ static void send_finished(agent_t *ag, const char *error)
                         jr[k].error = res.error;
                         jr[k].error_offset = res.error_offset;
                         jr[k].end_syncs = res.end_syncs;
+                        jr[k].groupid = res.groupid;
+                        jr[k].start_ns = res.start_ns;
                         jr[k].error_msg = (char *)(res.errmsg ? res.errmsg : "");
                         for (int d = 0; d < 2; d++)
                                 dir_wire_fill(&ds[2 * k + d], &dirs[2 * k + d], NULL, delta);
@@ -429,18 +432,9 @@ static void on_prepare(agent_t *ag, const Iofleet__Prepare *p)
                         break;
         }
         if (params.n_jobs == p->n_jobs) {
-                bool all_timed = true;
-                for (size_t i = 0; i < params.n_jobs; i++) {
-                        if (!params.jobs[i].runtime_ns)
-                                all_timed = false;
-                        if (intervals_job_span(&params.jobs[i]) > run->runtime_ns)
-                                run->runtime_ns = intervals_job_span(&params.jobs[i]);
-                }
-                if (all_timed)
-                        run->max_intervals =
-                            intervals_of_runtime(run->runtime_ns, run->interval_ns);
-                else
-                        run->runtime_ns = 0;
+                /* Groups run one after another: the run lasts their sum (0: open-ended). */
+                run->runtime_ns = jobgroups_span(params.jobs, params.n_jobs);
+                run->max_intervals = intervals_of_runtime(run->runtime_ns, run->interval_ns);
         }
         params.work_dir = work;
         if (r < 0 || params.n_jobs != p->n_jobs) {

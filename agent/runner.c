@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "jobgroups.h"
 #include "layout.h"
 #include "log.h"
 #include "policy.h"
@@ -50,6 +51,13 @@ struct runner {
         char *work_dir;         /* copy of the params' work_dir, for metadata workers */
         const agent_config_t *cfg;
         uint64_t meta_reported; /* metadata operations handed out by runner_meta_ops_interval() */
+        /* Job order: serial groups (fio's stonewall) run one after another. */
+        jobgroup_t *jg;          /* per job */
+        unsigned n_groups;
+        unsigned group;          /* the group running (or laying out) now */
+        bool group_barrier;      /* each later group waits for runner_start_group_at() */
+        bool group_waiting;      /* group `group` is laid out and waits for its instant */
+        int64_t group_release;   /* the instant given by runner_start_group_at(), 0 none */
 };
 
 int runner_dir_init(runner_dir_t *d)
@@ -152,6 +160,7 @@ static uint64_t seed_of(const job_spec_t *j, uint32_t rank, unsigned clone)
 /* A file of a worker, for finding the workers that share it. */
 typedef struct file_ref {
         const char *path;
+        unsigned group;
         size_t worker, file;
 } file_ref_t;
 
@@ -161,11 +170,14 @@ static int file_ref_cmp(const void *a, const void *b)
         int c = strcmp(x->path, y->path);
         if (c)
                 return c;
+        if (x->group != y->group)
+                return x->group < y->group ? -1 : 1;
         return x->worker < y->worker ? -1 : x->worker > y->worker;
 }
 
-/* Shared files are laid out once, by the first worker that names them, to the largest length any
- * of them needs, and filled if any of them reads. */
+/* Shared files are laid out once per group (a later group lays out after the one before ended,
+ * as fio does), by the first worker that names them, to the largest length any of them needs,
+ * and filled if any of them reads. */
 static int share_files(runner_t *r)
 {
         size_t n = 0, k = 0;
@@ -179,13 +191,15 @@ static int share_files(runner_t *r)
         for (size_t i = 0; i < r->n_workers; i++)
                 for (size_t f = 0; f < r->workers[i].nfiles; f++)
                         if (r->workers[i].files[f].path)
-                                refs[k++] = (file_ref_t){r->workers[i].files[f].path, i, f};
+                                refs[k++] = (file_ref_t){r->workers[i].files[f].path,
+                                                         r->workers[i].group, i, f};
         qsort(refs, k, sizeof(*refs), file_ref_cmp);
         for (size_t a = 0; a < k;) {
                 size_t b = a + 1;
                 layout_file_t *owner = &r->workers[refs[a].worker].files[refs[a].file];
                 owner->owner = true;
-                for (; b < k && streq(refs[b].path, refs[a].path); b++) {
+                for (; b < k && streq(refs[b].path, refs[a].path) && refs[b].group == refs[a].group;
+                     b++) {
                         layout_file_t *f = &r->workers[refs[b].worker].files[refs[b].file];
                         f->owner = false;
                         if (f->length > owner->length)
@@ -206,6 +220,36 @@ static uint64_t job_buffer_bytes(const job_spec_t *j)
         uint64_t m = bs > bsw ? bs : bsw;
         m = (m + 4095) / 4096 * 4096;
         return m * (j->iodepth && e && !(e->flags & ENGINE_SYNC) ? j->iodepth : 1);
+}
+
+/* The jobs' order (common/jobgroups.c) and the gate's per-group and per-job counts. */
+static int plan_groups(runner_t *r, char *err, size_t errlen)
+{
+        gate_t *g = &r->gate;
+        size_t nj = r->n_jobs ? r->n_jobs : 1;
+        uint32_t ids = 1;
+
+        int rc;
+
+        r->jg = calloc(nj, sizeof(*r->jg));
+        if (!r->jg)
+                return -ENOMEM;
+        if ((rc = jobgroups_plan(r->jobs, r->n_jobs, r->jg, &r->n_groups, err, errlen)) < 0)
+                return rc;
+        if (!r->n_groups)
+                r->n_groups = 1;
+        for (size_t i = 0; i < r->n_jobs; i++)
+                if (r->jg[i].groupid + 1 > ids)
+                        ids = r->jg[i].groupid + 1;
+        if ((rc = gate_init(g, r->n_groups, r->n_jobs, ids)) < 0)
+                return rc;
+        for (size_t i = 0; i < r->n_jobs; i++)
+                g->exitall |= r->jobs[i].exitall;
+        for (size_t i = r->n_jobs; i-- > 0;)
+                g->first_groupid[r->jg[i].group] = r->jg[i].groupid;
+        for (size_t i = 0; i < r->n_jobs; i++)
+                g->last_groupid[r->jg[i].group] = r->jg[i].groupid;
+        return 0;
 }
 
 int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
@@ -236,12 +280,13 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                 goto fail;
         }
         r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        pthread_mutex_init(&r->gate.lock, NULL);
-        pthread_cond_init(&r->gate.cond, NULL);
+        r->group_barrier = p->group_barrier;
         if (r->efd < 0) {
                 rc = -errno;
                 goto fail;
         }
+        if ((rc = plan_groups(r, err, errlen)) < 0)
+                goto fail;
         {
                 /* Limits a coordinator cannot talk an agent past: threads, and buffer memory
                  * (each worker holds one block of bs bytes). */
@@ -299,7 +344,11 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         wk->clone = c;
                         wk->seed = seed_of(j, p->rank, c);
                         wk->gate = &r->gate;
-                        wk->stop = &r->stop;
+                        wk->group = r->jg[i].group;
+                        wk->groupid = r->jg[i].groupid;
+                        wk->waits_for = r->jg[i].waits_for;
+                        wk->stop = &r->gate.stop[wk->groupid];
+                        gate_count(&r->gate, wk);
                         wk->notify = notify;
                         wk->userdata = r;
                         wk->cfg = p->cfg;
@@ -329,7 +378,6 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
         if ((rc = share_files(r)) < 0)
                 goto fail;
         r->n_workers = n;
-        r->gate.laying_out = n;
         for (size_t i = 0; i < n; i++) {
                 if ((rc = -pthread_create(&r->workers[i].thread, NULL, worker_main,
                                           &r->workers[i])) < 0) {
@@ -353,6 +401,12 @@ fail:
 void runner_stop(runner_t *r)
 {
         __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+        for (uint32_t i = 0; r->gate.stop && i < r->gate.n_groupids; i++)
+                __atomic_store_n(&r->gate.stop[i], 1, __ATOMIC_RELAXED);
+        /* the starter may wait for a group's instant */
+        pthread_mutex_lock(&r->gate.lock);
+        pthread_cond_broadcast(&r->gate.cond);
+        pthread_mutex_unlock(&r->gate.lock);
 }
 
 static void open_gate(runner_t *r, bool abort_run, int64_t start_mono)
@@ -421,8 +475,8 @@ void runner_destroy(runner_t **rp)
                 policy_undo_clear(&w->made);
         }
         free(r->work_dir);
-        pthread_mutex_destroy(&r->gate.lock);
-        pthread_cond_destroy(&r->gate.cond);
+        gate_free(&r->gate);
+        free(r->jg);
         for (size_t i = 0; i < r->n_jobs; i++)
                 job_spec_done(&r->jobs[i]);
         free(r->jobs);
@@ -448,11 +502,11 @@ runner_state_t runner_update(runner_t *r)
         for (size_t i = 0; i < r->n_workers; i++) {
                 worker_t *w = &r->workers[i];
                 int p = __atomic_load_n(&w->prepared, __ATOMIC_ACQUIRE);
-                if (p < 0 && r->state == RUNNER_PREPARING) {
+                if (p < 0 && r->state == RUNNER_PREPARING && w->group == 0) {
                         snprintf(r->error, sizeof(r->error), "job %s: %s", w->job->name, w->errmsg);
                         r->state = RUNNER_FAILED;
                 }
-                prepared += p > 0;
+                prepared += p > 0 || w->group != 0;
                 done += __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
         }
         if (r->state == RUNNER_PREPARING && prepared == r->n_workers)
@@ -475,41 +529,144 @@ size_t runner_workers(const runner_t *r)
         return r->n_workers;
 }
 
+static bool stopped(const runner_t *r)
+{
+        return __atomic_load_n(&r->stop, __ATOMIC_RELAXED);
+}
+
+/* Sleeps until the instant `at` (CLOCK_MONOTONIC) in slices, so that a stop reaches it, then spins
+ * the last stretch, real-time when allowed: a normal thread woken on a busy host can wait a
+ * scheduler time slice (milliseconds) for its CPU. Timer slack would add 50us to the sleep.
+ * Returns the instant reached, or 0 when stopped first; *rt says whether it ran real-time. */
+static int64_t wait_instant(runner_t *r, int64_t at, bool *rt)
+{
+        struct sched_param fifo = {.sched_priority = RUNNER_RT_PRIORITY}, normal = {0};
+        int64_t reached;
+
+        *rt = pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo) == 0;
+        prctl(PR_SET_TIMERSLACK, 1UL);
+        for (;;) {
+                int64_t slice = clock_mono_ns() + RUNNER_SLEEP_SLICE_NS;
+                if (stopped(r)) {
+                        if (*rt)
+                                pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
+                        return 0;
+                }
+                if (slice >= at - RUNNER_SPIN_NS)
+                        break;
+                clock_sleep_until_mono(slice, 0);
+        }
+        reached = clock_sleep_until_mono(at, RUNNER_SPIN_NS);
+        return reached ? reached : 1;
+}
+
+static void leave_realtime(bool rt)
+{
+        struct sched_param normal = {0};
+        if (rt)
+                pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
+}
+
+/* Whether every worker of group grp is prepared (or failed to be); under the gate's lock. */
+static bool group_prepared(const runner_t *r, unsigned grp)
+{
+        for (size_t i = 0; i < r->n_workers; i++)
+                if (r->workers[i].group == grp &&
+                    !__atomic_load_n(&r->workers[i].prepared, __ATOMIC_ACQUIRE))
+                        return false;
+        return true;
+}
+
+/* Calls off every group not yet started: their workers go home without running. */
+static void abort_rest(runner_t *r)
+{
+        r->gate.abort = true;
+        pthread_cond_broadcast(&r->gate.cond);
+}
+
+/*
+ * The groups after the first, one after another (fio's stonewall): once every worker of the
+ * group before has ended, the next group's workers lay out and open their files; when all are
+ * prepared the group starts, at once here, or, with group_barrier, at the instant that
+ * runner_start_group_at() gives (the agent reports the group ready and waits for the cluster's
+ * instant, so that a stonewall holds across agents).
+ */
+static void run_later_groups(runner_t *r)
+{
+        gate_t *g = &r->gate;
+
+        for (unsigned grp = 1; grp < r->n_groups; grp++) {
+                int64_t at, reached;
+                bool rt;
+
+                pthread_mutex_lock(&g->lock);
+                while (g->group_left[grp - 1] > 0)
+                        pthread_cond_wait(&g->cond, &g->lock);
+                if (g->abort || stopped(r)) {
+                        abort_rest(r);
+                        pthread_mutex_unlock(&g->lock);
+                        return;
+                }
+                r->group = grp;
+                g->layout_group = grp;
+                pthread_cond_broadcast(&g->cond);
+                while (!group_prepared(r, grp) && !g->abort)
+                        pthread_cond_wait(&g->cond, &g->lock);
+                if (r->group_barrier) {
+                        r->group_waiting = true;
+                        notify(r);
+                        while (!r->group_release && !stopped(r) && !g->abort)
+                                pthread_cond_wait(&g->cond, &g->lock);
+                        r->group_waiting = false;
+                }
+                at = r->group_barrier ? r->group_release : clock_mono_ns();
+                r->group_release = 0;
+                if (g->abort || stopped(r)) {
+                        abort_rest(r);
+                        pthread_mutex_unlock(&g->lock);
+                        return;
+                }
+                pthread_mutex_unlock(&g->lock);
+                reached = wait_instant(r, at, &rt);
+                pthread_mutex_lock(&g->lock);
+                if (!reached)
+                        abort_rest(r);
+                else
+                        g->group_start[grp] = reached;
+                pthread_cond_broadcast(&g->cond);
+                pthread_mutex_unlock(&g->lock);
+                leave_realtime(rt);
+                notify(r);
+                if (!reached)
+                        return;
+        }
+}
+
 static void *starter_main(void *arg)
 {
         runner_t *r = arg;
         int64_t start = r->gate.start_mono, lag = 0, deadline;
-        struct sched_param rt = {.sched_priority = RUNNER_RT_PRIORITY}, normal = {0};
         bool is_rt;
 
-        /* The starter alone runs real-time, for the last stretch only: a normal thread woken on
-         * a busy host can wait a scheduler time slice (milliseconds) for its CPU. Without the
-         * privilege it still works, less precisely. Timer slack would add 50us to the sleep. */
-        is_rt = pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt) == 0;
-        prctl(PR_SET_TIMERSLACK, 1UL);
-        for (;;) {
-                int64_t slice = clock_mono_ns() + RUNNER_SLEEP_SLICE_NS;
-                if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
-                        /* Stopped before the instant: the workers leave without running. */
-                        open_gate(r, true, start);
-                        r->started_mono = clock_mono_ns();
-                        __atomic_store_n(&r->started, 1, __ATOMIC_RELEASE);
-                        notify(r);
-                        return NULL;
-                }
-                if (slice >= start - RUNNER_SPIN_NS)
-                        break;
-                clock_sleep_until_mono(slice, 0);
+        r->started_mono = wait_instant(r, start, &is_rt);
+        if (!r->started_mono) {
+                /* Stopped before the instant: the workers leave without running. */
+                open_gate(r, true, start);
+                r->started_mono = clock_mono_ns();
+                __atomic_store_n(&r->started, 1, __ATOMIC_RELEASE);
+                notify(r);
+                return NULL;
         }
-        r->started_mono = clock_sleep_until_mono(start, RUNNER_SPIN_NS);
         open_gate(r, false, start);
-        if (is_rt)
-                pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
+        leave_realtime(is_rt);
         r->realtime = is_rt;
-        /* How long the workers took to wake: part of the start's precision, reported. */
+        /* How long the workers that start at once took to wake: part of the start's precision,
+         * reported. */
         deadline = clock_mono_ns() + 100 * (int64_t)NSEC_PER_MSEC;
         for (size_t i = 0; i < r->n_workers; i++) {
                 worker_t *w = &r->workers[i];
+                if (w->group != 0 || w->waits_for >= 0)
+                        continue;
                 while (!__atomic_load_n(&w->ran, __ATOMIC_ACQUIRE) &&
                        !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE) && clock_mono_ns() < deadline)
                         sched_yield();
@@ -519,6 +676,7 @@ static void *starter_main(void *arg)
         r->workers_lag_ns = (uint64_t)lag;
         __atomic_store_n(&r->started, 1, __ATOMIC_RELEASE);
         notify(r);
+        run_later_groups(r);
         return NULL;
 }
 
@@ -535,6 +693,36 @@ int runner_start_at(runner_t *r, int64_t start_mono)
         r->starter_running = true;
         r->state = RUNNER_STARTING;
         return 0;
+}
+
+unsigned runner_groups(const runner_t *r)
+{
+        return r->n_groups;
+}
+
+bool runner_group_waiting(runner_t *r, unsigned *group)
+{
+        bool w;
+        pthread_mutex_lock(&r->gate.lock);
+        w = r->group_waiting && !r->group_release;
+        if (w && group)
+                *group = r->group;
+        pthread_mutex_unlock(&r->gate.lock);
+        return w;
+}
+
+int runner_start_group_at(runner_t *r, unsigned group, int64_t start_mono)
+{
+        int rc = 0;
+        pthread_mutex_lock(&r->gate.lock);
+        if (!r->group_barrier || !r->group_waiting || group != r->group || start_mono <= 0)
+                rc = -EINVAL;
+        else {
+                r->group_release = start_mono;
+                pthread_cond_broadcast(&r->gate.cond);
+        }
+        pthread_mutex_unlock(&r->gate.lock);
+        return rc;
 }
 
 int64_t runner_started_mono(const runner_t *r)
@@ -632,9 +820,12 @@ static void job_result(runner_t *r, size_t job, int clone, runner_job_result_t *
         int64_t start = r->gate.start_mono, first = INT64_MAX, last = 0, longest = 0;
         hist_t *tmp = NULL;
 
+        int64_t began = INT64_MAX;
+
         memset(res, 0, sizeof(*res));
         res->name = r->jobs[job].name;
         res->numjobs = r->jobs[job].numjobs;
+        res->groupid = r->jg ? r->jg[job].groupid : 0;
         hist_new(&tmp);
         for (size_t i = 0; i < r->n_workers; i++) {
                 worker_t *w = &r->workers[i];
@@ -650,6 +841,8 @@ static void job_result(runner_t *r, size_t job, int clone, runner_job_result_t *
                 res->end_syncs += w->end_syncs;
                 if (!w->ran)
                         continue;
+                if (w->job_start_mono < began)
+                        began = w->job_start_mono;
                 if (w->done_mono - start < first)
                         first = w->done_mono - start;
                 if (w->done_mono - start > last)
@@ -664,6 +857,7 @@ static void job_result(runner_t *r, size_t job, int clone, runner_job_result_t *
         if (res->first_done_ns > res->last_done_ns)
                 res->first_done_ns = res->last_done_ns;
         res->runtime_ns = (uint64_t)longest;
+        res->start_ns = began == INT64_MAX || began < start ? 0 : (uint64_t)(began - start);
 }
 
 uint64_t runner_meta_ops_interval(runner_t *r)

@@ -1121,10 +1121,23 @@ static void teardown(worker_t *w, run_t *s)
         free(s->pending);
 }
 
-static void run(worker_t *w, run_t *s, int64_t start)
+/* A new loop over the workload: every file from its start again, dropped from the page cache
+ * as fio's reopen does (invalidate=1). */
+static void next_loop(run_t *s)
+{
+        s->issued_bytes = 0;
+        s->next_file = 0;
+        for (unsigned i = 0; i < s->nfiles; i++) {
+                wfile_t *f = &s->files[i];
+                f->seq[DDIR_READ] = f->seq[DDIR_WRITE] = 0;
+                f->in_pass = 0;
+                f->inval_due = s->invalidate_passes;
+        }
+}
+
+static void run(worker_t *w, run_t *s, int64_t job_start)
 {
         const job_spec_t *j = w->job;
-        int64_t job_start = start + (int64_t)j->startdelay_ns;
 
         /* startdelay, then ramp_time, then runtime: fio's order, each from the one before. */
         s->ramp_end_ns = job_start + (int64_t)j->ramp_time_ns;
@@ -1136,23 +1149,30 @@ static void run(worker_t *w, run_t *s, int64_t start)
         if (s->now >= s->ramp_end_ns)
                 begin_counting(s, s->now);
         s->rate_t0 = s->now;
-        if (w->sync_engine)
-                run_sync(s);
-        else
-                run_async(s);
-        if (j->end_fsync && !s->failed && !w->leaked)
-                end_fsync(s);
+        /* fio's loops: the size-bound workload again, files from their start; a time_based job
+         * keeps going until its runtime whatever loops says. */
+        for (uint32_t loop = 0;; loop++) {
+                if (w->sync_engine)
+                        run_sync(s);
+                else
+                        run_async(s);
+                if (j->end_fsync && !s->failed && !w->leaked)
+                        end_fsync(s);
+                if (j->time_based || s->failed || w->leaked || stopped(s) ||
+                    loop + 1 >= j->loops || s->now >= s->end_ns)
+                        break;
+                next_loop(s);
+        }
         __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
 }
 
 /* ioengine=metadata: metadata_run() after startdelay, again while time_based until the runtime
  * ends or a stop. ramp_time does not apply: each pass is measured whole. A failure ends the job
  * with metadata_run()'s message, as a failed I/O does. */
-static void run_metadata(worker_t *w, int64_t start)
+static void run_metadata(worker_t *w, int64_t job_start)
 {
         const job_spec_t *j = w->job;
         uint32_t nrfiles = j->nrfiles ? j->nrfiles : 1;
-        int64_t job_start = start + (int64_t)j->startdelay_ns;
         run_t s = {.w = w, .end_ns = INT64_MAX};
         int order = metadata_order_from_string(j->metadata_order);
         metadata_params_t p = {
@@ -1194,51 +1214,156 @@ done:
         __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
 }
 
+int gate_init(gate_t *g, unsigned n_groups, size_t n_jobs, uint32_t n_groupids)
+{
+        memset(g, 0, sizeof(*g));
+        pthread_mutex_init(&g->lock, NULL);
+        pthread_cond_init(&g->cond, NULL);
+        pthread_mutex_init(&g->layout_lock, NULL);
+        n_groups = n_groups ? n_groups : 1;
+        n_jobs = n_jobs ? n_jobs : 1;
+        g->n_groupids = n_groupids ? n_groupids : 1;
+        g->group_laying_out = calloc(n_groups, sizeof(*g->group_laying_out));
+        g->group_left = calloc(n_groups, sizeof(*g->group_left));
+        g->group_start = calloc(n_groups, sizeof(*g->group_start));
+        g->first_groupid = calloc(n_groups, sizeof(*g->first_groupid));
+        g->last_groupid = calloc(n_groups, sizeof(*g->last_groupid));
+        g->job_left = calloc(n_jobs, sizeof(*g->job_left));
+        g->stop = calloc(g->n_groupids, sizeof(*g->stop));
+        if (!g->group_laying_out || !g->group_left || !g->group_start || !g->first_groupid ||
+            !g->last_groupid || !g->job_left || !g->stop)
+                return -ENOMEM;
+        return 0;
+}
+
+void gate_free(gate_t *g)
+{
+        pthread_mutex_destroy(&g->lock);
+        pthread_cond_destroy(&g->cond);
+        pthread_mutex_destroy(&g->layout_lock);
+        free(g->group_laying_out);
+        free(g->group_left);
+        free(g->group_start);
+        free(g->first_groupid);
+        free(g->last_groupid);
+        free(g->job_left);
+        free(g->stop);
+        memset(g, 0, sizeof(*g));
+}
+
+void gate_count(gate_t *g, const worker_t *w)
+{
+        g->group_laying_out[w->group]++;
+        g->group_left[w->group]++;
+        g->job_left[w->job_index]++;
+}
+
+/* Whether w's group may run (or the run is called off); under the gate's lock. */
+static bool group_open(const gate_t *g, const worker_t *w)
+{
+        return g->abort || (w->group == 0 ? g->open : g->group_start[w->group] != 0);
+}
+
+/* The end of a worker, under the gate's lock: its job's and group's counts, and fio's exitall and
+ * exitall_on_error, which end the other jobs of its reporting group (exit_what: of its serial
+ * group, or every job, later groups included). */
+static void worker_ended(worker_t *w)
+{
+        gate_t *g = w->gate;
+        int what = w->job->exit_what;
+
+        g->job_left[w->job_index]--;
+        g->group_left[w->group]--;
+        if (w->ran && (g->exitall || (w->job->exitall_on_error && w->error))) {
+                if (what == JOB_EXIT_ALL) {
+                        for (uint32_t i = 0; i < g->n_groupids; i++)
+                                __atomic_store_n(&g->stop[i], 1, __ATOMIC_RELAXED);
+                        g->abort = true;
+                } else if (what == JOB_EXIT_STONEWALL) {
+                        for (uint32_t i = g->first_groupid[w->group]; i <= g->last_groupid[w->group];
+                             i++)
+                                __atomic_store_n(&g->stop[i], 1, __ATOMIC_RELAXED);
+                } else
+                        __atomic_store_n(&g->stop[w->groupid], 1, __ATOMIC_RELAXED);
+        }
+        pthread_cond_broadcast(&g->cond);
+}
+
 void *worker_main(void *arg)
 {
         worker_t *w = arg;
         gate_t *g = w->gate;
         run_t s;
-        int64_t start;
+        int64_t job_start;
         bool go;
-        int r;
+        int r = 0;
 
         memset(&s, 0, sizeof(s));
-        r = w->md ? 0 : prepare(w, &s);
-        /* Every worker counts itself through layout, even after a failure, and waits for the
-         * others unless the run is called off. */
+        /* A later group lays out once the group before it has ended, as fio starts its jobs
+         * then: what that group did to the files (unlink, a writer's data) is there to see. */
         pthread_mutex_lock(&g->lock);
-        g->laying_out--;
+        while (g->layout_group < w->group && !g->abort)
+                pthread_cond_wait(&g->cond, &g->lock);
+        if (g->abort)
+                r = -ECANCELED;
+        pthread_mutex_unlock(&g->lock);
+        if (r == 0 && !w->md) {
+                if (w->job->create_serialize)
+                        pthread_mutex_lock(&g->layout_lock);
+                r = prepare(w, &s);
+                if (w->job->create_serialize)
+                        pthread_mutex_unlock(&g->layout_lock);
+        }
+        /* Every worker counts itself through layout, even after a failure, and waits for the
+         * others of its group unless the run is called off. */
+        pthread_mutex_lock(&g->lock);
+        g->group_laying_out[w->group]--;
         pthread_cond_broadcast(&g->cond);
-        while (g->laying_out > 0 && !g->abort)
+        while (g->group_laying_out[w->group] > 0 && !g->abort)
                 pthread_cond_wait(&g->cond, &g->lock);
         pthread_mutex_unlock(&g->lock);
         if (r >= 0 && !w->md)
                 r = open_files(w, &s);
         if (r >= 0 && !w->md)
                 r = setup_run(w, &s);
-        if (r < 0 && !w->error)
+        if (r < 0 && !w->error && r != -ECANCELED)
                 w->error = -r;
+        pthread_mutex_lock(&g->lock);
         __atomic_store_n(&w->prepared, r < 0 ? -1 : 1, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&g->cond); /* a later group's starter waits for it */
+        pthread_mutex_unlock(&g->lock);
         w->notify(w->userdata);
 
         pthread_mutex_lock(&g->lock);
-        while (!g->open)
+        while (!group_open(g, w))
                 pthread_cond_wait(&g->cond, &g->lock);
-        go = !g->abort && r >= 0;
-        start = g->start_mono;
+        /* wait_for: after every clone of the waitee, within the group */
+        while (!g->abort && w->waits_for >= 0 && g->job_left[w->waits_for] > 0 &&
+               !__atomic_load_n(w->stop, __ATOMIC_RELAXED))
+                pthread_cond_wait(&g->cond, &g->lock);
+        go = !g->abort && r >= 0 && !__atomic_load_n(w->stop, __ATOMIC_RELAXED);
+        job_start = w->group == 0 ? g->start_mono : g->group_start[w->group];
         pthread_mutex_unlock(&g->lock);
 
         if (go) {
                 w->wake_mono = clock_mono_ns();
+                if (w->waits_for >= 0 && w->wake_mono > job_start)
+                        job_start = w->wake_mono;
+                w->job_start_mono = job_start;
+                /* fio counts startdelay from its start, not from the job's group. */
+                if (g->start_mono + (int64_t)w->job->startdelay_ns > job_start)
+                        job_start = g->start_mono + (int64_t)w->job->startdelay_ns;
                 __atomic_store_n(&w->ran, 1, __ATOMIC_RELEASE);
                 if (w->md)
-                        run_metadata(w, start);
+                        run_metadata(w, job_start);
                 else
-                        run(w, &s, start);
+                        run(w, &s, job_start);
         }
         teardown(w, &s);
+        pthread_mutex_lock(&g->lock);
         __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+        worker_ended(w);
+        pthread_mutex_unlock(&g->lock);
         w->notify(w->userdata);
         return NULL;
 }

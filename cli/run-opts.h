@@ -28,6 +28,8 @@ typedef struct run_opts {
         strv_t degrade;   /* --degrade rules, as written */
         bool dry_run;
         bool stonewall;
+        bool parse_only; /* check the jobs and stop */
+        bool showcmd;    /* print the jobs as a command line and stop */
 } run_opts_t;
 
 /* ^C and SIGTERM count here; the first cancels the run (or, when watching, leaves). */

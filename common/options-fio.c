@@ -5,7 +5,6 @@
 
 const char job_fio_unsupported_options[] =
     /* job description, files */
-    "wait_for wait_for_previous new_group stonewall exitall exitall_on_error loops "
     "filetype unique_filename opendir lockfile openfiles file_service_type ioscheduler "
     "create_serialize create_fsync create_on_open create_only allow_file_create "
     "allow_mounted_write pre_read unlink unlink_each_loop file_append fill_device fill_fs "

@@ -50,6 +50,7 @@ typedef struct job_option {
         bool fio_range;                 /* fio also takes "low-high", which iofleet does not */
         bool fio_paths;                 /* fio's ':' separates several paths, '\:' escapes */
         bool sets_randseed;             /* also records that randseed was given */
+        size_t offset_given;            /* a bool field set when the option is given; 0 none */
         const char *const *choices;     /* accepted values (OPT_STR, OPT_ENUM) */
         const int *values;              /* OPT_ENUM: what each choice stores */
         const char *const *fio_choices; /* real fio values iofleet does not do yet */
@@ -70,6 +71,11 @@ typedef struct job_option {
 
 extern const job_option_t options_table[];
 extern const size_t options_table_len;
+/* Job order, files, buffers, verification and errors (options-table-files.c). */
+extern const job_option_t options_table_files[];
+extern const size_t options_table_files_len;
+/* The i-th option over every table; NULL past the end. */
+const job_option_t *options_at(size_t i);
 
 /* One line into err (when there is room), cut on a UTF-8 boundary. */
 void options_err(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
@@ -92,3 +98,8 @@ int options_check_directory(const char *key, const char *s, char *err, size_t er
 int options_check_filename(const char *key, const char *s, char *err, size_t errlen);
 int options_check_filename_format(const char *key, const char *s, char *err, size_t errlen);
 int options_check_nfs_url(const char *key, const char *s, char *err, size_t errlen);
+/* options-table-files.c's: defaults of its fields, and its strings freed. */
+void options_files_defaults(job_spec_t *j);
+void options_files_done(job_spec_t *j);
+/* The whole-job rules of those options (verify_only with time_based, ...). */
+int options_files_validate(const job_spec_t *j, char *err, size_t errlen);

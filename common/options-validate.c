@@ -291,11 +291,12 @@ static int validate_rules(const job_spec_t *j, char *err, size_t errlen)
 
 int job_spec_validate(const job_spec_t *j, char *err, size_t errlen)
 {
+        const job_option_t *o;
         int r;
 
         assert(j);
-        for (size_t i = 0; i < options_table_len; i++) {
-                r = validate_field(j, &options_table[i], err, errlen);
+        for (size_t i = 0; (o = options_at(i)); i++) {
+                r = validate_field(j, o, err, errlen);
                 if (r < 0)
                         return r;
         }
@@ -303,6 +304,8 @@ int job_spec_validate(const job_spec_t *j, char *err, size_t errlen)
          * or a stonewall), as fio runs such a job until it is killed. */
         r = validate_rules(j, err, errlen);
         if (r < 0)
+                return r;
+        if ((r = options_files_validate(j, err, errlen)) < 0)
                 return r;
         return validate_layout(j, err, errlen);
 }

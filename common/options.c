@@ -434,10 +434,19 @@ static int set_enum(const job_option_t *o, const char *key, const char *value, j
         return 0;
 }
 
+const job_option_t *options_at(size_t i)
+{
+        if (i < options_table_len)
+                return &options_table[i];
+        i -= options_table_len;
+        return i < options_table_files_len ? &options_table_files[i] : NULL;
+}
+
 static const job_option_t *option_find(const char *key)
 {
-        for (size_t i = 0; i < options_table_len; i++) {
-                const job_option_t *o = &options_table[i];
+        const job_option_t *o;
+
+        for (size_t i = 0; (o = options_at(i)); i++) {
                 if (streq(key, o->name))
                         return o;
                 for (size_t a = 0; a < ELEMENTSOF(o->aliases) && o->aliases[a]; a++)
@@ -478,11 +487,13 @@ void job_options_offer(suggest_t *s)
         const char *words = job_fio_unsupported_options;
         char w[64];
 
-        for (size_t i = 0; i < options_table_len; i++) {
-                suggest_offer(s, options_table[i].name);
-                for (size_t a = 0; a < ELEMENTSOF(options_table[i].aliases); a++)
-                        if (options_table[i].aliases[a])
-                                suggest_offer(s, options_table[i].aliases[a]);
+        const job_option_t *o;
+
+        for (size_t i = 0; (o = options_at(i)); i++) {
+                suggest_offer(s, o->name);
+                for (size_t a = 0; a < ELEMENTSOF(o->aliases); a++)
+                        if (o->aliases[a])
+                                suggest_offer(s, o->aliases[a]);
         }
         while (next_word(&words, w, sizeof(w)))
                 suggest_offer(s, w);
@@ -496,34 +507,11 @@ int job_option_known(const char *key)
         return word_in(key, job_fio_unsupported_options) ? JOB_OPTION_UNSUPPORTED : -ENOENT;
 }
 
-int job_option_set(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen)
+static int set_value(const job_option_t *o, const char *key, const char *value, job_spec_t *j,
+                     char *err, size_t errlen)
 {
-        char kb[ECHO_BUF], vb[ECHO_BUF];
-        const job_option_t *o;
-        suggest_t hint;
+        char vb[ECHO_BUF];
         bool b;
-
-        assert(j);
-        assert(key);
-
-        if (key[0] == '-' && key[1] == '-')
-                key += 2;
-        o = option_find(key);
-        if (!o) {
-                if (word_in(key, job_fio_unsupported_options)) {
-                        options_err(err, errlen, "fio option '%s' is not supported by iofleet yet",
-                                    key);
-                        return -EOPNOTSUPP;
-                }
-                suggest_init(&hint, key);
-                job_options_offer(&hint);
-                if (suggest_result(&hint))
-                        options_err(err, errlen, "unknown option '%s' (did you mean '%s'?)",
-                                    options_echo(kb, key), suggest_result(&hint));
-                else
-                        options_err(err, errlen, "unknown option '%s'", options_echo(kb, key));
-                return -ENOENT;
-        }
 
         if (o->type == OPT_BOOL) {
                 /* fio's "--time_based" with no value means on */
@@ -559,6 +547,41 @@ int job_option_set(job_spec_t *j, const char *key, const char *value, char *err,
         return -EINVAL;
 }
 
+int job_option_set(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen)
+{
+        char kb[ECHO_BUF];
+        const job_option_t *o;
+        suggest_t hint;
+        int r;
+
+        assert(j);
+        assert(key);
+
+        if (key[0] == '-' && key[1] == '-')
+                key += 2;
+        o = option_find(key);
+        if (!o) {
+                if (word_in(key, job_fio_unsupported_options)) {
+                        options_err(err, errlen, "fio option '%s' is not supported by iofleet yet",
+                                    key);
+                        return -EOPNOTSUPP;
+                }
+                suggest_init(&hint, key);
+                job_options_offer(&hint);
+                if (suggest_result(&hint))
+                        options_err(err, errlen, "unknown option '%s' (did you mean '%s'?)",
+                                    options_echo(kb, key), suggest_result(&hint));
+                else
+                        options_err(err, errlen, "unknown option '%s'", options_echo(kb, key));
+                return -ENOENT;
+        }
+
+        r = set_value(o, key, value, j, err, errlen);
+        if (r >= 0 && o->offset_given)
+                *(bool *)field_at(j, o->offset_given) = true;
+        return r;
+}
+
 /* --- defaults ------------------------------------------------------------------------- */
 
 int job_spec_init(job_spec_t *j, const char *name)
@@ -585,6 +608,7 @@ int job_spec_init(job_spec_t *j, const char *name)
                 goto fail;
         if (!(n.ioengine = strdup(ENGINE_DEFAULT)) || !(n.metadata_order = strdup("both")))
                 goto fail;
+        options_files_defaults(&n);
         *j = n;
         return 0;
 fail:
@@ -605,6 +629,7 @@ void job_spec_done(job_spec_t *j)
         free(j->nfs_url);
         j->name = j->directory = j->filename = j->filename_format = NULL;
         j->ioengine = j->metadata_order = j->nfs_url = NULL;
+        options_files_done(j);
 }
 
 /* --- help ----------------------------------------------------------------------------- */
@@ -619,9 +644,8 @@ bool job_option_doc(size_t i, job_option_doc_t *d)
         const job_option_t *o;
         char lo[32], hi[32];
 
-        if (i >= options_table_len)
+        if (!(o = options_at(i)))
                 return false;
-        o = &options_table[i];
         memset(d, 0, sizeof(*d));
         d->name = o->name;
         d->aliases[0] = o->aliases[0];

@@ -577,7 +577,7 @@ static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
         /* Size-bound jobs end at different times: the first and the last end, across agents. */
         for (size_t s = 0; s < run->n_specs; s++) {
                 json_t *j = json_object();
-                uint64_t first = UINT64_MAX, last = 0;
+                uint64_t first = UINT64_MAX, last = 0, start = UINT64_MAX;
                 for (size_t i = 0; i < run->n_agents; i++) {
                         const run_agent_t *a = &run->agents[i];
                         if (!a->finished)
@@ -588,9 +588,12 @@ static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
                                         continue;
                                 first = jr->first_done_ns < first ? jr->first_done_ns : first;
                                 last = jr->last_done_ns > last ? jr->last_done_ns : last;
+                                start = jr->start_ns < start ? jr->start_ns : start;
                         }
                 }
                 json_object_set_new(j, "name", json_string(run->specs[s].name));
+                json_object_set_new(j, "start_ns",
+                                    json_integer(start == UINT64_MAX ? 0 : (json_int_t)start));
                 json_object_set_new(j, "first_done_ns",
                                     json_integer(first == UINT64_MAX ? 0 : (json_int_t)first));
                 json_object_set_new(j, "last_done_ns", json_integer((json_int_t)last));
@@ -688,6 +691,7 @@ int result_build(const run_t *run, json_t **ret)
                                     entry, "error_msg",
                                     json_string(jr->error_msg ? jr->error_msg : ""));
                         }
+                        json_object_set_new(entry, "groupid", json_integer(jr->groupid));
                         if (jr->end_syncs)
                                 json_object_set_new(entry, "end_fsyncs",
                                                     json_integer((json_int_t)jr->end_syncs));

@@ -355,13 +355,14 @@ static void spy_notify(void *userdata)
 /* Runs one worker of job j (taken over) on the spy engine, straight through worker_main. */
 static void spy_run(job_spec_t *j, const engine_ops_t *ops, worker_t *w)
 {
-        gate_t g = {.laying_out = 1};
+        gate_t g;
         char err[256];
         int stop = 0;
 
         memset(w, 0, sizeof(*w));
-        pthread_mutex_init(&g.lock, NULL);
-        pthread_cond_init(&g.cond, NULL);
+        assert_int_equal(gate_init(&g, 1, 1, 1), 0);
+        w->waits_for = -1;
+        gate_count(&g, w);
         w->job = j;
         w->engine = ops;
         w->seed = 0x1234;
@@ -387,8 +388,7 @@ static void spy_run(job_spec_t *j, const engine_ops_t *ops, worker_t *w)
         pthread_cond_broadcast(&g.cond);
         pthread_mutex_unlock(&g.lock);
         pthread_join(w->thread, NULL);
-        pthread_mutex_destroy(&g.lock);
-        pthread_cond_destroy(&g.cond);
+        gate_free(&g);
         layout_files_free(&w->files, w->nfiles);
         w->stop = NULL;
         w->gate = NULL;

@@ -1005,8 +1005,8 @@ static void test_unsupported_option(void **state)
                 p += strspn(p, " ");
         }
         assert_true(n > 200);
-        set_fails_with("--loops", "2", -EOPNOTSUPP,
-                       "fio option 'loops' is not supported by iofleet yet");
+        set_fails_with("--zonemode", "zbd", -EOPNOTSUPP,
+                       "fio option 'zonemode' is not supported by iofleet yet");
 }
 
 static void test_bad_rw(void **state)
