@@ -205,6 +205,7 @@ static int share_files(runner_t *r)
                         if (f->length > owner->length)
                                 owner->length = f->length;
                         owner->fill |= f->fill;
+                        owner->writes |= f->writes;
                 }
                 a = b;
         }
@@ -371,8 +372,10 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                                          err, errlen);
                         if (rc < 0)
                                 goto fail;
-                        for (size_t f = 0; f < wk->nfiles; f++)
-                                wk->files[f].fill = worker_rw_reads(j->rw);
+                        for (size_t f = 0; f < wk->nfiles; f++) {
+                                wk->files[f].fill = worker_rw_reads(j->rw) && !j->verify_only;
+                                wk->files[f].writes = worker_rw_writes(j->rw) && !j->verify_only;
+                        }
                 }
         }
         if ((rc = share_files(r)) < 0)

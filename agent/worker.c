@@ -13,7 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buffers.h"
 #include "clock.h"
+#include "fileservice.h"
 #include "randmap.h"
 #include "util.h"
 #include "verify.h"
@@ -37,17 +39,6 @@
 #define SECTOR 512u
 
 enum { SYNC_FSYNC = 1, SYNC_FDATASYNC = 2 };
-
-/* Changes 8 bytes in every 4 KiB of the buffer before a write, as fio's scramble_buffers does:
- * without it every block written would be one of a few, and deduplicating storage would
- * flatter the figures. */
-static inline void scramble(void *buf, uint64_t len, uint64_t tag)
-{
-        for (uint64_t o = 0; o + 8 <= len; o += 4096) {
-                uint64_t v = tag ^ o;
-                memcpy((char *)buf + o, &v, 8);
-        }
-}
 
 /* A file as the loop sees it. */
 typedef struct wfile {
@@ -99,11 +90,12 @@ typedef struct run {
         uint32_t fsync_every, fdatasync_every;
         uint64_t writes; /* writes issued, for fsync=/fdatasync= */
         unsigned sync_due;
-        uint64_t write_tag;
         verify_kind_t verify;   /* VERIFY_NONE: the I/O path never looks at the data */
         bool invalidate_passes; /* invalidate=1 without direct: drop the cache at every pass */
         bool failed;
         int64_t now;
+        buffers_t buf;     /* what writes carry (agent/buffers.c) */
+        fileservice_t fsv; /* which file the next I/O goes to (agent/fileservice.c) */
 } run_t;
 
 static void fail(worker_t *w, int err, const char *fmt, ...) _printf_(3, 4);
@@ -228,9 +220,8 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
         unsigned fi = s->next_file;
         wfile_t *f = &s->files[fi];
         uint64_t blk, bs = s->bs[ddir];
+        bool pass_done;
 
-        if (++s->next_file == s->nfiles)
-                s->next_file = 0;
         if (!s->random) {
                 blk = f->seq[ddir];
                 if (++f->seq[ddir] == f->nblocks[ddir])
@@ -243,9 +234,18 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
          * without that a time_based job would read a small file from memory after one pass.
          * The drop waits for the next pass (pass_start()): done now, it would also drop what
          * readahead brought in for this pass's blocks not yet read. */
-        if (unlikely(++f->in_pass == f->nblocks[ddir])) {
+        pass_done = ++f->in_pass == f->nblocks[ddir];
+        if (unlikely(pass_done)) {
                 f->in_pass = 0;
                 f->inval_due = s->invalidate_passes;
+        }
+        /* fio's file_service_type over openfiles; roundrobin:1 costs an increment */
+        if (likely(s->fsv.simple)) {
+                if (++s->next_file == s->nfiles)
+                        s->next_file = 0;
+        } else {
+                fileservice_next(&s->fsv, pass_done);
+                s->next_file = s->fsv.cur;
         }
         io->fd = f->fd;
         io->file = fi;
@@ -268,7 +268,7 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
                         verify_fill(io->buf, io->len, io->offset,
                                     1 + f->vwrites++ / f->nblocks[DDIR_WRITE], f->vseed, s->verify);
                 else
-                        scramble(io->buf, io->len, s->write_tag++ ^ io->offset);
+                        buffers_prep_write(&s->buf, io->buf, io->len, io->offset);
                 s->writes++;
                 if (s->fsync_every && s->writes % s->fsync_every == 0)
                         s->sync_due |= SYNC_FSYNC;
@@ -846,31 +846,104 @@ static int prepare(worker_t *w, run_t *s)
         }
         if (huge)
                 madvise(s->bufs, total, MADV_HUGEPAGE);
-        /* Written data is not all zeroes, so compressing or deduplicating storage cannot flatter
-         * the figures. */
+        /* What writes carry, as the job's buffer options say (random by default, so that
+         * compressing or deduplicating storage cannot flatter the figures). */
         {
-                randmap_rng_t rg;
-                randmap_rng_seed(&rg, w->seed ^ 0xa5a5a5a5ULL);
-                for (uint64_t i = 0; i + 8 <= total; i += 8) {
-                        uint64_t v = randmap_rng_next(&rg);
-                        memcpy((char *)s->bufs + i, &v, 8);
+                char err[512];
+                uint64_t bytes = 0;
+                for (size_t i = 0; i < w->nfiles; i++)
+                        bytes += w->files[i].length;
+                r = buffers_init(&s->buf, j, w->seed, bytes, job_bs(j, DDIR_WRITE), err,
+                                 sizeof(err));
+                if (r < 0) {
+                        fail(w, -r, "%s", err);
+                        return r;
                 }
+                for (unsigned i = 0; i < depth; i++)
+                        buffers_fill(&s->buf, (char *)s->bufs + (size_t)i * s->buf_size,
+                                     s->buf_size);
         }
         if (w->engine->flags & ENGINE_NO_FILES)
                 return 0;
         if (w->engine->flags & ENGINE_OWN_FILES)
                 return prepare_own_files(w, s);
-        for (size_t i = 0; i < w->nfiles; i++) {
+        /* create_on_open: nothing made now, the job's open creates its files */
+        for (size_t i = 0; i < w->nfiles && !j->create_on_open; i++) {
                 layout_file_t *f = &w->files[i];
+                layout_req_t req = {
+                    .path = f->path,
+                    .length = j->file_append ? f->io_size : f->length,
+                    .reads = f->fill,
+                    .writes = f->writes,
+                    .overwrite = j->overwrite,
+                    .append = j->file_append,
+                    .direct = job_direct(w),
+                    .readonly = j->readonly || j->verify_only,
+                    .allow_create = j->allow_file_create,
+                    .fsync = j->create_fsync,
+                    .fallocate = j->fallocate,
+                    .seed = w->seed ^ i,
+                    .content = &s->buf,
+                    .bs = job_bs(j, DDIR_WRITE),
+                    .stop = w->stop,
+                    .undo = &w->made,
+                };
                 char err[512];
                 if (!f->owner)
                         continue;
-                r = layout_file(w->cfg, f->path, f->length, f->fill, job_direct(w), j->readonly,
-                                w->seed ^ i, w->stop, &w->made, err, sizeof(err));
+                r = layout_file(w->cfg, &req, &f->base, err, sizeof(err));
                 if (r < 0) {
                         fail(w, -r, "%s", err);
                         return r;
                 }
+        }
+        return 0;
+}
+
+/* fio's fadvise_hint: by default the access pattern, so a random job gets no readahead (which
+ * would turn its reads into cache hits); or the hint given; or none. */
+static void fadvise(const job_spec_t *j, int fd)
+{
+        int advice;
+
+        switch (j->fadvise_hint) {
+        case JOB_FADVISE_NONE:
+                return;
+        case JOB_FADVISE_SEQUENTIAL:
+                advice = POSIX_FADV_SEQUENTIAL;
+                break;
+        case JOB_FADVISE_RANDOM:
+                advice = POSIX_FADV_RANDOM;
+                break;
+        default:
+                advice = rw_mode_is_random(j->rw) ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
+        }
+        posix_fadvise(fd, 0, 0, advice);
+}
+
+/* fio's pre_read: the file's region read once before the start, so that the job finds it in
+ * the page cache. */
+static int pre_read(worker_t *w, int fd, const layout_file_t *lf)
+{
+        uint64_t end = lf->base + lf->io_size;
+        _cleanup_(freep) char *buf = malloc(1u << 20);
+
+        if (!buf) {
+                fail(w, ENOMEM, "pre_read: no memory");
+                return -ENOMEM;
+        }
+        for (uint64_t off = lf->base; off < end;) {
+                size_t n = end - off < (1u << 20) ? (size_t)(end - off) : (1u << 20);
+                ssize_t got = pread(fd, buf, n, (off_t)off);
+                if (got < 0 && errno == EINTR)
+                        continue;
+                if (got < 0) {
+                        fail(w, errno, "pre_read of %s: %s", lf->path, strerror(errno));
+                        return -errno;
+                }
+                if (got == 0 || __atomic_load_n(w->stop, __ATOMIC_RELAXED))
+                        break;
+                off += (uint64_t)got;
         }
         return 0;
 }
@@ -925,10 +998,15 @@ static int open_files(worker_t *w, run_t *s)
                         continue;
                 }
                 {
-                        /* The same check as layout's, and the open is that check's own. */
+                        /* The same check as layout's, and the open is that check's own;
+                         * create_on_open makes the file here (recorded, for a failed prepare). */
                         char err[512];
-                        r = policy_open(w->cfg, lf->path, PATH_JOB_FILE, flags, 0, NULL, &f->fd,
-                                        err, sizeof(err));
+                        int oflags = flags;
+                        if (j->create_on_open && j->allow_file_create && !j->readonly &&
+                            worker_rw_writes(j->rw))
+                                oflags |= O_CREAT;
+                        r = policy_open(w->cfg, lf->path, PATH_JOB_FILE, oflags, 0644, &w->made,
+                                        &f->fd, err, sizeof(err));
                         if (r == -EINVAL && job_direct(w))
                                 fail(w, EINVAL,
                                      "direct=1: %s refuses O_DIRECT (its filesystem does not "
@@ -961,14 +1039,20 @@ static int open_files(worker_t *w, run_t *s)
                         }
                         lf->io_size = (uint64_t)st.st_size - lf->base;
                 }
-                if (j->invalidate && !j->direct)
+                if (j->file_append && j->create_on_open) {
+                        /* fio's file_append: I/O from the file's end on */
+                        struct stat st;
+                        if (fstat(f->fd, &st) == 0)
+                                lf->base = (uint64_t)st.st_size;
+                }
+                f->base = lf->base;
+                if (j->pre_read && !j->direct && (r = pre_read(w, f->fd, lf)) < 0)
+                        return r;
+                /* pre_read clears invalidate, as in fio: its point is a warm cache */
+                if (j->invalidate && !j->direct && !j->pre_read)
                         posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
-                /* fio's default fadvise_hint: tell the kernel the access pattern, so a random
-                 * job gets no readahead (which would turn its reads into cache hits). */
                 if (!j->direct)
-                        posix_fadvise(f->fd, 0, 0,
-                                      rw_mode_is_random(j->rw) ? POSIX_FADV_RANDOM
-                                                               : POSIX_FADV_SEQUENTIAL);
+                        fadvise(j, f->fd);
         }
         return 0;
 }
@@ -1030,8 +1114,18 @@ static int setup_run(worker_t *w, run_t *s)
         randmap_rng_seed(&s->off_rng, w->seed);
         randmap_rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
         s->verify = j->verify;
-        s->invalidate_passes =
-            j->invalidate && !job_direct(w) && !(w->engine->flags & ENGINE_OWN_FILES);
+        s->invalidate_passes = j->invalidate && !j->pre_read && !job_direct(w) &&
+                               !(w->engine->flags & ENGINE_OWN_FILES);
+        {
+                fst_t fst;
+                char err[256];
+                if ((r = fst_parse(j->file_service_type, &fst, err, sizeof(err))) < 0 ||
+                    (r = fileservice_init(&s->fsv, &fst, s->nfiles, j->openfiles, w->seed)) < 0) {
+                        fail(w, -r, "%s", r == -ENOMEM ? "no memory for file_service_type" : err);
+                        return r;
+                }
+                s->next_file = s->fsv.cur;
+        }
         if (s->verify &&
             (s->bs[DDIR_READ] < VERIFY_MIN_LEN || s->bs[DDIR_WRITE] < VERIFY_MIN_LEN)) {
                 fail(w, EINVAL, "verify=%s: bs must be at least %d bytes (bs=%llu,%llu)",
@@ -1103,6 +1197,34 @@ static int setup_run(worker_t *w, run_t *s)
         return r;
 }
 
+/* Closes file i: fsync first when fsync_on_close and it was written (fio's close). */
+static void close_file(run_t *s, unsigned i)
+{
+        wfile_t *f = &s->files[i];
+
+        if (f->fd < 0)
+                return;
+        if (s->w->job->fsync_on_close && f->written && !s->w->leaked && fsync(f->fd) < 0)
+                fail(s->w, errno, "fsync_on_close of %s: %s", file_name(s, i), strerror(errno));
+        close(f->fd);
+        f->fd = -1;
+}
+
+/* fio's unlink: the job's files removed once it is done (each by the worker that laid it out;
+ * one already gone is fine). */
+static void unlink_files(worker_t *w)
+{
+        for (size_t i = 0; i < w->nfiles; i++) {
+                char err[512];
+                int r;
+                if (!w->files[i].path || !w->files[i].owner)
+                        continue;
+                r = policy_unlink(w->cfg, w->files[i].path, err, sizeof(err));
+                if (r < 0 && r != -ENOENT)
+                        fail(w, -r, "unlink: %s", err);
+        }
+}
+
 static void teardown(worker_t *w, run_t *s)
 {
         if (!w->leaked) {
@@ -1114,8 +1236,11 @@ static void teardown(worker_t *w, run_t *s)
         /* Leaked: the kernel may still write into the buffers and read the units' engine state;
          * both stay allocated for the life of the process. */
         for (unsigned i = 0; s->files && i < s->nfiles; i++)
-                if (s->files[i].fd >= 0)
-                        close(s->files[i].fd);
+                close_file(s, i);
+        if (w->ran && w->job->unlink && !(w->engine && (w->engine->flags & ENGINE_OWN_FILES)))
+                unlink_files(w);
+        buffers_done(&s->buf);
+        fileservice_done(&s->fsv);
         free(s->files);
         free(s->free_units);
         free(s->pending);
@@ -1126,7 +1251,8 @@ static void teardown(worker_t *w, run_t *s)
 static void next_loop(run_t *s)
 {
         s->issued_bytes = 0;
-        s->next_file = 0;
+        fileservice_reset(&s->fsv);
+        s->next_file = s->fsv.cur;
         for (unsigned i = 0; i < s->nfiles; i++) {
                 wfile_t *f = &s->files[i];
                 f->seq[DDIR_READ] = f->seq[DDIR_WRITE] = 0;
@@ -1135,9 +1261,49 @@ static void next_loop(run_t *s)
         }
 }
 
+/* fio's unlink_each_loop: the files removed after a loop and made afresh (empty, as the job's
+ * next open creates them), the engine restarted on the new ones. */
+static int renew_files(worker_t *w, run_t *s)
+{
+        int *fds = calloc(s->nfiles ? s->nfiles : 1, sizeof(*fds));
+        int r = 0;
+
+        if (!fds) {
+                fail(w, ENOMEM, "unlink_each_loop: no memory");
+                return -ENOMEM;
+        }
+        if (s->ed)
+                w->engine->cleanup(s->ed);
+        s->ed = NULL;
+        for (unsigned i = 0; i < s->nfiles && r == 0; i++) {
+                char err[512];
+                close_file(s, i);
+                r = policy_unlink(w->cfg, w->files[i].path, err, sizeof(err));
+                if (r == -ENOENT)
+                        r = 0; /* a sharer removed it already */
+                if (r == 0)
+                        r = policy_open(w->cfg, w->files[i].path, PATH_JOB_FILE,
+                                        O_RDWR | O_CREAT | O_CLOEXEC | (job_direct(w) ? O_DIRECT : 0),
+                                        0644, NULL, &s->files[i].fd, err, sizeof(err));
+                if (r < 0)
+                        fail(w, -r, "unlink_each_loop: %s", err);
+                fds[i] = s->files[i].fd;
+        }
+        if (r == 0)
+                r = start_engine(w, s, fds, s->nfiles);
+        free(fds);
+        return r;
+}
+
 static void run(worker_t *w, run_t *s, int64_t job_start)
 {
         const job_spec_t *j = w->job;
+
+        if (j->create_only) {
+                /* fio's create_only: the layout was the job */
+                __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
+                return;
+        }
 
         /* startdelay, then ramp_time, then runtime: fio's order, each from the one before. */
         s->ramp_end_ns = job_start + (int64_t)j->ramp_time_ns;
@@ -1160,6 +1326,9 @@ static void run(worker_t *w, run_t *s, int64_t job_start)
                         end_fsync(s);
                 if (j->time_based || s->failed || w->leaked || stopped(s) ||
                     loop + 1 >= j->loops || s->now >= s->end_ns)
+                        break;
+                if (j->unlink_each_loop && !(w->engine->flags & (ENGINE_OWN_FILES | ENGINE_NO_FILES)) &&
+                    renew_files(w, s) < 0)
                         break;
                 next_loop(s);
         }

@@ -363,7 +363,8 @@ static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, s
                         if (streq(j->keys.v[k], "directory") && !strchr(j->values.v[k], ':'))
                                 dir = j->values.v[k];
                 for (size_t k = 0; k < j->keys.n; k++) {
-                        bool is_dir = streq(j->keys.v[k], "directory"),
+                        bool is_dir = streq(j->keys.v[k], "directory") ||
+                                      streq(j->keys.v[k], "opendir"),
                              is_fmt = streq(j->keys.v[k], "filename_format");
                         char *v, *save = NULL, base[8192];
                         if (!is_dir && !is_fmt && !streq(j->keys.v[k], "filename"))

@@ -5,18 +5,13 @@
 
 const char job_fio_unsupported_options[] =
     /* job description, files */
-    "filetype unique_filename opendir lockfile openfiles file_service_type ioscheduler "
-    "create_serialize create_fsync create_on_open create_only allow_file_create "
-    "allow_mounted_write pre_read unlink unlink_each_loop file_append fill_device fill_fs "
-    "fallocate fadvise_hint write_hint overwrite fsync_on_close sync sync_file_range "
-    "write_barrier uncached "
+    "filetype lockfile ioscheduler allow_mounted_write fill_device fill_fs write_hint sync "
+    "sync_file_range write_barrier uncached "
     /* sizes and offsets */
     "io_size io_limit offset_align offset_increment number_ios num_range kb_base "
     /* block sizes and buffers */
     "ba blockalign bsrange blocksize_range bssplit bs_unaligned blocksize_unaligned "
-    "bs_is_seq_rand zero_buffers refill_buffers scramble_buffers buffer_compress_percentage "
-    "buffer_compress_chunk buffer_pattern dedupe_percentage dedupe_mode "
-    "dedupe_working_set_percentage dedupe_global iomem mem iomem_align mem_align "
+    "bs_is_seq_rand dedupe_global iomem mem iomem_align mem_align "
     "hugepage-size lockmem atomic "
     /* I/O type and pattern */
     "rw_sequencer unified_rw_reporting random_distribution percentage_random "

@@ -16,7 +16,32 @@ static int check_job_name(const char *key, const char *s, char *err, size_t errl
         return options_check_name(key, s, err, errlen);
 }
 
+static int check_fst(const char *key, const char *s, char *err, size_t errlen)
+{
+        fst_t f;
+        (void)key;
+        return fst_parse(s, &f, err, errlen);
+}
+
+static int check_buffer_pattern(const char *key, const char *s, char *err, size_t errlen)
+{
+        pattern_t p;
+        return pattern_parse(key, s, false, &p, err, errlen);
+}
+
 /* --- the table ------------------------------------------------------------------------ */
+
+static const char *const fallocate_choices[] = {"none", "native", "posix", "keep",
+                                                 "truncate", "0", "1", NULL};
+static const int fallocate_values[] = {JOB_FALLOCATE_NONE,  JOB_FALLOCATE_NATIVE,
+                                       JOB_FALLOCATE_POSIX, JOB_FALLOCATE_KEEP,
+                                       JOB_FALLOCATE_TRUNCATE, JOB_FALLOCATE_NONE,
+                                       JOB_FALLOCATE_POSIX};
+static const char *const fadvise_choices[] = {"0", "1", "sequential", "random", NULL};
+static const int fadvise_values[] = {JOB_FADVISE_NONE, JOB_FADVISE_WORKLOAD, JOB_FADVISE_SEQUENTIAL,
+                                     JOB_FADVISE_RANDOM};
+static const char *const dedupe_mode_choices[] = {"repeat", "working_set", NULL};
+static const int dedupe_mode_values[] = {JOB_DEDUPE_REPEAT, JOB_DEDUPE_WORKING_SET};
 
 static const char *const exit_what_choices[] = {"group", "stonewall", "all", NULL};
 static const int exit_what_values[] = {JOB_EXIT_GROUP, JOB_EXIT_STONEWALL, JOB_EXIT_ALL};
@@ -80,6 +105,219 @@ const job_option_t options_table_files[] = {
         .def = "1",
         .example = "3",
         .help = "Run the (size-bound) workload this many times",
+    },
+    /* files (agent/layout.c, agent/fileservice.c) */
+    {
+        .name = "fallocate",
+        .type = OPT_ENUM,
+        .offset = FIELD_ENUM(int, fallocate),
+        .choices = fallocate_choices,
+        .values = fallocate_values,
+        .def = "native",
+        .example = "none",
+        .help = "How files written are reserved: native/posix allocate, keep keeps the size, "
+                "truncate only sizes, none does nothing",
+    },
+    {
+        .name = "create_on_open",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, create_on_open),
+        .def = "0",
+        .help = "No layout: the job's open creates its files",
+    },
+    {
+        .name = "create_only",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, create_only),
+        .def = "0",
+        .help = "Lay out the files, do no I/O",
+    },
+    {
+        .name = "create_fsync",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, create_fsync),
+        .def = "1",
+        .help = "fsync what layout wrote",
+    },
+    {
+        .name = "create_serialize",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, create_serialize),
+        .def = "1",
+        .help = "The agent's workers lay out one at a time (files not interleaved on disk)",
+    },
+    {
+        .name = "allow_file_create",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, allow_file_create),
+        .def = "1",
+        .help = "A missing (or too short) file may be made; 0: it is an error",
+    },
+    {
+        .name = "overwrite",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, overwrite),
+        .def = "0",
+        .help = "A written file too short is laid out in full first (not only reserved)",
+    },
+    {
+        .name = "file_append",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, file_append),
+        .def = "0",
+        .help = "I/O starts at each file's end (offset = its size)",
+    },
+    {
+        .name = "unique_filename",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, unique_filename),
+        .def = "1",
+        .help = "Generated names carry the agent's name; 0: fio's $jobname.$jobnum.$filenum",
+    },
+    {
+        .name = "unlink",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, unlink),
+        .def = "0",
+        .help = "Remove the job's files when it is done",
+    },
+    {
+        .name = "unlink_each_loop",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, unlink_each_loop),
+        .def = "0",
+        .help = "Remove (and make afresh) the job's files after each loop",
+    },
+    {
+        .name = "fsync_on_close",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, fsync_on_close),
+        .def = "0",
+        .help = "fsync a written file when it is closed",
+    },
+    {
+        .name = "pre_read",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, pre_read),
+        .def = "0",
+        .help = "Read the files into the page cache before the start (clears invalidate)",
+    },
+    {
+        .name = "fadvise_hint",
+        .type = OPT_ENUM,
+        .offset = FIELD_ENUM(int, fadvise_hint),
+        .choices = fadvise_choices,
+        .values = fadvise_values,
+        .def = "1",
+        .example = "random",
+        .help = "posix_fadvise of the files: 1 as the workload, sequential, random, 0 none",
+    },
+    {
+        .name = "file_service_type",
+        .type = OPT_STR,
+        .offset = FIELD(char *, file_service_type),
+        .check = check_fst,
+        .range = "roundrobin|random|sequential[:N], zipf|pareto|normal|gauss[:V]",
+        .def = "roundrobin",
+        .example = "random:8",
+        .help = "Which file the next I/O goes to",
+    },
+    {
+        .name = "openfiles",
+        .type = OPT_UINT32,
+        .offset = FIELD(uint32_t, openfiles),
+        .min = 1,
+        .max = JOB_NRFILES_MAX,
+        .zero_unset = true,
+        .example = "4",
+        .help = "Files worked on at once (each done before the next joins); 0 = all",
+    },
+    {
+        .name = "opendir",
+        .type = OPT_STR,
+        .offset = FIELD(char *, opendir),
+        .check = options_check_directory,
+        .range = "path",
+        .example = "/mnt/data",
+        .help = "Every regular file below this directory is one of the job's files",
+    },
+    /* buffers (agent/buffers.c) */
+    {
+        .name = "zero_buffers",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, zero_buffers),
+        .def = "0",
+        .help = "Write zeroes (unscrambled unless scramble_buffers is given)",
+    },
+    {
+        .name = "refill_buffers",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, refill_buffers),
+        .def = "0",
+        .help = "New random content for every write",
+    },
+    {
+        .name = "scramble_buffers",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, scramble_buffers),
+        .offset_given = FIELD(bool, scramble_set),
+        .def = "1",
+        .help = "Change a few bytes of every 512 per write, so that writes do not deduplicate",
+    },
+    {
+        .name = "buffer_pattern",
+        .type = OPT_STR,
+        .offset = FIELD(char *, buffer_pattern),
+        .check = check_buffer_pattern,
+        .range = "0xHEX, decimal, \"text\", combined",
+        .example = "0xdeadbeef",
+        .help = "Fill written buffers with this pattern",
+    },
+    {
+        .name = "buffer_compress_percentage",
+        .type = OPT_UINT32,
+        .offset = FIELD(uint32_t, buffer_compress_percentage),
+        .max = 100,
+        .def = "0",
+        .example = "50",
+        .help = "Written data compresses by this percent (zeroes or the pattern after random)",
+    },
+    {
+        .name = "buffer_compress_chunk",
+        .type = OPT_SIZE,
+        .offset = FIELD(uint64_t, buffer_compress_chunk),
+        .max = JOB_BS_MAX,
+        .def = "512",
+        .example = "4k",
+        .help = "Random/fixed region size of buffer_compress_percentage; 0 = the block",
+    },
+    {
+        .name = "dedupe_percentage",
+        .type = OPT_UINT32,
+        .offset = FIELD(uint32_t, dedupe_percentage),
+        .max = 100,
+        .def = "0",
+        .example = "30",
+        .help = "This percent of written blocks repeat earlier ones",
+    },
+    {
+        .name = "dedupe_mode",
+        .type = OPT_ENUM,
+        .offset = FIELD_ENUM(int, dedupe_mode),
+        .choices = dedupe_mode_choices,
+        .values = dedupe_mode_values,
+        .def = "repeat",
+        .example = "working_set",
+        .help = "Duplicates repeat the last unique write, or one of a working set",
+    },
+    {
+        .name = "dedupe_working_set_percentage",
+        .type = OPT_UINT32,
+        .offset = FIELD(uint32_t, dedupe_working_set_percentage),
+        .max = 100,
+        .def = "5",
+        .example = "10",
+        .help = "dedupe_mode=working_set: the set is this percent of the file's blocks",
     },
 };
 

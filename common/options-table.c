@@ -474,6 +474,7 @@ const job_option_t options_table[] = {
         .choices = verify_choices,
         .values = verify_values,
         .fio_choices = job_fio_unsupported_verify,
+        .offset_given = FIELD(bool, verify_set),
         .def = "0",
         .example = "crc32c",
         .help = "Check data: writes then reads back; read jobs check what was written",

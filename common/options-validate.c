@@ -192,7 +192,8 @@ static int validate_layout(const job_spec_t *j, char *err, size_t errlen)
         int r;
 
         if (!j->size && !j->filesize) {
-                if (engine_is(j, ENGINE_METADATA))
+                /* opendir's files are used as they are */
+                if (engine_is(j, ENGINE_METADATA) || !strempty(j->opendir))
                         return 0;
                 if (!engine_is(j, "null")) {
                         options_err(err, errlen, "size: required (e.g. size=1g, or filesize=...)");

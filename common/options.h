@@ -112,6 +112,8 @@ typedef struct job_spec {
         bool zero_buffers;
         bool refill_buffers;
         bool scramble_buffers;      /* default 1 */
+        bool scramble_set;          /* scramble_buffers was given (zeroes and patterns are
+                                     * otherwise written unscrambled, as fio's) */
         char *buffer_pattern;       /* fio's pattern syntax (common/pattern.h) */
         uint32_t buffer_compress_percentage;
         uint64_t buffer_compress_chunk; /* default 512; 0 = the block */

@@ -1004,7 +1004,7 @@ static void test_unsupported_option(void **state)
                 p += len;
                 p += strspn(p, " ");
         }
-        assert_true(n > 200);
+        assert_true(n > 150);
         set_fails_with("--zonemode", "zbd", -EOPNOTSUPP,
                        "fio option 'zonemode' is not supported by iofleet yet");
 }
