@@ -19,6 +19,7 @@
 #include "identity.h"
 #include "intervals.h"
 #include "jobgroups.h"
+#include "steadystate.h"
 #include "keys.h"
 #include "log.h"
 #include "policy.h"
@@ -210,6 +211,44 @@ static void phases_wire_done(phases_wire_t *pw)
         pw->n = 0;
 }
 
+/* A job's steady-state block as it travels (fio's "steadystate"). */
+typedef struct ss_wire {
+        Iofleet__SteadyState pb;
+        char ss[96], criterion[64];
+        uint64_t *bw, *iops;
+} ss_wire_t;
+
+static Iofleet__SteadyState *ss_wire_fill(ss_wire_t *w, const steadystate_t *ss)
+{
+        iofleet__steady_state__init(&w->pb);
+        ss_format(&ss->spec, w->ss, sizeof(w->ss));
+        snprintf(w->criterion, sizeof(w->criterion), "%f%s", ss->criterion,
+                 ss->spec.percent ? "%" : "");
+        w->bw = calloc(ss->dur, sizeof(*w->bw));
+        w->iops = calloc(ss->dur, sizeof(*w->iops));
+        if (!w->bw || !w->iops)
+                return NULL;
+        w->pb.ss = w->ss;
+        w->pb.criterion = w->criterion;
+        w->pb.duration_s = ss->dur;
+        w->pb.attained = ss->attained;
+        w->pb.max_deviation = ss->deviation;
+        w->pb.slope = ss->slope;
+        w->pb.bw_mean = steadystate_mean(ss, false);
+        w->pb.iops_mean = steadystate_mean(ss, true);
+        w->pb.n_bw = w->pb.n_iops = steadystate_samples(ss, w->bw, w->iops);
+        w->pb.bw = w->bw;
+        w->pb.iops = w->iops;
+        return &w->pb;
+}
+
+static void ss_wire_done(ss_wire_t *w)
+{
+        free(w->bw);
+        free(w->iops);
+        w->bw = w->iops = NULL;
+}
+
 /* Entries a job gets in Finished: one per clone, as fio reports without group_reporting, or one
  * for all its clones (group_reporting, and the metadata workload, whose phases merge). */
 static unsigned entries_of(runner_t *r, size_t j)
@@ -228,6 +267,7 @@ static void send_finished(agent_t *ag, const char *error)
         dir_wire_t *ds = NULL;
         runner_dir_t *dirs = NULL;
         phases_wire_t *phases = NULL;
+        ss_wire_t *ssw = NULL;
         hist_t *delta = NULL;
 
         for (size_t j = 0; j < nj; j++)
@@ -237,7 +277,8 @@ static void send_finished(agent_t *ag, const char *error)
         ds = calloc(2 * n, sizeof(*ds));
         dirs = calloc(2 * n, sizeof(*dirs));
         phases = calloc(n, sizeof(*phases));
-        if (!jr || !jp || !ds || !dirs || !phases || hist_new(&delta) < 0)
+        ssw = calloc(n, sizeof(*ssw));
+        if (!jr || !jp || !ds || !dirs || !phases || !ssw || hist_new(&delta) < 0)
                 goto done;
         for (size_t j = 0; j < nj; j++) {
                 unsigned clones = entries_of(run->runner, j);
@@ -264,7 +305,12 @@ static void send_finished(agent_t *ag, const char *error)
                         jr[k].end_syncs = res.end_syncs;
                         jr[k].groupid = res.groupid;
                         jr[k].start_ns = res.start_ns;
+                        jr[k].first_error = res.first_error;
+                        jr[k].total_err = res.total_err;
                         jr[k].error_msg = (char *)(res.errmsg ? res.errmsg : "");
+                        if (runner_job_steadystate(run->runner, j))
+                                jr[k].steadystate =
+                                    ss_wire_fill(&ssw[k], runner_job_steadystate(run->runner, j));
                         for (int d = 0; d < 2; d++)
                                 dir_wire_fill(&ds[2 * k + d], &dirs[2 * k + d], NULL, delta);
                         jr[k].read = &ds[2 * k].pb;
@@ -298,6 +344,9 @@ done:
         }
         for (size_t j = 0; phases && j < n; j++)
                 phases_wire_done(&phases[j]);
+        for (size_t j = 0; ssw && j < n; j++)
+                ss_wire_done(&ssw[j]);
+        free(ssw);
         free(phases);
         hist_free(&delta);
         free(jr);

@@ -13,8 +13,7 @@
 #include "layout.h"
 #include "util.h"
 
-/* The directory a job works in: its directory (relative to work_dir), else work_dir. */
-static int job_dir(const job_spec_t *j, const char *work_dir, char *buf, size_t len)
+int policy_job_dir(const job_spec_t *j, const char *work_dir, char *buf, size_t len)
 {
         int n;
         if (strempty(j->directory))
@@ -39,7 +38,7 @@ int policy_check_job(const agent_config_t *cfg, const job_spec_t *j, const char 
                 return 0;
         if (j->ioengine && streq(j->ioengine, "metadata")) {
                 int fd;
-                if (job_dir(j, work_dir, dir, sizeof(dir)) < 0)
+                if (policy_job_dir(j, work_dir, dir, sizeof(dir)) < 0)
                         return errorf(err, errlen, -ENAMETOOLONG, "job %s: directory too long",
                                       j->name);
                 r = policy_open(cfg, dir, PATH_JOB_DIR, O_PATH | O_DIRECTORY, 0, NULL, &fd, e,

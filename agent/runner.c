@@ -17,8 +17,10 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "execcmd.h"
 #include "jobgroups.h"
 #include "layout.h"
+#include "steadystate.h"
 #include "log.h"
 #include "policy.h"
 #include "util.h"
@@ -58,6 +60,10 @@ struct runner {
         bool group_barrier;      /* each later group waits for runner_start_group_at() */
         bool group_waiting;      /* group `group` is laid out and waits for its instant */
         int64_t group_release;   /* the instant given by runner_start_group_at(), 0 none */
+        /* fio's steadystate: per job (NULL without), judged by their own thread */
+        steadystate_t **ss;
+        pthread_t ss_thread;
+        bool ss_running;
 };
 
 int runner_dir_init(runner_dir_t *d)
@@ -228,8 +234,6 @@ static int plan_groups(runner_t *r, char *err, size_t errlen)
 {
         gate_t *g = &r->gate;
         size_t nj = r->n_jobs ? r->n_jobs : 1;
-        uint32_t ids = 1;
-
         int rc;
 
         r->jg = calloc(nj, sizeof(*r->jg));
@@ -239,17 +243,32 @@ static int plan_groups(runner_t *r, char *err, size_t errlen)
                 return rc;
         if (!r->n_groups)
                 r->n_groups = 1;
-        for (size_t i = 0; i < r->n_jobs; i++)
-                if (r->jg[i].groupid + 1 > ids)
-                        ids = r->jg[i].groupid + 1;
-        if ((rc = gate_init(g, r->n_groups, r->n_jobs, ids)) < 0)
+        if ((rc = gate_init(g, r->n_groups, r->n_jobs)) < 0)
                 return rc;
-        for (size_t i = 0; i < r->n_jobs; i++)
+        for (size_t i = 0; i < r->n_jobs; i++) {
                 g->exitall |= r->jobs[i].exitall;
-        for (size_t i = r->n_jobs; i-- > 0;)
-                g->first_groupid[r->jg[i].group] = r->jg[i].groupid;
-        for (size_t i = 0; i < r->n_jobs; i++)
-                g->last_groupid[r->jg[i].group] = r->jg[i].groupid;
+                g->job_group[i] = r->jg[i].group;
+                g->job_groupid[i] = r->jg[i].groupid;
+        }
+        r->ss = calloc(nj, sizeof(*r->ss));
+        if (!r->ss)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_jobs; i++) {
+                const job_spec_t *j = &r->jobs[i];
+                ss_spec_t spec;
+                if (strempty(j->steadystate) || !j->ss_dur_ns)
+                        continue;
+                if ((rc = ss_parse(j->steadystate, &spec, err, errlen)) < 0)
+                        return rc;
+                if (!(r->ss[i] = calloc(1, sizeof(*r->ss[i]))))
+                        return -ENOMEM;
+                rc = steadystate_init(r->ss[i], &spec,
+                                      (uint32_t)((j->ss_dur_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC));
+                if (rc < 0)
+                        return rc == -ENOMEM ? rc
+                                             : errorf(err, errlen, rc,
+                                                      "job %s: ss_dur: 1s..1h", j->name);
+        }
         return 0;
 }
 
@@ -329,6 +348,8 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         rc = -EOPNOTSUPP;
                         goto fail;
                 }
+                if ((rc = execcmd_check(p->cfg, j, err, errlen)) < 0)
+                        goto fail;
                 if (!md && j->readonly && worker_rw_writes(j->rw)) {
                         snprintf(err, errlen,
                                  "job %s: readonly: rw=%s writes, and readonly "
@@ -348,11 +369,12 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         wk->group = r->jg[i].group;
                         wk->groupid = r->jg[i].groupid;
                         wk->waits_for = r->jg[i].waits_for;
-                        wk->stop = &r->gate.stop[wk->groupid];
+                        wk->stop = &r->gate.stop[i];
                         gate_count(&r->gate, wk);
                         wk->notify = notify;
                         wk->userdata = r;
                         wk->cfg = p->cfg;
+                        wk->work_dir = r->work_dir;
                         wk->md_dirfd = -1;
                         for (int d = 0; d < 2; d++) {
                                 hist_init(&wk->dir[d].clat);
@@ -404,7 +426,7 @@ fail:
 void runner_stop(runner_t *r)
 {
         __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
-        for (uint32_t i = 0; r->gate.stop && i < r->gate.n_groupids; i++)
+        for (size_t i = 0; r->gate.stop && i < r->gate.n_jobs; i++)
                 __atomic_store_n(&r->gate.stop[i], 1, __ATOMIC_RELAXED);
         /* the starter may wait for a group's instant */
         pthread_mutex_lock(&r->gate.lock);
@@ -462,6 +484,8 @@ void runner_destroy(runner_t **rp)
         runner_stop(r);
         if (r->starter_running)
                 pthread_join(r->starter, NULL);
+        if (r->ss_running)
+                pthread_join(r->ss_thread, NULL);
         open_gate(r, true, 0);
         for (size_t i = 0; i < r->n_threads; i++)
                 pthread_join(r->workers[i].thread, NULL);
@@ -478,6 +502,12 @@ void runner_destroy(runner_t **rp)
                 policy_undo_clear(&w->made);
         }
         free(r->work_dir);
+        for (size_t i = 0; r->ss && i < r->n_jobs; i++)
+                if (r->ss[i]) {
+                        steadystate_done(r->ss[i]);
+                        free(r->ss[i]);
+                }
+        free(r->ss);
         gate_free(&r->gate);
         free(r->jg);
         for (size_t i = 0; i < r->n_jobs; i++)
@@ -683,6 +713,62 @@ static void *starter_main(void *arg)
         return NULL;
 }
 
+/* fio's steady-state detection, for the jobs that ask for it: a reading of each such job's
+ * totals every second from its start plus ss_ramp; a job whose window meets its criterion is
+ * ended (its workers' stop flag), as fio ends it. */
+static void *ss_main(void *arg)
+{
+        runner_t *r = arg;
+        int64_t *next = calloc(r->n_jobs ? r->n_jobs : 1, sizeof(*next));
+
+        while (next && !stopped(r)) {
+                int64_t now;
+                bool live = false;
+                clock_sleep_until_mono(clock_mono_ns() + 50 * (int64_t)NSEC_PER_MSEC, 0);
+                now = clock_mono_ns();
+                for (size_t j = 0; j < r->n_jobs; j++) {
+                        int64_t began = INT64_MAX;
+                        uint64_t bytes = 0, ios = 0;
+                        if (!r->ss[j] || r->ss[j]->attained ||
+                            !__atomic_load_n(&r->gate.job_left[j], __ATOMIC_RELAXED))
+                                continue;
+                        live = true;
+                        for (size_t i = 0; i < r->n_workers; i++) {
+                                worker_t *w = &r->workers[i];
+                                if (w->job_index != j || !__atomic_load_n(&w->ran, __ATOMIC_ACQUIRE))
+                                        continue;
+                                if (w->job_start_mono < began)
+                                        began = w->job_start_mono;
+                                for (int d = 0; d < 2; d++) {
+                                        bytes += __atomic_load_n(&w->dir[d].bytes, __ATOMIC_RELAXED);
+                                        ios += __atomic_load_n(&w->dir[d].ios, __ATOMIC_RELAXED);
+                                }
+                        }
+                        if (began == INT64_MAX)
+                                continue;
+                        if (!next[j])
+                                next[j] = began + (int64_t)r->jobs[j].ss_ramp_ns;
+                        if (now < next[j])
+                                continue;
+                        while (next[j] <= now)
+                                next[j] += (int64_t)NSEC_PER_SEC;
+                        if (steadystate_sample(r->ss[j], bytes, ios)) {
+                                log_info("job %s: steady state attained (%s), ending it",
+                                         r->jobs[j].name, r->jobs[j].steadystate);
+                                __atomic_store_n(&r->gate.stop[j], 1, __ATOMIC_RELAXED);
+                        }
+                }
+                /* every job with a window has ended (or later groups' are still to come) */
+                for (size_t i = 0; i < r->n_workers && !live; i++)
+                        live = !__atomic_load_n(&r->workers[i].done, __ATOMIC_ACQUIRE) &&
+                               r->ss[r->workers[i].job_index];
+                if (!live)
+                        break;
+        }
+        free(next);
+        return NULL;
+}
+
 int runner_start_at(runner_t *r, int64_t start_mono)
 {
         int rc;
@@ -695,7 +781,21 @@ int runner_start_at(runner_t *r, int64_t start_mono)
                 return rc;
         r->starter_running = true;
         r->state = RUNNER_STARTING;
+        for (size_t j = 0; j < r->n_jobs; j++)
+                if (r->ss[j]) {
+                        if (pthread_create(&r->ss_thread, NULL, ss_main, r) == 0)
+                                r->ss_running = true;
+                        else
+                                log_warning("steadystate: no thread to judge it: the jobs run "
+                                            "their whole runtime");
+                        break;
+                }
         return 0;
+}
+
+const steadystate_t *runner_job_steadystate(const runner_t *r, size_t job)
+{
+        return job < r->n_jobs && r->ss ? r->ss[job] : NULL;
 }
 
 unsigned runner_groups(const runner_t *r)
@@ -842,6 +942,9 @@ static void job_result(runner_t *r, size_t job, int clone, runner_job_result_t *
                         res->errmsg = w->errmsg;
                 }
                 res->end_syncs += w->end_syncs;
+                if (w->first_error && !res->first_error)
+                        res->first_error = w->first_error;
+                res->total_err += w->nonfatal_errors;
                 if (!w->ran)
                         continue;
                 if (w->job_start_mono < began)

@@ -65,6 +65,11 @@ size_t runner_workers(const runner_t *r);
 /* Starts the starter thread: it sleeps until start_mono (CLOCK_MONOTONIC) and opens the gate
  * for every worker at once; each worker then runs for its own job's runtime, if it has one. */
 int runner_start_at(runner_t *r, int64_t start_mono);
+/* A job's steady-state detection (steadystate=, ss_dur=), or NULL when it has none. Read it
+ * once DONE. */
+struct steadystate;
+const struct steadystate *runner_job_steadystate(const runner_t *r, size_t job);
+
 /* Job order (fio's stonewall, wait_for): the serial groups, run one after another; group 0 is
  * the one runner_start_at() starts. */
 unsigned runner_groups(const runner_t *r);
@@ -103,6 +108,8 @@ typedef struct runner_job_result {
         uint64_t error_offset; /* file offset of the failed I/O, when error came from one */
         const char *errmsg;
         uint32_t groupid;  /* fio's reporting group */
+        int first_error;   /* continue_on_error: the first error the job went on after */
+        uint64_t total_err; /* ... and how many */
         uint64_t start_ns; /* when the job began after the start: its group's (or waitee's) */
 } runner_job_result_t;
 

@@ -15,7 +15,10 @@
 
 #include "buffers.h"
 #include "clock.h"
+#include "execcmd.h"
 #include "fileservice.h"
+#include "log.h"
+#include "options-values.h"
 #include "randmap.h"
 #include "util.h"
 #include "verify.h"
@@ -95,6 +98,10 @@ typedef struct run {
         bool failed;
         int64_t now;
         buffers_t buf;     /* what writes carry (agent/buffers.c) */
+        int coe;           /* continue_on_error's types (JOB_ERR_*), ignore_error's added */
+        ignore_error_t ie; /* ignore_error's lists */
+        int64_t dump_at;   /* error_dump: the last line logged, and those held back since */
+        uint64_t dump_held;
         fileservice_t fsv; /* which file the next I/O goes to (agent/fileservice.c) */
 } run_t;
 
@@ -295,6 +302,47 @@ static inline void release(run_t *s, io_unit_t *io)
         s->free_units[s->nfree++] = io;
 }
 
+/* fio's continue_on_error and ignore_error: whether error e of type (0 read, 1 write, 2 verify)
+ * lets the job go on. The type must be one continue_on_error names (or one ignore_error gives a
+ * list for), and e in that list (by default fio's non-fatal EIO and EILSEQ). */
+static bool nonfatal(const run_t *s, int type, int e)
+{
+        if (!(s->coe & (1 << type)))
+                return false;
+        if (s->ie.n[type])
+                return ignore_error_has(&s->ie, type, e);
+        return e == EIO || e == EILSEQ;
+}
+
+/* A non-fatal error: counted as fio's total_err (the direction's errors), the first one kept as
+ * fio's first_error; with error_dump each is logged, at most one line a second. */
+static void nonfatal_seen(run_t *s, int e, const char *what, uint64_t len, uint64_t offset,
+                          unsigned file)
+{
+        worker_t *w = s->w;
+        int64_t now;
+
+        if (!w->first_error) {
+                w->first_error = e;
+                w->error_offset = offset;
+        }
+        w->nonfatal_errors++;
+        if (!w->job->error_dump)
+                return;
+        now = clock_mono_ns();
+        if (now - s->dump_at < (int64_t)NSEC_PER_SEC) {
+                s->dump_held++;
+                return;
+        }
+        log_warning("job %s: %s of %llu bytes at offset %llu of %s: %s (continue_on_error: going "
+                    "on%s%llu more since the last line)",
+                    w->job->name, what, (unsigned long long)len, (unsigned long long)offset,
+                    file_name(s, file), strerror(e), s->dump_held ? "; " : "",
+                    (unsigned long long)s->dump_held);
+        s->dump_at = now;
+        s->dump_held = 0;
+}
+
 static void io_failed(run_t *s, const io_unit_t *io)
 {
         worker_t *w = s->w;
@@ -304,6 +352,11 @@ static void io_failed(run_t *s, const io_unit_t *io)
         STAT_ADD(d->errors, 1);
         if (!io->counted)
                 STAT_ADD(d->issued, 1); /* failed in ramp: still accounted for */
+        if (unlikely(s->coe) && nonfatal(s, io->ddir == DDIR_WRITE ? 1 : 0, e)) {
+                nonfatal_seen(s, e, io->ddir == DDIR_WRITE ? "write" : "read", io->len,
+                              io->offset, io->file);
+                return;
+        }
         if (!w->error)
                 w->error_offset = io->offset;
         fail(w, e, "%s of %llu bytes at offset %llu of %s: %s",
@@ -335,6 +388,10 @@ static bool verify_read(run_t *s, const io_unit_t *io)
         STAT_ADD(d->verify_errors, 1);
         if (!io->counted)
                 STAT_ADD(d->issued, 1);
+        if (unlikely(s->coe) && r > 0 && nonfatal(s, 2, EILSEQ)) {
+                nonfatal_seen(s, EILSEQ, "verify", io->len, io->offset, io->file);
+                return false;
+        }
         if (!w->error)
                 w->error_offset = io->offset;
         if (r < 0)
@@ -1114,6 +1171,16 @@ static int setup_run(worker_t *w, run_t *s)
         randmap_rng_seed(&s->off_rng, w->seed);
         randmap_rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
         s->verify = j->verify;
+        if (!strempty(j->ignore_error)) {
+                char err[256];
+                if ((r = ignore_error_parse(j->ignore_error, &s->ie, err, sizeof(err))) < 0) {
+                        fail(w, -r, "%s", err);
+                        return r;
+                }
+        }
+        /* ignore_error overrides continue_on_error for the types it lists, as in fio */
+        s->coe = j->continue_on_error | (s->ie.n[0] ? JOB_ERR_READ : 0) |
+                 (s->ie.n[1] ? JOB_ERR_WRITE : 0) | (s->ie.n[2] ? JOB_ERR_VERIFY : 0);
         s->invalidate_passes = j->invalidate && !j->pre_read && !job_direct(w) &&
                                !(w->engine->flags & ENGINE_OWN_FILES);
         {
@@ -1383,24 +1450,23 @@ done:
         __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
 }
 
-int gate_init(gate_t *g, unsigned n_groups, size_t n_jobs, uint32_t n_groupids)
+int gate_init(gate_t *g, unsigned n_groups, size_t n_jobs)
 {
         memset(g, 0, sizeof(*g));
         pthread_mutex_init(&g->lock, NULL);
         pthread_cond_init(&g->cond, NULL);
         pthread_mutex_init(&g->layout_lock, NULL);
         n_groups = n_groups ? n_groups : 1;
-        n_jobs = n_jobs ? n_jobs : 1;
-        g->n_groupids = n_groupids ? n_groupids : 1;
+        g->n_jobs = n_jobs ? n_jobs : 1;
         g->group_laying_out = calloc(n_groups, sizeof(*g->group_laying_out));
         g->group_left = calloc(n_groups, sizeof(*g->group_left));
         g->group_start = calloc(n_groups, sizeof(*g->group_start));
-        g->first_groupid = calloc(n_groups, sizeof(*g->first_groupid));
-        g->last_groupid = calloc(n_groups, sizeof(*g->last_groupid));
-        g->job_left = calloc(n_jobs, sizeof(*g->job_left));
-        g->stop = calloc(g->n_groupids, sizeof(*g->stop));
-        if (!g->group_laying_out || !g->group_left || !g->group_start || !g->first_groupid ||
-            !g->last_groupid || !g->job_left || !g->stop)
+        g->job_left = calloc(g->n_jobs, sizeof(*g->job_left));
+        g->stop = calloc(g->n_jobs, sizeof(*g->stop));
+        g->job_group = calloc(g->n_jobs, sizeof(*g->job_group));
+        g->job_groupid = calloc(g->n_jobs, sizeof(*g->job_groupid));
+        if (!g->group_laying_out || !g->group_left || !g->group_start || !g->job_left ||
+            !g->stop || !g->job_group || !g->job_groupid)
                 return -ENOMEM;
         return 0;
 }
@@ -1413,10 +1479,10 @@ void gate_free(gate_t *g)
         free(g->group_laying_out);
         free(g->group_left);
         free(g->group_start);
-        free(g->first_groupid);
-        free(g->last_groupid);
         free(g->job_left);
         free(g->stop);
+        free(g->job_group);
+        free(g->job_groupid);
         memset(g, 0, sizeof(*g));
 }
 
@@ -1425,6 +1491,23 @@ void gate_count(gate_t *g, const worker_t *w)
         g->group_laying_out[w->group]++;
         g->group_left[w->group]++;
         g->job_left[w->job_index]++;
+}
+
+/* fio's exec_prerun / exec_postrun: the program the agent's config names for it, its output
+ * in the job's directory. A prerun that fails fails the worker, as in fio. */
+static int exec_phase(worker_t *w, const char *phase, const char *name)
+{
+        char dir[4200], err[512];
+        int r;
+
+        if (policy_job_dir(w->job, w->work_dir, dir, sizeof(dir)) < 0) {
+                fail(w, ENAMETOOLONG, "exec_%s: directory too long", phase);
+                return -ENAMETOOLONG;
+        }
+        r = execcmd_run(w->cfg, w->job, phase, name, dir, w->stop, &w->made, err, sizeof(err));
+        if (r < 0)
+                fail(w, r == -ECHILD ? ECHILD : -r, "%s", err);
+        return r;
 }
 
 /* Whether w's group may run (or the run is called off); under the gate's lock. */
@@ -1444,16 +1527,13 @@ static void worker_ended(worker_t *w)
         g->job_left[w->job_index]--;
         g->group_left[w->group]--;
         if (w->ran && (g->exitall || (w->job->exitall_on_error && w->error))) {
-                if (what == JOB_EXIT_ALL) {
-                        for (uint32_t i = 0; i < g->n_groupids; i++)
-                                __atomic_store_n(&g->stop[i], 1, __ATOMIC_RELAXED);
+                for (size_t k = 0; k < g->n_jobs; k++)
+                        if (what == JOB_EXIT_ALL ||
+                            (what == JOB_EXIT_STONEWALL && g->job_group[k] == w->group) ||
+                            g->job_groupid[k] == w->groupid)
+                                __atomic_store_n(&g->stop[k], 1, __ATOMIC_RELAXED);
+                if (what == JOB_EXIT_ALL)
                         g->abort = true;
-                } else if (what == JOB_EXIT_STONEWALL) {
-                        for (uint32_t i = g->first_groupid[w->group]; i <= g->last_groupid[w->group];
-                             i++)
-                                __atomic_store_n(&g->stop[i], 1, __ATOMIC_RELAXED);
-                } else
-                        __atomic_store_n(&g->stop[w->groupid], 1, __ATOMIC_RELAXED);
         }
         pthread_cond_broadcast(&g->cond);
 }
@@ -1491,6 +1571,8 @@ void *worker_main(void *arg)
         while (g->group_laying_out[w->group] > 0 && !g->abort)
                 pthread_cond_wait(&g->cond, &g->lock);
         pthread_mutex_unlock(&g->lock);
+        if (r >= 0 && !strempty(w->job->exec_prerun))
+                r = exec_phase(w, "prerun", w->job->exec_prerun);
         if (r >= 0 && !w->md)
                 r = open_files(w, &s);
         if (r >= 0 && !w->md)
@@ -1527,6 +1609,9 @@ void *worker_main(void *arg)
                         run_metadata(w, job_start);
                 else
                         run(w, &s, job_start);
+                /* fio runs it after the job, whatever the job's end */
+                if (!strempty(w->job->exec_postrun))
+                        exec_phase(w, "postrun", w->job->exec_postrun);
         }
         teardown(w, &s);
         pthread_mutex_lock(&g->lock);

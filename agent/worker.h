@@ -29,10 +29,10 @@ typedef struct gate {
         size_t *group_left;        /* per serial group: workers not yet done */
         int64_t *group_start;      /* per serial group: its start instant; 0 until let through */
         size_t *job_left;          /* per job: workers not yet done */
-        int *stop;                 /* per reporting group (groupid): its workers are to end */
-        uint32_t *first_groupid;   /* per serial group: its reporting groups, first..last */
-        uint32_t *last_groupid;
-        uint32_t n_groupids;
+        int *stop;                 /* per job: its workers are to end (exitall, steadystate) */
+        unsigned *job_group;       /* per job: its serial group */
+        uint32_t *job_groupid;     /* per job: its reporting group */
+        size_t n_jobs;
         bool exitall;              /* some job has exitall: every job's end ends its group */
         pthread_mutex_t layout_lock; /* create_serialize: one layout at a time */
 } gate_t;
@@ -66,6 +66,7 @@ typedef struct worker {
         int md_dirfd;
         char *md_name;
         const agent_config_t *cfg; /* the path policy every file is opened through */
+        const char *work_dir;      /* where a job without directory= works */
         layout_file_t *files; /* owned by the runner; paths NULL for engines without files */
         size_t nfiles;
         uint64_t seed; /* the clone's random streams */
@@ -89,15 +90,18 @@ typedef struct worker {
                                  * startdelay then counted from the run's start */
         int64_t measure_mono;  /* when counting began: after startdelay and ramp_time */
         policy_undo_t made;    /* what this worker's layout created (for a failed prepare) */
-        int error;             /* first errno */
+        int error;             /* first errno that ended the job */
+        int first_error;       /* continue_on_error: the first error it went on after */
+        uint64_t nonfatal_errors; /* ... and how many */
         uint64_t error_offset; /* file offset of the failed I/O, when an I/O failed */
         char errmsg[512];
         pthread_t thread;
 } worker_t;
 
-/* A shut gate for n_groups serial groups, n_jobs jobs and n_groupids reporting groups, its
- * counts at zero (the caller counts its workers in). 0 or -ENOMEM; gate_free() either way. */
-int gate_init(gate_t *g, unsigned n_groups, size_t n_jobs, uint32_t n_groupids);
+/* A shut gate for n_groups serial groups and n_jobs jobs (all of group 0 and reporting group 0
+ * until the caller says otherwise), its counts at zero (the caller counts its workers in). 0 or
+ * -ENOMEM; gate_free() either way. */
+int gate_init(gate_t *g, unsigned n_groups, size_t n_jobs);
 void gate_free(gate_t *g);
 /* Counts worker w in: its group's layout and end, and its job's. Before its thread starts. */
 void gate_count(gate_t *g, const worker_t *w);

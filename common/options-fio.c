@@ -36,15 +36,14 @@ const char job_fio_unsupported_options[] =
     /* processes, CPUs, priorities */
     "nice prio prioclass cpumask cpus_allowed cpus_allowed_policy numa_cpu_nodes "
     "numa_mem_policy cgroup cgroup_weight cgroup_nodelete uid gid gtod_reduce gtod_cpu "
-    "clocksource exec_prerun exec_postrun ignore_error continue_on_error error_dump "
+    "clocksource "
     /* statistics and logs */
     "disable_lat disable_clat disable_slat disable_bw_measurement clat_percentiles "
     "lat_percentiles slat_percentiles percentile_list significant_figures stats "
     "write_bw_log write_lat_log write_iops_log write_hist_log log_avg_msec log_hist_msec "
     "log_hist_coarseness log_max_value log_offset log_prio log_compression "
     "log_compression_cpus log_store_compressed log_unix_epoch log_alternate_epoch "
-    "log_alternate_epoch_clock_id block_error_percentiles per_job_logs steadystate ss "
-    "ss_dur ss_ramp ss_interval unit_base "
+    "log_alternate_epoch_clock_id block_error_percentiles per_job_logs ss_interval unit_base "
     /* zones */
     "zonemode zonerange zonesize zonecapacity zoneskip read_beyond_wp max_open_zones "
     "job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency "

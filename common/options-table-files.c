@@ -23,6 +23,34 @@ static int check_fst(const char *key, const char *s, char *err, size_t errlen)
         return fst_parse(s, &f, err, errlen);
 }
 
+static int check_ignore_error(const char *key, const char *s, char *err, size_t errlen)
+{
+        ignore_error_t ie;
+        (void)key;
+        return ignore_error_parse(s, &ie, err, errlen);
+}
+
+static int check_ss(const char *key, const char *s, char *err, size_t errlen)
+{
+        ss_spec_t ss;
+        (void)key;
+        return ss_parse(s, &ss, err, errlen);
+}
+
+/* exec_prerun / exec_postrun: a name the agents' configs may allow, never a command line. */
+static int check_command_name(const char *key, const char *s, char *err, size_t errlen)
+{
+        char vb[ECHO_BUF];
+        if (exec_name_valid(s))
+                return 0;
+        options_err(err, errlen,
+                    "%s: '%s' is a command line; agents run as root, so a job only names a "
+                    "program an agent's config allows (allow_commands = NAME:/absolute/path), "
+                    "never gives one",
+                    key, options_echo(vb, s));
+        return -EOPNOTSUPP;
+}
+
 static int check_buffer_pattern(const char *key, const char *s, char *err, size_t errlen)
 {
         pattern_t p;
@@ -40,6 +68,10 @@ static const int fallocate_values[] = {JOB_FALLOCATE_NONE,  JOB_FALLOCATE_NATIVE
 static const char *const fadvise_choices[] = {"0", "1", "sequential", "random", NULL};
 static const int fadvise_values[] = {JOB_FADVISE_NONE, JOB_FADVISE_WORKLOAD, JOB_FADVISE_SEQUENTIAL,
                                      JOB_FADVISE_RANDOM};
+static const char *const coe_choices[] = {"none", "read", "write", "io", "verify", "all",
+                                           "0",    "1",    NULL};
+static const int coe_values[] = {0, JOB_ERR_READ, JOB_ERR_WRITE, JOB_ERR_READ | JOB_ERR_WRITE,
+                                 JOB_ERR_VERIFY, JOB_ERR_ALL, 0, JOB_ERR_ALL};
 static const char *const dedupe_mode_choices[] = {"repeat", "working_set", NULL};
 static const int dedupe_mode_values[] = {JOB_DEDUPE_REPEAT, JOB_DEDUPE_WORKING_SET};
 
@@ -241,6 +273,84 @@ const job_option_t options_table_files[] = {
         .example = "/mnt/data",
         .help = "Every regular file below this directory is one of the job's files",
     },
+    /* errors and limits */
+    {
+        .name = "continue_on_error",
+        .type = OPT_ENUM,
+        .offset = FIELD_ENUM(int, continue_on_error),
+        .choices = coe_choices,
+        .values = coe_values,
+        .def = "none",
+        .example = "io",
+        .help = "Go on after EIO/EILSEQ of these kinds (counted as total_err, first_error)",
+    },
+    {
+        .name = "ignore_error",
+        .type = OPT_STR,
+        .offset = FIELD(char *, ignore_error),
+        .check = check_ignore_error,
+        .range = "READ_LIST,WRITE_LIST,VERIFY_LIST (errnos ':'-separated)",
+        .example = "EAGAIN,ENOSPC:EDQUOT",
+        .help = "The errors, per kind, to go on after (instead of EIO and EILSEQ)",
+    },
+    {
+        .name = "error_dump",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, error_dump),
+        .def = "1",
+        .help = "Log every error gone on after (at most a line a second), not only the fatal one",
+    },
+    {
+        .name = "steadystate",
+        .aliases = {"ss"},
+        .type = OPT_STR,
+        .offset = FIELD(char *, steadystate),
+        .check = check_ss,
+        .range = "iops|iops_slope|bw|bw_slope:LIMIT[%]",
+        .example = "iops_slope:0.1%",
+        .help = "End the job once the ss_dur window meets this (see ss_dur, ss_ramp)",
+    },
+    {
+        .name = "steadystate_duration",
+        .aliases = {"ss_dur"},
+        .type = OPT_TIME,
+        .offset = FIELD(uint64_t, ss_dur_ns),
+        .max = 3600 * NSEC_PER_SEC,
+        .unit_ns = NSEC_PER_SEC,
+        .def = "0",
+        .example = "30s",
+        .help = "The steady-state window, one sample a second; 0 = no detection",
+    },
+    {
+        .name = "steadystate_ramp_time",
+        .aliases = {"ss_ramp"},
+        .type = OPT_TIME,
+        .offset = FIELD(uint64_t, ss_ramp_ns),
+        .max = JOB_RUNTIME_MAX,
+        .unit_ns = NSEC_PER_SEC,
+        .def = "0",
+        .example = "10s",
+        .help = "Run this long before the steady-state window collects",
+    },
+    /* programs: refused by an agent whose config does not name them (agent/execcmd.c) */
+    {
+        .name = "exec_prerun",
+        .type = OPT_STR,
+        .offset = FIELD(char *, exec_prerun),
+        .check = check_command_name,
+        .range = "a command name the agents allow",
+        .example = "drop-caches",
+        .help = "Run the program the agent's allow_commands names so, before the job",
+    },
+    {
+        .name = "exec_postrun",
+        .type = OPT_STR,
+        .offset = FIELD(char *, exec_postrun),
+        .check = check_command_name,
+        .range = "a command name the agents allow",
+        .example = "collect-stats",
+        .help = "Run the program the agent's allow_commands names so, after the job",
+    },
     /* buffers (agent/buffers.c) */
     {
         .name = "zero_buffers",
@@ -356,6 +466,10 @@ void options_files_done(job_spec_t *j)
 
 int options_files_validate(const job_spec_t *j, char *err, size_t errlen)
 {
+        if (j->ss_dur_ns && j->ss_dur_ns < NSEC_PER_SEC) {
+                options_err(err, errlen, "ss_dur: at least 1s (one sample a second)");
+                return -ERANGE;
+        }
         if (j->wait_for && j->name && streq(j->wait_for, j->name)) {
                 options_err(err, errlen, "wait_for: a job cannot wait for itself (%s)", j->name);
                 return -EINVAL;

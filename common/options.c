@@ -205,6 +205,14 @@ static int choice_find(const job_option_t *o, const char *key, const char *value
                 if (streq(value, o->choices[i]))
                         return (int)i;
         options_join(list, sizeof(list), o->choices, ", ");
+        if (streq(o->name, "ioengine") && streq(value, "exec")) {
+                options_err(err, errlen,
+                            "%s: fio's 'exec' runs a program the job names; agents run as root "
+                            "and run only programs their config names (allow_commands), through "
+                            "exec_prerun/exec_postrun (use %s)",
+                            key, list);
+                return -EOPNOTSUPP;
+        }
         if (options_str_in(value, o->fio_choices)) {
                 options_err(err, errlen, "%s: fio's '%s' is not supported by iofleet yet (use %s)",
                             key, value, list);

@@ -360,7 +360,7 @@ static void spy_run(job_spec_t *j, const engine_ops_t *ops, worker_t *w)
         int stop = 0;
 
         memset(w, 0, sizeof(*w));
-        assert_int_equal(gate_init(&g, 1, 1, 1), 0);
+        assert_int_equal(gate_init(&g, 1, 1), 0);
         w->waits_for = -1;
         gate_count(&g, w);
         w->job = j;
