@@ -207,9 +207,9 @@ static int choice_find(const job_option_t *o, const char *key, const char *value
         options_join(list, sizeof(list), o->choices, ", ");
         if (streq(o->name, "ioengine") && streq(value, "exec")) {
                 options_err(err, errlen,
-                            "%s: fio's 'exec' runs a program the job names; agents run as root "
-                            "and run only programs their config names (allow_commands), through "
-                            "exec_prerun/exec_postrun (use %s)",
+                            "%s: fio's 'exec' is not supported by iofleet: it runs a program the job "
+                            "names, and agents, running as root, run only programs their config "
+                            "names (allow_commands) through exec_prerun/exec_postrun (use %s)",
                             key, list);
                 return -EOPNOTSUPP;
         }

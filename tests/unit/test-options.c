@@ -1044,6 +1044,10 @@ static void test_bad_ioengine(void **state)
                        "ioengine: fio's 'sync' is not supported by iofleet yet (use psync, libaio, "
                        "io_uring, null, metadata, nfs)");
         set_fails("ioengine", "external:/usr/lib/engine.so", -EOPNOTSUPP, "':' suffix");
+        set_fails("ioengine", "exec", -EOPNOTSUPP, "run only programs their config names");
+        /* a job names a program an agent allows; a command line is refused, saying why */
+        set_fails("exec_prerun", "echo 3 > /proc/sys/vm/drop_caches", -EOPNOTSUPP,
+                  "is a command line; agents run as root");
         set_fails("ioengine", "PSYNC", -EINVAL, "is not one of");
         set_fails("ioengine", "", -EINVAL, "needs a value");
         set_fails_with("metadata_order", "shuffled", -EINVAL,
