@@ -26,6 +26,7 @@ typedef struct io_unit {
         /* The worker's bookkeeping; engines leave it alone. */
         int64_t start_ns, issue_ns;
         bool counted;
+        bool readback; /* reads back a block this job wrote (verify): checked when it completes */
 } io_unit_t;
 
 /* What an engine gets to set itself up, in the worker's thread, before the start gate. */

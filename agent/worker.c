@@ -22,6 +22,7 @@
 #include "randmap.h"
 #include "util.h"
 #include "verify.h"
+#include "vstate.h"
 
 /* Single-writer counters: a plain load and a relaxed store, never a locked read-modify-write. */
 #define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
@@ -98,6 +99,9 @@ typedef struct run {
         bool failed;
         int64_t now;
         buffers_t buf;     /* what writes carry (agent/buffers.c) */
+        vstate_t vs;       /* verification: what writes carry, what is read back (vstate.c) */
+        bool vphase;       /* reading back what the workload wrote (do_verify, verify_only) */
+        bool verify_reads; /* every read is checked (a job that only reads); else read-backs */
         int coe;           /* continue_on_error's types (JOB_ERR_*), ignore_error's added */
         ignore_error_t ie; /* ignore_error's lists */
         int64_t dump_at;   /* error_dump: the last line logged, and those held back since */
@@ -152,7 +156,9 @@ static inline unsigned pick_ddir(run_t *s)
 {
         if (s->next_ddir >= 0)
                 return (unsigned)s->next_ddir;
-        if (!s->mixed)
+        if (unlikely(s->vphase || vstate_backlog_due(&s->vs)))
+                s->next_ddir = DDIR_READ; /* reading back what was written */
+        else if (!s->mixed)
                 s->next_ddir = s->ddir;
         else
                 /* Decided per I/O from the job's own stream, so a mix repeats with the seed. */
@@ -220,6 +226,28 @@ static int64_t sleep_until(const run_t *s, int64_t t)
         return now;
 }
 
+/* A read of the next block to read back (verify_backlog, or the phase after the writes): true
+ * when there is one. The phase's reads count towards its total, the backlog's do not. */
+static bool prep_readback(run_t *s, io_unit_t *io)
+{
+        unsigned fi;
+        uint64_t off;
+
+        if (!vstate_next(&s->vs, s->vphase, &fi, &off))
+                return false;
+        io->fd = s->files[fi].fd;
+        io->file = fi;
+        io->ddir = DDIR_READ;
+        io->offset = off;
+        io->len = s->vs.bs;
+        io->counted = s->counting;
+        io->readback = true;
+        if (s->vphase)
+                s->issued_bytes += io->len;
+        s->next_ddir = -1;
+        return true;
+}
+
 /* Picks the next I/O's file, offset and length: files in turn (fio's roundrobin), sequential
  * blocks per direction, or random ones from the map or, with norandommap, uniform. */
 static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
@@ -228,6 +256,15 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
         wfile_t *f = &s->files[fi];
         uint64_t blk, bs = s->bs[ddir];
         bool pass_done;
+
+        io->readback = false;
+        if (unlikely(ddir == DDIR_READ && (s->vphase || vstate_backlog_due(&s->vs)))) {
+                if (prep_readback(s, io))
+                        return;
+                /* nothing left to read back: the workload's own I/O */
+                ddir = s->mixed || !worker_rw_writes(s->w->job->rw) ? DDIR_READ : DDIR_WRITE;
+                bs = s->bs[ddir];
+        }
 
         if (!s->random) {
                 blk = f->seq[ddir];
@@ -272,8 +309,8 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
                 if (unlikely(s->verify) && io->len >= VERIFY_MIN_LEN)
                         /* Generation = the pass over the file's blocks, from 1: readers accept
                          * any generation >= 1, so overwrites within a job need no more. */
-                        verify_fill(io->buf, io->len, io->offset,
-                                    1 + f->vwrites++ / f->nblocks[DDIR_WRITE], f->vseed, s->verify);
+                        vstate_fill(&s->vs, io->buf, io->len, io->offset,
+                                    1 + f->vwrites++ / f->nblocks[DDIR_WRITE], f->vseed);
                 else
                         buffers_prep_write(&s->buf, io->buf, io->len, io->offset);
                 s->writes++;
@@ -375,12 +412,9 @@ static bool verify_read(run_t *s, const io_unit_t *io)
 {
         worker_t *w = s->w;
         worker_dir_t *d = &w->dir[io->ddir];
-        verify_expect_t exp = {.offset = io->offset,
-                               .gen_min = 1,
-                               .gen_max = VERIFY_GEN_ANY,
-                               .seed = s->files[io->file].vseed};
         verify_result_t res;
-        int r = verify_check(io->buf, io->len, &exp, &res);
+        int r = vstate_check(&s->vs, io->buf, io->len, io->offset, s->files[io->file].vseed,
+                             &res);
 
         if (r == VERIFY_OK)
                 return true;
@@ -411,9 +445,14 @@ static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
         worker_dir_t *d = &s->w->dir[io->ddir];
         int64_t res = io->result;
 
-        if (unlikely(s->verify) && io->ddir == DDIR_READ && res == (int64_t)io->len &&
-            io->len >= VERIFY_MIN_LEN && !verify_read(s, io))
-                return;
+        if (unlikely(s->verify)) {
+                if (io->ddir == DDIR_READ && res == (int64_t)io->len &&
+                    (io->readback || s->verify_reads) && io->len >= VERIFY_MIN_LEN &&
+                    !verify_read(s, io))
+                        return;
+                if (io->ddir == DDIR_WRITE && res == (int64_t)io->len && s->vs.readback)
+                        vstate_written(&s->vs, io->file, io->offset);
+        }
         if (unlikely(res != (int64_t)io->len)) {
                 if (res <= 0) {
                         io_failed(s, io);
@@ -1170,7 +1209,6 @@ static int setup_run(worker_t *w, run_t *s)
         s->fdatasync_every = j->fdatasync;
         randmap_rng_seed(&s->off_rng, w->seed);
         randmap_rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
-        s->verify = j->verify;
         if (!strempty(j->ignore_error)) {
                 char err[256];
                 if ((r = ignore_error_parse(j->ignore_error, &s->ie, err, sizeof(err))) < 0) {
@@ -1193,15 +1231,13 @@ static int setup_run(worker_t *w, run_t *s)
                 }
                 s->next_file = s->fsv.cur;
         }
-        if (s->verify &&
+        if (j->verify != VERIFY_NONE && j->verify != VERIFY_NULL && j->verify != VERIFY_PATTERN &&
             (s->bs[DDIR_READ] < VERIFY_MIN_LEN || s->bs[DDIR_WRITE] < VERIFY_MIN_LEN)) {
-                fail(w, EINVAL, "verify=%s: bs must be at least %d bytes (bs=%llu,%llu)",
-                     j->verify == VERIFY_XXHASH ? "xxhash" : "crc32c", VERIFY_MIN_LEN,
-                     (unsigned long long)s->bs[DDIR_READ], (unsigned long long)s->bs[DDIR_WRITE]);
+                fail(w, EINVAL, "verify: bs must be at least %d bytes (bs=%llu,%llu)",
+                     VERIFY_MIN_LEN, (unsigned long long)s->bs[DDIR_READ],
+                     (unsigned long long)s->bs[DDIR_WRITE]);
                 return -EINVAL;
         }
-        for (unsigned i = 0; s->verify && i < s->nfiles; i++)
-                s->files[i].vseed = verify_seed_of(&w->files[i], i);
 
         for (unsigned i = 0; i < s->nfiles; i++) {
                 wfile_t *f = &s->files[i];
@@ -1222,6 +1258,29 @@ static int setup_run(worker_t *w, run_t *s)
                 }
                 sum += io_size;
                 cap += f->nblocks[s->ddir] * s->bs[s->ddir];
+        }
+        {
+                /* what is verified, and how (verify=null pretends: nothing is) */
+                uint64_t *nb = calloc(s->nfiles ? s->nfiles : 1, sizeof(*nb)),
+                         *base = calloc(s->nfiles ? s->nfiles : 1, sizeof(*base));
+                char err[256];
+                for (unsigned i = 0; nb && base && i < s->nfiles; i++) {
+                        nb[i] = s->files[i].nblocks[DDIR_WRITE];
+                        base[i] = s->files[i].base;
+                }
+                r = nb && base ? vstate_init(&s->vs, j, s->nfiles, nb, base, s->bs[DDIR_WRITE],
+                                             err, sizeof(err))
+                               : -ENOMEM;
+                free(nb);
+                free(base);
+                if (r < 0) {
+                        fail(w, -r, "%s", r == -ENOMEM ? "no memory for verify" : err);
+                        return r;
+                }
+                s->verify = s->vs.kind == VERIFY_NULL ? VERIFY_NONE : s->vs.kind;
+                s->verify_reads = !worker_rw_writes(j->rw) && !j->verify_only;
+                for (unsigned i = 0; s->verify && i < s->nfiles; i++)
+                        s->files[i].vseed = verify_seed_of(&w->files[i], i);
         }
         if (j->time_based)
                 s->total = UINT64_MAX;
@@ -1308,9 +1367,37 @@ static void teardown(worker_t *w, run_t *s)
                 unlink_files(w);
         buffers_done(&s->buf);
         fileservice_done(&s->fsv);
+        vstate_done(&s->vs);
         free(s->files);
         free(s->free_units);
         free(s->pending);
+}
+
+/* fio's do_verify: once the workload's writes are done, every block written and not yet read
+ * back is read and checked, in file and offset order, after the files are synced and dropped
+ * from the page cache (so the reads reach storage). Within the job's runtime, as fio's. */
+static void verify_phase(worker_t *w, run_t *s)
+{
+        uint64_t total = s->total;
+
+        if (s->failed || w->leaked || stopped(s) || s->now >= s->end_ns)
+                return;
+        for (unsigned i = 0; i < s->nfiles; i++)
+                if (s->files[i].fd >= 0) {
+                        if (s->files[i].written)
+                                fsync(s->files[i].fd);
+                        posix_fadvise(s->files[i].fd, 0, 0, POSIX_FADV_DONTNEED);
+                }
+        s->vphase = true;
+        s->issued_bytes = 0;
+        s->total = vstate_phase_bytes(&s->vs);
+        s->next_ddir = -1;
+        if (w->sync_engine)
+                run_sync(s);
+        else
+                run_async(s);
+        s->vphase = false;
+        s->total = total;
 }
 
 /* A new loop over the workload: every file from its start again, dropped from the page cache
@@ -1385,12 +1472,16 @@ static void run(worker_t *w, run_t *s, int64_t job_start)
         /* fio's loops: the size-bound workload again, files from their start; a time_based job
          * keeps going until its runtime whatever loops says. */
         for (uint32_t loop = 0;; loop++) {
-                if (w->sync_engine)
+                if (j->verify_only)
+                        vstate_mark_all(&s->vs); /* what an earlier run wrote, all of it */
+                else if (w->sync_engine)
                         run_sync(s);
                 else
                         run_async(s);
                 if (j->end_fsync && !s->failed && !w->leaked)
                         end_fsync(s);
+                if (s->verify && s->vs.readback && j->do_verify && !j->time_based)
+                        verify_phase(w, s);
                 if (j->time_based || s->failed || w->leaked || stopped(s) ||
                     loop + 1 >= j->loops || s->now >= s->end_ns)
                         break;

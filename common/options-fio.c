@@ -24,9 +24,8 @@ const char job_fio_unsupported_options[] =
     "latency_window latency_percentile latency_run max_latency flow flow_id flow_sleep "
     "flow_watermark "
     /* verification and trim */
-    "do_verify verify_only verify_interval verify_offset verify_pattern "
-    "verify_pattern_interval verify_dump verify_async verify_async_cpus verify_backlog "
-    "verify_backlog_batch verify_state_load verify_state_save verify_write_sequence "
+    "verify_pattern_interval verify_dump verify_async verify_async_cpus "
+    "verify_state_load verify_state_save verify_write_sequence "
     "verify_header_seed experimental_verify trim_percentage trim_verify_zero trim_backlog "
     "trim_backlog_batch "
     /* replay */
@@ -71,7 +70,6 @@ const char *const job_fio_unsupported_engines[] = {
 };
 
 const char *const job_fio_unsupported_verify[] = {
-    "md5",    "crc64",   "crc32",       "crc16",    "crc7",     "sha1",
-    "sha256", "sha512",  "sha3-224",    "sha3-256", "sha3-384", "sha3-512",
-    "meta",   "pattern", "pattern_hdr", "null",     NULL,
+    "crc64",    "crc32",    "crc16",    "crc7",        "sha1", "sha512",
+    "sha3-224", "sha3-256", "sha3-384", "sha3-512", "pattern_hdr", NULL,
 };

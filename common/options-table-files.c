@@ -57,6 +57,12 @@ static int check_buffer_pattern(const char *key, const char *s, char *err, size_
         return pattern_parse(key, s, false, &p, err, errlen);
 }
 
+static int check_verify_pattern(const char *key, const char *s, char *err, size_t errlen)
+{
+        pattern_t p;
+        return pattern_parse(key, s, true, &p, err, errlen);
+}
+
 /* --- the table ------------------------------------------------------------------------ */
 
 static const char *const fallocate_choices[] = {"none", "native", "posix", "keep",
@@ -351,6 +357,66 @@ const job_option_t options_table_files[] = {
         .example = "collect-stats",
         .help = "Run the program the agent's allow_commands names so, after the job",
     },
+    /* verification beyond verify= (agent/vstate.c) */
+    {
+        .name = "verify_pattern",
+        .type = OPT_STR,
+        .offset = FIELD(char *, verify_pattern),
+        .check = check_verify_pattern,
+        .range = "0xHEX, decimal, \"text\", %o (the block's offset), combined",
+        .example = "0xdeadbeef",
+        .help = "Written blocks hold this pattern (after the header); alone it is verify=pattern",
+    },
+    {
+        .name = "do_verify",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, do_verify),
+        .def = "1",
+        .help = "Read back and check what a (size-bound) write job wrote, once it is written",
+    },
+    {
+        .name = "verify_backlog",
+        .type = OPT_COUNT,
+        .offset = FIELD(uint64_t, verify_backlog),
+        .max = UINT32_MAX,
+        .def = "0",
+        .example = "1024",
+        .help = "Read back written blocks every N completed writes; 0 = at the end",
+    },
+    {
+        .name = "verify_backlog_batch",
+        .type = OPT_COUNT,
+        .offset = FIELD(uint64_t, verify_backlog_batch),
+        .max = UINT32_MAX,
+        .def = "0",
+        .example = "256",
+        .help = "Blocks read back each time (the oldest first); 0 = verify_backlog",
+    },
+    {
+        .name = "verify_only",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, verify_only),
+        .def = "0",
+        .help = "Write nothing: check that every block still holds what an earlier run wrote",
+    },
+    {
+        .name = "verify_interval",
+        .type = OPT_SIZE,
+        .offset = FIELD(uint64_t, verify_interval),
+        .max = JOB_BS_MAX,
+        .def = "0",
+        .example = "512",
+        .help = "A verify header every this many bytes of a block (dividing bs); 0 = one per block",
+    },
+    {
+        .name = "verify_offset",
+        .type = OPT_SIZE,
+        .offset = FIELD(uint64_t, verify_offset),
+        .max = JOB_BS_MAX,
+        .def = "0",
+        .example = "1024",
+        .help = "The header swapped to this offset of each block before writing",
+    },
     /* buffers (agent/buffers.c) */
     {
         .name = "zero_buffers",
@@ -466,6 +532,25 @@ void options_files_done(job_spec_t *j)
 
 int options_files_validate(const job_spec_t *j, char *err, size_t errlen)
 {
+        if (j->verify_only && j->time_based) {
+                options_err(err, errlen, "verify_only: time_based jobs cannot be verified "
+                                         "afterwards (fio refuses it too)");
+                return -EINVAL;
+        }
+        if (j->verify_only && !j->verify_set && strempty(j->verify_pattern)) {
+                options_err(err, errlen, "verify_only: needs verify= (what was written)");
+                return -EINVAL;
+        }
+        if (j->verify == VERIFY_PATTERN && strempty(j->verify_pattern)) {
+                options_err(err, errlen, "verify: pattern needs verify_pattern=");
+                return -EINVAL;
+        }
+        if (j->verify_offset && j->verify_offset < 48) {
+                options_err(err, errlen,
+                            "verify_offset: %llu is inside the 48-byte header (0, or 48 and up)",
+                            (unsigned long long)j->verify_offset);
+                return -ERANGE;
+        }
         if (j->ss_dur_ns && j->ss_dur_ns < NSEC_PER_SEC) {
                 options_err(err, errlen, "ss_dur: at least 1s (one sample a second)");
                 return -ERANGE;

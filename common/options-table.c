@@ -134,8 +134,12 @@ static const char *const rw_choices[] = {
 static const int rw_values[] = {
     RW_READ, RW_WRITE, RW_RANDREAD, RW_RANDWRITE, RW_RW, RW_RW, RW_RANDRW,
 };
-static const char *const verify_choices[] = {"0", "crc32c", "crc32c-intel", "xxhash", NULL};
-static const int verify_values[] = {VERIFY_NONE, VERIFY_CRC32C, VERIFY_CRC32C, VERIFY_XXHASH};
+static const char *const verify_choices[] = {"0",   "crc32c", "crc32c-intel", "xxhash",
+                                             "md5", "sha256", "meta",         "pattern",
+                                             "null", NULL};
+static const int verify_values[] = {VERIFY_NONE,   VERIFY_CRC32C, VERIFY_CRC32C,
+                                    VERIFY_XXHASH, VERIFY_MD5,    VERIFY_SHA256,
+                                    VERIFY_META,   VERIFY_PATTERN, VERIFY_NULL};
 #define ENGINE_NAME(name, kind) #name,
 static const char *const engine_names[] = {ENGINE_LIST(ENGINE_NAME) NULL};
 #undef ENGINE_NAME

@@ -1060,9 +1060,9 @@ static void test_bad_verify(void **state)
         for (size_t i = 0; job_fio_unsupported_verify[i]; i++)
                 set_fails("verify", job_fio_unsupported_verify[i], -EOPNOTSUPP,
                           "not supported by iofleet yet");
-        set_fails_with("verify", "md5", -EOPNOTSUPP,
-                       "verify: fio's 'md5' is not supported by iofleet yet (use 0, crc32c, "
-                       "crc32c-intel, xxhash)");
+        set_fails_with("verify", "sha512", -EOPNOTSUPP,
+                       "verify: fio's 'sha512' is not supported by iofleet yet (use 0, crc32c, "
+                       "crc32c-intel, xxhash, md5, sha256, meta, pattern, null)");
         set_fails("verify", "none", -EINVAL, "is not one of 0, crc32c");
         set_fails("verify", "1", -EINVAL, "is not one of");
         set_fails("verify", "CRC32C", -EINVAL, "is not one of");
@@ -1473,8 +1473,8 @@ static void test_validate_fields(void **state)
         job_spec_done(&j);
 
         FRESH();
-        j.verify = (verify_kind_t)7;
-        validate_fails(&j, -EINVAL, "verify: 7 is not one of 0, crc32c, crc32c-intel, xxhash");
+        j.verify = (verify_kind_t)17;
+        validate_fails(&j, -EINVAL, "verify: 17 is not one of 0, crc32c, crc32c-intel, xxhash");
         job_spec_done(&j);
 
         FRESH();
