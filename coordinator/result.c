@@ -729,7 +729,11 @@ int result_build(const run_t *run, json_t **ret)
                                 json_object_set_new(entry, "steadystate",
                                                     steadystate_json(jr->steadystate));
                         if (job_continues_on_error(run, jr->name)) {
-                                /* fio's two more stats with continue_on_error */
+                                /* fio's two more stats with continue_on_error, and its error
+                                 * field: the first error, even one the job went on after */
+                                if (!jr->error && jr->first_error)
+                                        json_object_set_new(entry, "error",
+                                                            json_integer(jr->first_error));
                                 json_object_set_new(entry, "total_err",
                                                     json_integer((json_int_t)jr->total_err));
                                 json_object_set_new(entry, "first_error",
