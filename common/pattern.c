@@ -9,17 +9,6 @@
 
 #include "util.h"
 
-static int hexval(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 static int add(pattern_t *p, uint8_t b)
 {
         if (p->len >= PATTERN_MAX)
@@ -35,20 +24,20 @@ static int parse_hex(const char *s, pattern_t *p, const char **end)
         size_t n = 0;
         int r;
 
-        while (hexval(d[n]) >= 0 && !(d[n] == '0' && (d[n + 1] == 'x' || d[n + 1] == 'X') &&
-                                      hexval(d[n + 2]) >= 0))
+        while (hex_value(d[n]) >= 0 && !(d[n] == '0' && (d[n + 1] == 'x' || d[n + 1] == 'X') &&
+                                      hex_value(d[n + 2]) >= 0))
                 n++;
         if (n == 0)
                 return -EINVAL;
         *end = d + n;
         if (n & 1) { /* the first digit alone */
-                if ((r = add(p, (uint8_t)hexval(d[0]))) < 0)
+                if ((r = add(p, (uint8_t)hex_value(d[0]))) < 0)
                         return r;
                 d++;
                 n--;
         }
         for (; n; n -= 2, d += 2)
-                if ((r = add(p, (uint8_t)(hexval(d[0]) << 4 | hexval(d[1])))) < 0)
+                if ((r = add(p, (uint8_t)(hex_value(d[0]) << 4 | hex_value(d[1])))) < 0)
                         return r;
         return 0;
 }
