@@ -43,7 +43,7 @@ near() {
 }
 
 # --- job order -------------------------------------------------------------------------------
-# Five jobs of 1.5 s writing their own files: a and b together, c after them (stonewall), d with c
+# Five jobs of 3 s writing their own files: a and b together, c after them (stonewall), d with c
 # (a new reporting group, no wait), e after d (wait_for). Each tool's order is read from the files'
 # modification times, the same way for both: which jobs ended together and which after which.
 cat >order.fio <<EOF
@@ -53,7 +53,7 @@ rw=write
 bs=64k
 size=4m
 time_based
-runtime=1500ms
+runtime=3s
 [a]
 [b]
 [c]
@@ -70,7 +70,7 @@ d = sys.argv[1]
 t = sorted((os.stat(os.path.join(d, n)).st_mtime, n) for n in os.listdir(d))
 groups, last = [], None
 for m, n in t:
-    if last is None or m - last >= 0.7:
+    if last is None or m - last >= 1.5:
         groups.append([])
     groups[-1].append(n)
     last = m
@@ -86,7 +86,7 @@ same "reporting groups (groupid per job)" \
 	"$(jq -c '[.jobs[] | .groupid]' order-fio.json)" \
 	"$(jq -c '[.client_stats[:-1][] | .groupid]' order.json)"
 jqcheck "each job's start follows the order" order.json \
-	'[.iofleet.jobs[] | .start_ns] | (.[0] == 0 and .[1] == 0 and .[2] > 1e9 and .[3] == .[2] and .[4] > .[3] + 1e9)'
+	'[.iofleet.jobs[] | .start_ns] | (.[0] == 0 and .[1] == 0 and .[2] > 3e9 and .[3] == .[2] and .[4] > .[3] + 3e9)'
 
 # Two job files given together: the second's jobs run after the first's (fio's implied
 # stonewall), and --showcmd prints that as a command line that runs the same.
@@ -99,7 +99,7 @@ rw=write
 bs=64k
 size=1m
 time_based
-runtime=1s
+runtime=2s
 EOF
 sed 's/\[one\]/[two]/' one.fio >two.fio
 for t in F D; do
@@ -148,21 +148,28 @@ same "loops=3 writes three times the size" "$(jq '.jobs[0].write.io_bytes' loops
 
 # --- files ---------------------------------------------------------------------------------------
 # What layout leaves for every fallocate and overwrite mode of a read and a write job: the
-# file's size and its allocated blocks.
+# file's size and its allocated blocks (one job per case, one run per tool).
 mkdir -p "$F/fa" "$D/fa"
-for rw in write read; do
-	for fa in none native posix keep truncate; do
-		for ow in 0 1; do
-			rm -f "$F/fa/f" "$D/fa/f"
-			fio --name=f --rw=$rw --bs=64k --size=1m --create_only=1 --fallocate=$fa \
-				--overwrite=$ow --filename="$F/fa/f" >/dev/null 2>&1
-			"$IOFLEET" run --local=1 --results-dir="$T/runs" --name=f --rw=$rw --bs=64k \
-				--size=1m --create_only=1 --fallocate=$fa --overwrite=$ow \
-				--filename="$D/fa/f" >"$T/fa.log" 2>&1
-			same "rw=$rw fallocate=$fa overwrite=$ow: size/blocks" \
-				"$(stat -c %s/%b "$F/fa/f")" "$(stat -c %s/%b "$D/fa/f")"
+{
+	echo "[global]"
+	echo "bs=64k"
+	echo "size=1m"
+	echo "create_only=1"
+	for rw in write read; do
+		for fa in none native posix keep truncate; do
+			for ow in 0 1; do
+				printf '[%s-%s-%s]\nrw=%s\nfallocate=%s\noverwrite=%s\nfilename=%s-%s-%s\n' \
+					$rw $fa $ow $rw $fa $ow $rw $fa $ow
+			done
 		done
 	done
+} >fa.fio
+fio --directory="$F/fa" fa.fio >/dev/null 2>&1
+"$IOFLEET" run --local=1 --results-dir="$T/runs" --directory="$D/fa" fa.fio >"$T/fa.log" 2>&1
+check "iofleet lays out the 20 cases" [ $? -eq 0 ]
+for f in $(cd "$F/fa" && ls); do
+	same "$f (rw-fallocate-overwrite): size/blocks" "$(stat -c %s/%b "$F/fa/$f")" \
+		"$(stat -c %s/%b "$D/fa/$f" 2>/dev/null)"
 done
 # A short file a read job needs is laid out anew (fio unlinks it first).
 printf 'abc' >"$F/short"
@@ -251,33 +258,43 @@ z = d.count(0) / len(d)
 c = sum(len(zlib.compress(x, 1)) for x in b) / len(d)
 print("%.3f %.3f %.3f" % (u, z, c))
 PY
-bufcase() { # NAME OPTIONS...
-	local n=$1
-	shift
-	fio --name=$n --rw=write --bs=4k --size=4m --filename="$F/b-$n" "$@" >/dev/null 2>&1
-	"$IOFLEET" run --local=1 --results-dir="$T/runs" --name=$n --rw=write --bs=4k --size=4m \
-		--filename="$D/b-$n" "$@" >"$T/b.log" 2>&1
+cases=(
+	"zero zero_buffers=1"
+	"noscramble scramble_buffers=0"
+	"refill refill_buffers=1"
+	"pattern buffer_pattern=0xdeadbeef"
+	"patternmix buffer_pattern=\"abcd\"-12"
+	"compress50 buffer_compress_percentage=50"
+	"compress50c4k buffer_compress_percentage=50 buffer_compress_chunk=4k"
+	"dedupe50 dedupe_percentage=50"
+	"dedupews dedupe_percentage=50 dedupe_mode=working_set dedupe_working_set_percentage=10"
+	"zeroscrambled zero_buffers=1 scramble_buffers=1"
+	"default"
+)
+{
+	printf '[global]\nrw=write\nbs=4k\nsize=4m\n'
+	for c in "${cases[@]}"; do
+		set -- $c
+		printf '[%s]\nfilename=b-%s\n' "$1" "$1"
+		shift
+		for o in "$@"; do echo "$o"; done
+	done
+} >bufs.fio
+fio --directory="$F" bufs.fio >/dev/null 2>&1
+"$IOFLEET" run --local=1 --results-dir="$T/runs" --directory="$D" bufs.fio >"$T/b.log" 2>&1
+check "iofleet writes every buffer case" [ $? -eq 0 ]
+for c in "${cases[@]}"; do
+	set -- $c
+	n=$1
+	[ "$n" = default ] && continue
 	read -r fu fz fc < <(python3 an.py "$F/b-$n")
 	read -r iu iz ic < <(python3 an.py "$D/b-$n")
 	near "$n: unique blocks" "$fu" "$iu" 0.03
 	near "$n: zero bytes" "$fz" "$iz" 0.05
 	near "$n: zlib ratio" "$fc" "$ic" 0.05
-}
-bufcase zero --zero_buffers=1
-bufcase noscramble --scramble_buffers=0
-bufcase refill --refill_buffers=1
-bufcase pattern --buffer_pattern=0xdeadbeef
-bufcase patternmix '--buffer_pattern="abcd"-12'
-bufcase compress50 --buffer_compress_percentage=50
-bufcase compress50c4k --buffer_compress_percentage=50 --buffer_compress_chunk=4k
-bufcase dedupe50 --dedupe_percentage=50
-bufcase dedupews --dedupe_percentage=50 --dedupe_mode=working_set --dedupe_working_set_percentage=10
-bufcase zeroscrambled --zero_buffers=1 --scramble_buffers=1
+done
 # The default scrambles without growing compressible: every block unique, and no more
 # compressible than fio's.
-fio --name=df --rw=write --bs=4k --size=4m --filename="$F/b-default" >/dev/null 2>&1
-"$IOFLEET" run --local=1 --results-dir="$T/runs" --name=df --rw=write --bs=4k --size=4m \
-	--filename="$D/b-default" >"$T/b.log" 2>&1
 read -r fu fz fc < <(python3 an.py "$F/b-default")
 read -r iu iz ic < <(python3 an.py "$D/b-default")
 same "default: every block unique" "$fu" "$iu"
@@ -285,12 +302,16 @@ check "default: no more compressible than fio's (fio $fc, iofleet $ic)" \
 	python3 -c "import sys; sys.exit(0 if $ic >= $fc - 0.01 else 1)"
 
 # --- verification ------------------------------------------------------------------------------
-for v in crc32c md5 sha256 meta xxhash; do
-	fiorun v-fio.json --name=v --rw=randwrite --bs=4k --size=1m --verify=$v --filename="$F/v-$v"
-	iof v.json --name=v --rw=randwrite --bs=4k --size=1m --verify=$v --filename="$D/v-$v"
-	same "verify=$v: written, read back, no error" \
-		"$(jq -c '.jobs[0] | [.write.io_bytes, .read.io_bytes, .error]' v-fio.json)" \
-		"$(jq -c '.client_stats[0] | [.write.io_bytes, .read.io_bytes, .error]' v.json)"
+{
+	printf '[global]\nrw=randwrite\nbs=4k\nsize=1m\n'
+	for v in crc32c md5 sha256 meta xxhash; do printf '[%s]\nverify=%s\nfilename=v-%s\n' $v $v $v; done
+} >vk.fio
+fiorun vk-fio.json --directory="$F" vk.fio
+iof vk.json --directory="$D" vk.fio
+for i in 0 1 2 3 4; do
+	same "verify=$(jq -r ".jobs[$i].jobname" vk-fio.json): written, read back, no error" \
+		"$(jq -c ".jobs[$i] | [.jobname, .write.io_bytes, .read.io_bytes, .error]" vk-fio.json)" \
+		"$(jq -c ".client_stats[$i] | [.jobname, .write.io_bytes, .read.io_bytes, .error]" vk.json)"
 done
 for o in "--verify_pattern=0xdeadbeef%o" "--verify=crc32c --verify_backlog=16" \
 	"--verify=crc32c --verify_backlog=16 --verify_backlog_batch=4" \
