@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "intervals.h"
+#include "jobgroups.h"
 #include "log.h"
 #include "options.h"
 #include "run-queue.h"
@@ -266,7 +267,6 @@ int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun
 {
         arun_t *ar = calloc(1, sizeof(*ar));
         uint64_t runtime = 0;
-        bool all_timed = p->n_jobs > 0;
         int r;
         if (!ar)
                 return -ENOMEM;
@@ -279,22 +279,23 @@ int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun
         ar->interval_ns = p->interval_ns;
         ar->connected = ar->synced = true;
         ar->last_ack = now;
-        /* The interval count of a timed run: both sides derive it from the jobs. */
-        for (size_t i = 0; i < p->n_jobs; i++) {
-                job_spec_t spec;
+        /* The interval count of a timed run: both sides derive it from the jobs; groups
+         * (stonewall) run one after another, so the run lasts their sum (0: open-ended). */
+        {
+                job_spec_t *specs = calloc(p->n_jobs + 1, sizeof(*specs));
+                size_t n = 0;
                 char err[256];
-                if (wire_job_spec(p->jobs[i], &spec, err, sizeof(err)) < 0) {
-                        all_timed = false;
-                        continue;
-                }
-                if (!spec.runtime_ns)
-                        all_timed = false;
-                if (intervals_job_span(&spec) > runtime)
-                        runtime = intervals_job_span(&spec);
-                job_spec_done(&spec);
+                for (size_t i = 0; specs && i < p->n_jobs; i++, n++)
+                        if (wire_job_spec(p->jobs[i], &specs[i], err, sizeof(err)) < 0)
+                                break;
+                if (specs && n == p->n_jobs && n > 0)
+                        runtime = jobgroups_span(specs, n);
+                for (size_t i = 0; i < n; i++)
+                        job_spec_done(&specs[i]);
+                free(specs);
+                if (runtime)
+                        ar->max_intervals = intervals_of_runtime(runtime, ar->interval_ns);
         }
-        if (all_timed)
-                ar->max_intervals = intervals_of_runtime(runtime, ar->interval_ns);
         if ((r = make_dir(ar->dir)) < 0 || (r = rqueue_create(ar->dir, cfg->mem_bytes, &ar->q)) < 0) {
                 free(ar);
                 return r;

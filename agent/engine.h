@@ -27,6 +27,7 @@ typedef struct io_unit {
         int64_t start_ns, issue_ns;
         int64_t done_ns; /* io_submit_mode=offload: when the pool thread finished it */
         bool counted;
+        bool readback; /* reads back a block this job wrote (verify): checked when it completes */
 } io_unit_t;
 
 /* What an engine gets to set itself up, in the worker's thread, before the start gate. */

@@ -368,6 +368,21 @@ static int pass_ended(iogen_t *p, pfile_t *f, unsigned d, uint64_t len)
         return IOGEN_PASS_END;
 }
 
+void iogen_restart(iogen_t *p)
+{
+        p->seq_nr = 1;
+        for (unsigned i = 0; i < p->nfiles; i++) {
+                pfile_t *f = &p->f[i];
+                memset(f->last_pos, 0, sizeof(f->last_pos));
+                memset(f->last_start, 0, sizeof(f->last_start));
+                for (unsigned d = 0; d < 2 && p->use_map; d++)
+                        if (d == 0 || !p->shared_map)
+                                blockmap_reset(&f->map[d]);
+                f->lfsr_left = 0;
+                f->pass_bytes = 0;
+        }
+}
+
 int iogen_next(iogen_t *p, unsigned fi, unsigned d, uint64_t *offset, uint64_t *len)
 {
         pfile_t *f = &p->f[fi];

@@ -28,6 +28,9 @@ bool iogen_needed(const job_spec_t *j);
 /* Sets the generator of one worker. 0, or -errno with one line in err (a map too large, ...). */
 int iogen_new(const iogen_params_t *p, iogen_t **ret, char *err, size_t errlen);
 void iogen_destroy(iogen_t **p);
+/* A new loop over the files (fio's loops): every file's sequential position, random map and
+ * LFSR pass start again; the random streams go on, as fio's do. */
+void iogen_restart(iogen_t *p);
 
 /* The next I/O of direction ddir on file fi: its absolute offset and length. Returns 0, or
  * IOGEN_PASS_END when it ends a pass over the file: the file's next I/O begins the next pass

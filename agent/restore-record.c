@@ -57,17 +57,6 @@ static int put_escaped(FILE *f, const char *key, const char *v, size_t n)
         return 0;
 }
 
-static int hexval(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 /* Undoes put_escaped in place; false on a bad escape or an escaped NUL. */
 static bool unescape_inplace(char *s)
 {
@@ -77,7 +66,7 @@ static bool unescape_inplace(char *s)
                         *o++ = *p;
                         continue;
                 }
-                int h = hexval(p[1]), l = h < 0 ? -1 : hexval(p[2]);
+                int h = hex_value(p[1]), l = h < 0 ? -1 : hex_value(p[2]);
                 if (h < 0 || l < 0 || (h == 0 && l == 0))
                         return false;
                 *o++ = (char)(h * 16 + l);

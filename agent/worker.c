@@ -13,14 +13,20 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buffers.h"
 #include "clock.h"
-#include "pacing.h"
+#include "execcmd.h"
+#include "fileservice.h"
 #include "iogen.h"
+#include "log.h"
 #include "offload.h"
+#include "options-values.h"
+#include "pacing.h"
 #include "placement.h"
 #include "randmap.h"
 #include "util.h"
 #include "verify.h"
+#include "vstate.h"
 
 /* Single-writer counters: a plain load and a relaxed store, never a locked read-modify-write. */
 #define STAT_ADD(field, v) __atomic_store_n(&(field), (field) + (v), __ATOMIC_RELAXED)
@@ -41,17 +47,6 @@
 #define SECTOR 512u
 
 enum { SYNC_FSYNC = 1, SYNC_FDATASYNC = 2 };
-
-/* Changes 8 bytes in every 4 KiB of the buffer before a write, as fio's scramble_buffers does:
- * without it every block written would be one of a few, and deduplicating storage would
- * flatter the figures. */
-static inline void scramble(void *buf, uint64_t len, uint64_t tag)
-{
-        for (uint64_t o = 0; o + 8 <= len; o += 4096) {
-                uint64_t v = tag ^ o;
-                memcpy((char *)buf + o, &v, 8);
-        }
-}
 
 /* A file as the loop sees it. */
 typedef struct wfile {
@@ -98,6 +93,7 @@ typedef struct run {
         uint32_t rwmixread;
         randmap_rng_t off_rng, mix_rng;
         uint64_t total;        /* bytes to issue; UINT64_MAX for time_based */
+        uint64_t loop_total;   /* ... in each of fio's loops (total may end a loop early) */
         uint64_t issued_bytes; /* ramp included, as fio counts size */
         uint64_t ios_left;     /* number_ios: I/Os still to issue; UINT64_MAX without */
         iogen_t *gen;          /* NULL: the fast path below picks every offset and length */
@@ -117,11 +113,19 @@ typedef struct run {
         uint32_t fsync_every, fdatasync_every;
         uint64_t writes; /* writes issued, for fsync=/fdatasync= */
         unsigned sync_due;
-        uint64_t write_tag;
         verify_kind_t verify;   /* VERIFY_NONE: the I/O path never looks at the data */
         bool invalidate_passes; /* invalidate=1 without direct: drop the cache at every pass */
         bool failed;
         int64_t now;
+        buffers_t buf;     /* what writes carry (agent/buffers.c) */
+        vstate_t vs;       /* verification: what writes carry, what is read back (vstate.c) */
+        bool vphase;       /* reading back what the workload wrote (do_verify, verify_only) */
+        bool verify_reads; /* every read is checked (a job that only reads); else read-backs */
+        int coe;           /* continue_on_error's types (JOB_ERR_*), ignore_error's added */
+        ignore_error_t ie; /* ignore_error's lists */
+        int64_t dump_at;   /* error_dump: the last line logged, and those held back since */
+        uint64_t dump_held;
+        fileservice_t fsv; /* which file the next I/O goes to (agent/fileservice.c) */
 } run_t;
 
 static void fail(worker_t *w, int err, const char *fmt, ...) _printf_(3, 4);
@@ -174,7 +178,9 @@ static inline unsigned pick_ddir(run_t *s)
 {
         if (s->next_ddir >= 0)
                 return (unsigned)s->next_ddir;
-        if (!s->mixed)
+        if (unlikely(s->vphase || vstate_backlog_due(&s->vs)))
+                s->next_ddir = DDIR_READ; /* reading back what was written */
+        else if (!s->mixed)
                 s->next_ddir = s->ddir;
         else
                 /* Decided per I/O from the job's own stream, so a mix repeats with the seed. */
@@ -251,6 +257,28 @@ static int64_t sleep_until(const run_t *s, int64_t t)
         return now;
 }
 
+/* A read of the next block to read back (verify_backlog, or the phase after the writes): true
+ * when there is one. The phase's reads count towards its total, the backlog's do not. */
+static bool prep_readback(run_t *s, io_unit_t *io)
+{
+        unsigned fi;
+        uint64_t off;
+
+        if (!vstate_next(&s->vs, s->vphase, &fi, &off))
+                return false;
+        io->fd = s->files[fi].fd;
+        io->file = fi;
+        io->ddir = DDIR_READ;
+        io->offset = off;
+        io->len = s->vs.bs;
+        io->counted = s->counting;
+        io->readback = true;
+        if (s->vphase)
+                s->issued_bytes += io->len;
+        s->next_ddir = -1;
+        return true;
+}
+
 /* Picks the next I/O's file, offset and length: files in turn (fio's roundrobin), sequential
  * blocks per direction, or random ones from the map or, with norandommap, uniform. */
 static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
@@ -260,8 +288,14 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
         uint64_t blk, bs = s->bs[ddir];
         bool pass_done;
 
-        if (++s->next_file == s->nfiles)
-                s->next_file = 0;
+        io->readback = false;
+        if (unlikely(ddir == DDIR_READ && (s->vphase || vstate_backlog_due(&s->vs)))) {
+                if (prep_readback(s, io))
+                        return;
+                /* nothing left to read back: the workload's own I/O */
+                ddir = s->mixed || !worker_rw_writes(s->w->job->rw) ? DDIR_READ : DDIR_WRITE;
+                bs = s->bs[ddir];
+        }
         if (unlikely(s->gen)) {
                 /* mixed block sizes, holes, skewed or fio-seeded offsets (agent/iogen.c) */
                 uint64_t off;
@@ -294,6 +328,14 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
                 f->op_due = s->file_ops;
         }
         s->ios_left--;
+        /* fio's file_service_type over openfiles; roundrobin:1 costs an increment */
+        if (likely(s->fsv.simple)) {
+                if (++s->next_file == s->nfiles)
+                        s->next_file = 0;
+        } else {
+                fileservice_next(&s->fsv, pass_done);
+                s->next_file = s->fsv.cur;
+        }
         io->fd = f->fd;
         io->file = fi;
         io->ddir = (uint8_t)ddir;
@@ -314,10 +356,10 @@ static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
                 if (unlikely(s->verify) && io->len >= VERIFY_MIN_LEN)
                         /* Generation = the pass over the file's blocks, from 1: readers accept
                          * any generation >= 1, so overwrites within a job need no more. */
-                        verify_fill(io->buf, io->len, io->offset,
-                                    1 + f->vwrites++ / f->nblocks[DDIR_WRITE], f->vseed, s->verify);
+                        vstate_fill(&s->vs, io->buf, io->len, io->offset,
+                                    1 + f->vwrites++ / f->nblocks[DDIR_WRITE], f->vseed);
                 else
-                        scramble(io->buf, io->len, s->write_tag++ ^ io->offset);
+                        buffers_prep_write(&s->buf, io->buf, io->len, io->offset);
                 s->writes++;
                 if (s->fsync_every && s->writes % s->fsync_every == 0)
                         s->sync_due |= SYNC_FSYNC;
@@ -344,6 +386,47 @@ static inline void release(run_t *s, io_unit_t *io)
         s->free_units[s->nfree++] = io;
 }
 
+/* fio's continue_on_error and ignore_error: whether error e of type (0 read, 1 write, 2 verify)
+ * lets the job go on. The type must be one continue_on_error names (or one ignore_error gives a
+ * list for), and e in that list (by default fio's non-fatal EIO and EILSEQ). */
+static bool nonfatal(const run_t *s, int type, int e)
+{
+        if (!(s->coe & (1 << type)))
+                return false;
+        if (s->ie.n[type])
+                return ignore_error_has(&s->ie, type, e);
+        return e == EIO || e == EILSEQ;
+}
+
+/* A non-fatal error: counted as fio's total_err (the direction's errors), the first one kept as
+ * fio's first_error; with error_dump each is logged, at most one line a second. */
+static void nonfatal_seen(run_t *s, int e, const char *what, uint64_t len, uint64_t offset,
+                          unsigned file)
+{
+        worker_t *w = s->w;
+        int64_t now;
+
+        if (!w->first_error) {
+                w->first_error = e;
+                w->error_offset = offset;
+        }
+        w->nonfatal_errors++;
+        if (!w->job->error_dump)
+                return;
+        now = clock_mono_ns();
+        if (now - s->dump_at < (int64_t)NSEC_PER_SEC) {
+                s->dump_held++;
+                return;
+        }
+        log_warning("job %s: %s of %llu bytes at offset %llu of %s: %s (continue_on_error: going "
+                    "on%s%llu more since the last line)",
+                    w->job->name, what, (unsigned long long)len, (unsigned long long)offset,
+                    file_name(s, file), strerror(e), s->dump_held ? "; " : "",
+                    (unsigned long long)s->dump_held);
+        s->dump_at = now;
+        s->dump_held = 0;
+}
+
 static void io_failed(run_t *s, const io_unit_t *io)
 {
         worker_t *w = s->w;
@@ -353,6 +436,11 @@ static void io_failed(run_t *s, const io_unit_t *io)
         STAT_ADD(d->errors, 1);
         if (!io->counted)
                 STAT_ADD(d->issued, 1); /* failed in ramp: still accounted for */
+        if (unlikely(s->coe) && nonfatal(s, io->ddir == DDIR_WRITE ? 1 : 0, e)) {
+                nonfatal_seen(s, e, io->ddir == DDIR_WRITE ? "write" : "read", io->len,
+                              io->offset, io->file);
+                return;
+        }
         if (!w->error)
                 w->error_offset = io->offset;
         fail(w, e, "%s of %llu bytes at offset %llu of %s: %s",
@@ -371,12 +459,9 @@ static bool verify_read(run_t *s, const io_unit_t *io)
 {
         worker_t *w = s->w;
         worker_dir_t *d = &w->dir[io->ddir];
-        verify_expect_t exp = {.offset = io->offset,
-                               .gen_min = 1,
-                               .gen_max = VERIFY_GEN_ANY,
-                               .seed = s->files[io->file].vseed};
         verify_result_t res;
-        int r = verify_check(io->buf, io->len, &exp, &res);
+        int r = vstate_check(&s->vs, io->buf, io->len, io->offset, s->files[io->file].vseed,
+                             &res);
 
         if (r == VERIFY_OK)
                 return true;
@@ -384,6 +469,10 @@ static bool verify_read(run_t *s, const io_unit_t *io)
         STAT_ADD(d->verify_errors, 1);
         if (!io->counted)
                 STAT_ADD(d->issued, 1);
+        if (unlikely(s->coe) && r > 0 && nonfatal(s, 2, EILSEQ)) {
+                nonfatal_seen(s, EILSEQ, "verify", io->len, io->offset, io->file);
+                return false;
+        }
         if (!w->error)
                 w->error_offset = io->offset;
         if (r < 0)
@@ -443,9 +532,14 @@ static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
         worker_dir_t *d = &s->w->dir[io->ddir];
         int64_t res = io->result;
 
-        if (unlikely(s->verify) && io->ddir == DDIR_READ && res == (int64_t)io->len &&
-            io->len >= VERIFY_MIN_LEN && !verify_read(s, io))
-                return;
+        if (unlikely(s->verify)) {
+                if (io->ddir == DDIR_READ && res == (int64_t)io->len &&
+                    (io->readback || s->verify_reads) && io->len >= VERIFY_MIN_LEN &&
+                    !verify_read(s, io))
+                        return;
+                if (io->ddir == DDIR_WRITE && res == (int64_t)io->len && s->vs.readback)
+                        vstate_written(&s->vs, io->file, io->offset, io->len);
+        }
         if (unlikely(res != (int64_t)io->len)) {
                 if (res <= 0) {
                         io_failed(s, io);
@@ -1187,15 +1281,22 @@ static int prepare(worker_t *w, run_t *s)
         }
         if (huge)
                 madvise(s->bufs, total, MADV_HUGEPAGE);
-        /* Written data is not all zeroes, so compressing or deduplicating storage cannot flatter
-         * the figures. */
+        /* What writes carry, as the job's buffer options say (random by default, so that
+         * compressing or deduplicating storage cannot flatter the figures). */
         {
-                randmap_rng_t rg;
-                randmap_rng_seed(&rg, w->seed ^ 0xa5a5a5a5ULL);
-                for (uint64_t i = 0; i + 8 <= total; i += 8) {
-                        uint64_t v = randmap_rng_next(&rg);
-                        memcpy((char *)s->bufs + i, &v, 8);
+                char err[512];
+                uint64_t bytes = 0;
+                for (size_t i = 0; i < w->nfiles; i++)
+                        bytes += w->files[i].length;
+                r = buffers_init(&s->buf, j, w->seed, bytes, job_bs(j, DDIR_WRITE), err,
+                                 sizeof(err));
+                if (r < 0) {
+                        fail(w, -r, "%s", err);
+                        return r;
                 }
+                for (unsigned i = 0; i < depth; i++)
+                        buffers_fill(&s->buf, (char *)s->bufs + (size_t)i * s->buf_size,
+                                     s->buf_size);
         }
         if (w->engine->flags & ENGINE_NO_FILES)
                 return 0;
@@ -1205,15 +1306,36 @@ static int prepare(worker_t *w, run_t *s)
                 return 0;
         for (size_t i = 0; i < w->nfiles; i++) {
                 layout_file_t *f = &w->files[i];
+                layout_req_t req = {
+                    .path = f->path,
+                    .length = j->file_append ? f->io_size : f->length,
+                    .reads = f->fill,
+                    .writes = f->writes,
+                    .overwrite = j->overwrite,
+                    .append = j->file_append,
+                    .direct = job_direct(w),
+                    .readonly = j->readonly || j->verify_only,
+                    .allow_create = j->allow_file_create,
+                    .fsync = j->create_fsync,
+                    .fallocate = j->fallocate,
+                    .seed = w->seed ^ i,
+                    .content = &s->buf,
+                    .bs = job_bs(j, DDIR_WRITE),
+                    .stop = w->stop,
+                    .undo = &w->made,
+                };
                 char err[512];
                 if (!f->owner)
                         continue;
-                if (w->engine->flags & ENGINE_DIR_LAYOUT)
-                        r = layout_dir(w, f->path);
-                else
-                        r = layout_file(w->cfg, f->path, f->length, f->fill, job_direct(w),
-                                        j->readonly, w->seed ^ i, w->stop, &w->made, err,
-                                        sizeof(err));
+                if (w->engine->flags & ENGINE_DIR_LAYOUT) {
+                        if ((r = layout_dir(w, f->path)) < 0)
+                                return r;
+                        continue;
+                }
+                /* create_on_open: nothing made now, the job's open creates its files */
+                if (j->create_on_open)
+                        continue;
+                r = layout_file(w->cfg, &req, &f->base, err, sizeof(err));
                 if (r < 0) {
                         fail(w, -r, "%s", err);
                         return r;
@@ -1251,6 +1373,54 @@ static int size_existing(worker_t *w, layout_file_t *lf, uint64_t size)
                              lf->path);
                         return -EINVAL;
                 }
+        }
+        return 0;
+}
+
+/* fio's fadvise_hint: by default the access pattern, so a random job gets no readahead (which
+ * would turn its reads into cache hits); or the hint given; or none. */
+static void fadvise(const job_spec_t *j, int fd)
+{
+        int advice;
+
+        switch (j->fadvise_hint) {
+        case JOB_FADVISE_NONE:
+                return;
+        case JOB_FADVISE_SEQUENTIAL:
+                advice = POSIX_FADV_SEQUENTIAL;
+                break;
+        case JOB_FADVISE_RANDOM:
+                advice = POSIX_FADV_RANDOM;
+                break;
+        default:
+                advice = rw_mode_is_random(j->rw) ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL;
+        }
+        posix_fadvise(fd, 0, 0, advice);
+}
+
+/* fio's pre_read: the file's region read once before the start, so that the job finds it in
+ * the page cache. */
+static int pre_read(worker_t *w, int fd, const layout_file_t *lf)
+{
+        uint64_t end = lf->base + lf->io_size;
+        _cleanup_(freep) char *buf = malloc(1u << 20);
+
+        if (!buf) {
+                fail(w, ENOMEM, "pre_read: no memory");
+                return -ENOMEM;
+        }
+        for (uint64_t off = lf->base; off < end;) {
+                size_t n = end - off < (1u << 20) ? (size_t)(end - off) : (1u << 20);
+                ssize_t got = pread(fd, buf, n, (off_t)off);
+                if (got < 0 && errno == EINTR)
+                        continue;
+                if (got < 0) {
+                        fail(w, errno, "pre_read of %s: %s", lf->path, strerror(errno));
+                        return -errno;
+                }
+                if (got == 0 || __atomic_load_n(w->stop, __ATOMIC_RELAXED))
+                        break;
+                off += (uint64_t)got;
         }
         return 0;
 }
@@ -1302,10 +1472,15 @@ static int open_files(worker_t *w, run_t *s)
                         continue;
                 }
                 {
-                        /* The same check as layout's, and the open is that check's own. */
+                        /* The same check as layout's, and the open is that check's own;
+                         * create_on_open makes the file here (recorded, for a failed prepare). */
                         char err[512];
-                        r = policy_open(w->cfg, lf->path, PATH_JOB_FILE, flags, 0, NULL, &f->fd,
-                                        err, sizeof(err));
+                        int oflags = flags;
+                        if (j->create_on_open && j->allow_file_create && !j->readonly &&
+                            worker_rw_writes(j->rw))
+                                oflags |= O_CREAT;
+                        r = policy_open(w->cfg, lf->path, PATH_JOB_FILE, oflags, 0644, &w->made,
+                                        &f->fd, err, sizeof(err));
                         if (r == -EINVAL && job_direct(w))
                                 fail(w, EINVAL,
                                      "direct=1: %s refuses O_DIRECT (its filesystem does not "
@@ -1336,14 +1511,20 @@ static int open_files(worker_t *w, run_t *s)
                         if ((r = size_existing(w, lf, (uint64_t)st.st_size)) < 0)
                                 return r;
                 }
-                if (j->invalidate && !j->direct)
+                if (j->file_append && j->create_on_open) {
+                        /* fio's file_append: I/O from the file's end on */
+                        struct stat st;
+                        if (fstat(f->fd, &st) == 0)
+                                lf->base = (uint64_t)st.st_size;
+                }
+                f->base = lf->base;
+                if (j->pre_read && !j->direct && (r = pre_read(w, f->fd, lf)) < 0)
+                        return r;
+                /* pre_read clears invalidate, as in fio: its point is a warm cache */
+                if (j->invalidate && !j->direct && !j->pre_read)
                         posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
-                /* fio's default fadvise_hint: tell the kernel the access pattern, so a random
-                 * job gets no readahead (which would turn its reads into cache hits). */
                 if (!j->direct)
-                        posix_fadvise(f->fd, 0, 0,
-                                      rw_mode_is_random(j->rw) ? POSIX_FADV_RANDOM
-                                                               : POSIX_FADV_SEQUENTIAL);
+                        fadvise(j, f->fd);
         }
         return 0;
 }
@@ -1437,7 +1618,6 @@ static int setup_run(worker_t *w, run_t *s)
         s->fdatasync_every = j->fdatasync;
         randmap_rng_seed(&s->off_rng, w->seed);
         randmap_rng_seed(&s->mix_rng, w->seed ^ 0x6d69786d69786d69ULL);
-        s->verify = j->verify;
         s->qd = depth;
         s->paced = pacing_needed(j);
         if (s->paced) {
@@ -1447,22 +1627,39 @@ static int setup_run(worker_t *w, run_t *s)
         }
         s->file_ops = w->engine->flags & ENGINE_FILE_OPS;
         s->nostats = s->file_ops;
-        s->invalidate_passes = j->invalidate && !job_direct(w) &&
-                               !(w->engine->flags & (ENGINE_OWN_FILES | ENGINE_FILE_OPS));
-        if (s->verify &&
-            (s->bs[DDIR_READ] < VERIFY_MIN_LEN || s->bs[DDIR_WRITE] < VERIFY_MIN_LEN)) {
-                fail(w, EINVAL, "verify=%s: bs must be at least %d bytes (bs=%llu,%llu)",
-                     j->verify == VERIFY_XXHASH ? "xxhash" : "crc32c", VERIFY_MIN_LEN,
-                     (unsigned long long)s->bs[DDIR_READ], (unsigned long long)s->bs[DDIR_WRITE]);
-                return -EINVAL;
+        if (!strempty(j->ignore_error)) {
+                char err[256];
+                if ((r = ignore_error_parse(j->ignore_error, &s->ie, err, sizeof(err))) < 0) {
+                        fail(w, -r, "%s", err);
+                        return r;
+                }
         }
-        for (unsigned i = 0; s->verify && i < s->nfiles; i++)
-                s->files[i].vseed = verify_seed_of(&w->files[i], i);
-
+        /* ignore_error overrides continue_on_error for the types it lists, as in fio */
+        s->coe = j->continue_on_error | (s->ie.n[0] ? JOB_ERR_READ : 0) |
+                 (s->ie.n[1] ? JOB_ERR_WRITE : 0) | (s->ie.n[2] ? JOB_ERR_VERIFY : 0);
+        s->invalidate_passes = j->invalidate && !j->pre_read && !job_direct(w) &&
+                               !(w->engine->flags & (ENGINE_OWN_FILES | ENGINE_FILE_OPS));
+        {
+                fst_t fst;
+                char err[256];
+                if ((r = fst_parse(j->file_service_type, &fst, err, sizeof(err))) < 0 ||
+                    (r = fileservice_init(&s->fsv, &fst, s->nfiles, j->openfiles, w->seed)) < 0) {
+                        fail(w, -r, "%s", r == -ENOMEM ? "no memory for file_service_type" : err);
+                        return r;
+                }
+                s->next_file = s->fsv.cur;
+        }
         if (iogen_needed(j)) {
-                /* the generator counts blocks in the smallest size */
+                /* the generator counts blocks in the smallest size (and verify checks them) */
                 s->bs[DDIR_READ] = job_spec_bs_min(j, DDIR_READ);
                 s->bs[DDIR_WRITE] = job_spec_bs_min(j, DDIR_WRITE);
+        }
+        if (j->verify != VERIFY_NONE && j->verify != VERIFY_NULL && j->verify != VERIFY_PATTERN &&
+            (s->bs[DDIR_READ] < VERIFY_MIN_LEN || s->bs[DDIR_WRITE] < VERIFY_MIN_LEN)) {
+                fail(w, EINVAL, "verify: bs must be at least %d bytes (bs=%llu,%llu)",
+                     VERIFY_MIN_LEN, (unsigned long long)s->bs[DDIR_READ],
+                     (unsigned long long)s->bs[DDIR_WRITE]);
+                return -EINVAL;
         }
         for (unsigned i = 0; i < s->nfiles; i++) {
                 wfile_t *f = &s->files[i];
@@ -1487,6 +1684,29 @@ static int setup_run(worker_t *w, run_t *s)
         if (iogen_needed(j) && (r = start_iogen(w, s)) < 0)
                 return r;
         s->ios_left = j->number_ios ? j->number_ios : UINT64_MAX;
+        {
+                /* what is verified, and how (verify=null pretends: nothing is) */
+                uint64_t *nb = calloc(s->nfiles ? s->nfiles : 1, sizeof(*nb)),
+                         *base = calloc(s->nfiles ? s->nfiles : 1, sizeof(*base));
+                char err[256];
+                for (unsigned i = 0; nb && base && i < s->nfiles; i++) {
+                        nb[i] = s->files[i].nblocks[DDIR_WRITE];
+                        base[i] = s->files[i].base;
+                }
+                r = nb && base ? vstate_init(&s->vs, j, s->nfiles, nb, base, s->bs[DDIR_WRITE],
+                                             err, sizeof(err))
+                               : -ENOMEM;
+                free(nb);
+                free(base);
+                if (r < 0) {
+                        fail(w, -r, "%s", r == -ENOMEM ? "no memory for verify" : err);
+                        return r;
+                }
+                s->verify = s->vs.kind == VERIFY_NULL ? VERIFY_NONE : s->vs.kind;
+                s->verify_reads = !worker_rw_writes(j->rw) && !j->verify_only;
+                for (unsigned i = 0; s->verify && i < s->nfiles; i++)
+                        s->files[i].vseed = verify_seed_of(&w->files[i], i);
+        }
         if (j->time_based)
                 s->total = UINT64_MAX;
         else if (j->io_size) {
@@ -1499,8 +1719,12 @@ static int setup_run(worker_t *w, run_t *s)
                         if (s->total > cap)
                                 s->total = cap;
                         s->total -= s->total % s->bs[s->ddir];
+                } else if (!s->mixed) {
+                        /* whole blocks of the smallest size, as fio issues no partial one */
+                        s->total -= s->total % s->bs[s->ddir];
                 }
         }
+        s->loop_total = s->total;
 
         s->units = calloc(depth, sizeof(*s->units));
         s->free_units = calloc(depth, sizeof(*s->free_units));
@@ -1531,6 +1755,38 @@ static int setup_run(worker_t *w, run_t *s)
         return r;
 }
 
+/* Closes file i: fsync first when fsync_on_close and it was written (fio's close). */
+static void close_file(run_t *s, unsigned i)
+{
+        wfile_t *f = &s->files[i];
+
+        if (f->fd < 0)
+                return;
+        if (f->fd_shared) { /* ENGINE_FILE_OPS: an earlier file's directory, closed with it */
+                f->fd = -1;
+                return;
+        }
+        if (s->w->job->fsync_on_close && f->written && !s->w->leaked && fsync(f->fd) < 0)
+                fail(s->w, errno, "fsync_on_close of %s: %s", file_name(s, i), strerror(errno));
+        close(f->fd);
+        f->fd = -1;
+}
+
+/* fio's unlink: the job's files removed once it is done (each by the worker that laid it out;
+ * one already gone is fine). */
+static void unlink_files(worker_t *w)
+{
+        for (size_t i = 0; i < w->nfiles; i++) {
+                char err[512];
+                int r;
+                if (!w->files[i].path || !w->files[i].owner)
+                        continue;
+                r = policy_unlink(w->cfg, w->files[i].path, err, sizeof(err));
+                if (r < 0 && r != -ENOENT)
+                        fail(w, -r, "unlink: %s", err);
+        }
+}
+
 static void teardown(worker_t *w, run_t *s)
 {
         if (!w->leaked) {
@@ -1542,18 +1798,120 @@ static void teardown(worker_t *w, run_t *s)
         /* Leaked: the kernel may still write into the buffers and read the units' engine state;
          * both stay allocated for the life of the process. */
         for (unsigned i = 0; s->files && i < s->nfiles; i++)
-                if (s->files[i].fd >= 0 && !s->files[i].fd_shared)
-                        close(s->files[i].fd);
+                close_file(s, i);
+        if (w->ran && w->job->unlink && w->engine &&
+            !(w->engine->flags & (ENGINE_OWN_FILES | ENGINE_NO_FILES | ENGINE_DIR_LAYOUT)))
+                unlink_files(w);
+        buffers_done(&s->buf);
+        fileservice_done(&s->fsv);
+        vstate_done(&s->vs);
         free(s->files);
         free(s->free_units);
         free(s->pending);
         iogen_destroy(&s->gen);
 }
 
-static void run(worker_t *w, run_t *s, int64_t start)
+/* fio's do_verify: once the workload's writes are done, every block written and not yet read
+ * back is read and checked, in file and offset order, after the files are synced and dropped
+ * from the page cache (so the reads reach storage). Within the job's runtime, as fio's. */
+static void run_loop(run_t *s)
+{
+        if (s->w->job->io_submit_mode == SUBMIT_OFFLOAD)
+                run_offload(s);
+        else if (s->w->sync_engine)
+                run_sync(s);
+        else
+                run_async(s);
+}
+
+static void verify_phase(worker_t *w, run_t *s)
+{
+        uint64_t total = s->total, ios_left = s->ios_left;
+
+        if (s->failed || w->leaked || stopped(s) || s->now >= s->end_ns)
+                return;
+        for (unsigned i = 0; i < s->nfiles; i++)
+                if (s->files[i].fd >= 0) {
+                        if (s->files[i].written)
+                                fsync(s->files[i].fd);
+                        posix_fadvise(s->files[i].fd, 0, 0, POSIX_FADV_DONTNEED);
+                }
+        s->vphase = true;
+        s->issued_bytes = 0;
+        s->total = vstate_phase_bytes(&s->vs);
+        s->next_ddir = -1;
+        s->ios_left = UINT64_MAX; /* number_ios counts the workload's I/Os, not these */
+        run_loop(s);
+        s->vphase = false;
+        s->total = total;
+        s->ios_left = ios_left;
+}
+
+/* A new loop over the workload: every file from its start again, dropped from the page cache
+ * as fio's reopen does (invalidate=1). */
+static void next_loop(run_t *s)
+{
+        const job_spec_t *j = s->w->job;
+
+        s->issued_bytes = 0;
+        s->total = s->loop_total;
+        s->ios_left = j->number_ios ? j->number_ios : UINT64_MAX;
+        s->files_done = 0;
+        if (s->gen)
+                iogen_restart(s->gen);
+        fileservice_reset(&s->fsv);
+        s->next_file = s->fsv.cur;
+        for (unsigned i = 0; i < s->nfiles; i++) {
+                wfile_t *f = &s->files[i];
+                f->seq[DDIR_READ] = f->seq[DDIR_WRITE] = 0;
+                f->in_pass = 0;
+                f->inval_due = s->invalidate_passes;
+        }
+}
+
+/* fio's unlink_each_loop: the files removed after a loop and made afresh (empty, as the job's
+ * next open creates them), the engine restarted on the new ones. */
+static int renew_files(worker_t *w, run_t *s)
+{
+        int *fds = calloc(s->nfiles ? s->nfiles : 1, sizeof(*fds));
+        int r = 0;
+
+        if (!fds) {
+                fail(w, ENOMEM, "unlink_each_loop: no memory");
+                return -ENOMEM;
+        }
+        if (s->ed)
+                w->engine->cleanup(s->ed);
+        s->ed = NULL;
+        for (unsigned i = 0; i < s->nfiles && r == 0; i++) {
+                char err[512];
+                close_file(s, i);
+                r = policy_unlink(w->cfg, w->files[i].path, err, sizeof(err));
+                if (r == -ENOENT)
+                        r = 0; /* a sharer removed it already */
+                if (r == 0)
+                        r = policy_open(w->cfg, w->files[i].path, PATH_JOB_FILE,
+                                        O_RDWR | O_CREAT | O_CLOEXEC | (job_direct(w) ? O_DIRECT : 0),
+                                        0644, NULL, &s->files[i].fd, err, sizeof(err));
+                if (r < 0)
+                        fail(w, -r, "unlink_each_loop: %s", err);
+                fds[i] = s->files[i].fd;
+        }
+        if (r == 0)
+                r = start_engine(w, s, fds, s->nfiles);
+        free(fds);
+        return r;
+}
+
+static void run(worker_t *w, run_t *s, int64_t job_start)
 {
         const job_spec_t *j = w->job;
-        int64_t job_start = start + (int64_t)j->startdelay_ns;
+
+        if (j->create_only) {
+                /* fio's create_only: the layout was the job */
+                __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
+                return;
+        }
 
         /* startdelay, then ramp_time, then runtime: fio's order, each from the one before. */
         s->ramp_end_ns = job_start + (int64_t)j->ramp_time_ns;
@@ -1569,25 +1927,36 @@ static void run(worker_t *w, run_t *s, int64_t start)
         if (s->now >= s->ramp_end_ns && !s->lat_search)
                 begin_counting(s, s->now);
         s->rate_t0 = s->now;
-        if (j->io_submit_mode == SUBMIT_OFFLOAD)
-                run_offload(s);
-        else if (w->sync_engine)
-                run_sync(s);
-        else
-                run_async(s);
-        if (j->end_fsync && !s->failed && !w->leaked)
-                end_fsync(s);
+        /* fio's loops: the size-bound workload again, files from their start; a time_based job
+         * keeps going until its runtime whatever loops says. */
+        for (uint32_t loop = 0;; loop++) {
+                if (j->verify_only)
+                        vstate_mark_all(&s->vs); /* what an earlier run wrote, all of it */
+                else
+                        run_loop(s);
+                if (j->end_fsync && !s->failed && !w->leaked)
+                        end_fsync(s);
+                if (s->verify && s->vs.readback && j->do_verify && !j->time_based)
+                        verify_phase(w, s);
+                if (j->time_based || s->failed || w->leaked || stopped(s) ||
+                    loop + 1 >= j->loops || s->now >= s->end_ns)
+                        break;
+                if (j->unlink_each_loop &&
+                    !(w->engine->flags & (ENGINE_OWN_FILES | ENGINE_NO_FILES | ENGINE_FILE_OPS)) &&
+                    renew_files(w, s) < 0)
+                        break;
+                next_loop(s);
+        }
         __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
 }
 
 /* ioengine=metadata: metadata_run() after startdelay, again while time_based until the runtime
  * ends or a stop. ramp_time does not apply: each pass is measured whole. A failure ends the job
  * with metadata_run()'s message, as a failed I/O does. */
-static void run_metadata(worker_t *w, int64_t start)
+static void run_metadata(worker_t *w, int64_t job_start)
 {
         const job_spec_t *j = w->job;
         uint32_t nrfiles = j->nrfiles ? j->nrfiles : 1;
-        int64_t job_start = start + (int64_t)j->startdelay_ns;
         run_t s = {.w = w, .end_ns = INT64_MAX};
         int order = metadata_order_from_string(j->metadata_order);
         metadata_params_t p = {
@@ -1629,17 +1998,104 @@ done:
         __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
 }
 
+int gate_init(gate_t *g, unsigned n_groups, size_t n_jobs)
+{
+        memset(g, 0, sizeof(*g));
+        pthread_mutex_init(&g->lock, NULL);
+        pthread_cond_init(&g->cond, NULL);
+        pthread_mutex_init(&g->layout_lock, NULL);
+        n_groups = n_groups ? n_groups : 1;
+        g->n_jobs = n_jobs ? n_jobs : 1;
+        g->group_laying_out = calloc(n_groups, sizeof(*g->group_laying_out));
+        g->group_left = calloc(n_groups, sizeof(*g->group_left));
+        g->group_start = calloc(n_groups, sizeof(*g->group_start));
+        g->job_left = calloc(g->n_jobs, sizeof(*g->job_left));
+        g->stop = calloc(g->n_jobs, sizeof(*g->stop));
+        g->job_group = calloc(g->n_jobs, sizeof(*g->job_group));
+        g->job_groupid = calloc(g->n_jobs, sizeof(*g->job_groupid));
+        if (!g->group_laying_out || !g->group_left || !g->group_start || !g->job_left ||
+            !g->stop || !g->job_group || !g->job_groupid)
+                return -ENOMEM;
+        return 0;
+}
+
+void gate_free(gate_t *g)
+{
+        pthread_mutex_destroy(&g->lock);
+        pthread_cond_destroy(&g->cond);
+        pthread_mutex_destroy(&g->layout_lock);
+        free(g->group_laying_out);
+        free(g->group_left);
+        free(g->group_start);
+        free(g->job_left);
+        free(g->stop);
+        free(g->job_group);
+        free(g->job_groupid);
+        memset(g, 0, sizeof(*g));
+}
+
+void gate_count(gate_t *g, const worker_t *w)
+{
+        g->group_laying_out[w->group]++;
+        g->group_left[w->group]++;
+        g->job_left[w->job_index]++;
+}
+
+/* fio's exec_prerun / exec_postrun: the program the agent's config names for it, its output
+ * in the job's directory. A prerun that fails fails the worker, as in fio. */
+static int exec_phase(worker_t *w, const char *phase, const char *name)
+{
+        char dir[4200], err[512];
+        int r;
+
+        if (policy_job_dir(w->job, w->work_dir, dir, sizeof(dir)) < 0) {
+                fail(w, ENAMETOOLONG, "exec_%s: directory too long", phase);
+                return -ENAMETOOLONG;
+        }
+        r = execcmd_run(w->cfg, w->job, phase, name, dir, w->stop, &w->made, err, sizeof(err));
+        if (r < 0)
+                fail(w, r == -ECHILD ? ECHILD : -r, "%s", err);
+        return r;
+}
+
+/* Whether w's group may run (or the run is called off); under the gate's lock. */
+static bool group_open(const gate_t *g, const worker_t *w)
+{
+        return g->abort || (w->group == 0 ? g->open : g->group_start[w->group] != 0);
+}
+
+/* The end of a worker, under the gate's lock: its job's and group's counts, and fio's exitall and
+ * exitall_on_error, which end the other jobs of its reporting group (exit_what: of its serial
+ * group, or every job, later groups included). */
+static void worker_ended(worker_t *w)
+{
+        gate_t *g = w->gate;
+        int what = w->job->exit_what;
+
+        g->job_left[w->job_index]--;
+        g->group_left[w->group]--;
+        if (w->ran && (g->exitall || (w->job->exitall_on_error && w->error))) {
+                for (size_t k = 0; k < g->n_jobs; k++)
+                        if (what == JOB_EXIT_ALL ||
+                            (what == JOB_EXIT_STONEWALL && g->job_group[k] == w->group) ||
+                            g->job_groupid[k] == w->groupid)
+                                __atomic_store_n(&g->stop[k], 1, __ATOMIC_RELAXED);
+                if (what == JOB_EXIT_ALL)
+                        g->abort = true;
+        }
+        pthread_cond_broadcast(&g->cond);
+}
+
 void *worker_main(void *arg)
 {
         worker_t *w = arg;
         gate_t *g = w->gate;
         run_t s;
-        int64_t start;
+        int64_t job_start;
         bool go;
-        int r;
+        int r = 0;
 
         memset(&s, 0, sizeof(s));
-        r = 0;
         /* placement first: the buffers prepare() allocates follow the NUMA memory policy */
         if (placement_needed(w->job)) {
                 char err[sizeof(w->errmsg)];
@@ -1647,42 +2103,76 @@ void *worker_main(void *arg)
                 if (r < 0)
                         fail(w, -r, "%s", err);
         }
-        if (r >= 0)
-                r = w->md ? 0 : prepare(w, &s);
-        /* Every worker counts itself through layout, even after a failure, and waits for the
-         * others unless the run is called off. */
+        /* A later group lays out once the group before it has ended, as fio starts its jobs
+         * then: what that group did to the files (unlink, a writer's data) is there to see. */
         pthread_mutex_lock(&g->lock);
-        g->laying_out--;
+        while (g->layout_group < w->group && !g->abort)
+                pthread_cond_wait(&g->cond, &g->lock);
+        if (g->abort)
+                r = -ECANCELED;
+        pthread_mutex_unlock(&g->lock);
+        if (r == 0 && !w->md) {
+                if (w->job->create_serialize)
+                        pthread_mutex_lock(&g->layout_lock);
+                r = prepare(w, &s);
+                if (w->job->create_serialize)
+                        pthread_mutex_unlock(&g->layout_lock);
+        }
+        /* Every worker counts itself through layout, even after a failure, and waits for the
+         * others of its group unless the run is called off. */
+        pthread_mutex_lock(&g->lock);
+        g->group_laying_out[w->group]--;
         pthread_cond_broadcast(&g->cond);
-        while (g->laying_out > 0 && !g->abort)
+        while (g->group_laying_out[w->group] > 0 && !g->abort)
                 pthread_cond_wait(&g->cond, &g->lock);
         pthread_mutex_unlock(&g->lock);
+        if (r >= 0 && !strempty(w->job->exec_prerun))
+                r = exec_phase(w, "prerun", w->job->exec_prerun);
         if (r >= 0 && !w->md)
                 r = open_files(w, &s);
         if (r >= 0 && !w->md)
                 r = setup_run(w, &s);
-        if (r < 0 && !w->error)
+        if (r < 0 && !w->error && r != -ECANCELED)
                 w->error = -r;
+        pthread_mutex_lock(&g->lock);
         __atomic_store_n(&w->prepared, r < 0 ? -1 : 1, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&g->cond); /* a later group's starter waits for it */
+        pthread_mutex_unlock(&g->lock);
         w->notify(w->userdata);
 
         pthread_mutex_lock(&g->lock);
-        while (!g->open)
+        while (!group_open(g, w))
                 pthread_cond_wait(&g->cond, &g->lock);
-        go = !g->abort && r >= 0;
-        start = g->start_mono;
+        /* wait_for: after every clone of the waitee, within the group */
+        while (!g->abort && w->waits_for >= 0 && g->job_left[w->waits_for] > 0 &&
+               !__atomic_load_n(w->stop, __ATOMIC_RELAXED))
+                pthread_cond_wait(&g->cond, &g->lock);
+        go = !g->abort && r >= 0 && !__atomic_load_n(w->stop, __ATOMIC_RELAXED);
+        job_start = w->group == 0 ? g->start_mono : g->group_start[w->group];
         pthread_mutex_unlock(&g->lock);
 
         if (go) {
                 w->wake_mono = clock_mono_ns();
+                if (w->waits_for >= 0 && w->wake_mono > job_start)
+                        job_start = w->wake_mono;
+                w->job_start_mono = job_start;
+                /* fio counts startdelay from its start, not from the job's group. */
+                if (g->start_mono + (int64_t)w->job->startdelay_ns > job_start)
+                        job_start = g->start_mono + (int64_t)w->job->startdelay_ns;
                 __atomic_store_n(&w->ran, 1, __ATOMIC_RELEASE);
                 if (w->md)
-                        run_metadata(w, start);
+                        run_metadata(w, job_start);
                 else
-                        run(w, &s, start);
+                        run(w, &s, job_start);
+                /* fio runs it after the job, whatever the job's end */
+                if (!strempty(w->job->exec_postrun))
+                        exec_phase(w, "postrun", w->job->exec_postrun);
         }
         teardown(w, &s);
+        pthread_mutex_lock(&g->lock);
         __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+        worker_ended(w);
+        pthread_mutex_unlock(&g->lock);
         w->notify(w->userdata);
         return NULL;
 }

@@ -42,6 +42,10 @@ static const cli_option_t run_options[] = {
      "which agents: role=R, name=GLOB, host=GLOB, LABEL=V,\ncomma-joined (all must match); "
      "default all"},
     {"dry-run", CLI_FLAG, NULL, NULL, "with a plan: check it and list the points, run nothing"},
+    {"parse-only", CLI_FLAG, NULL, NULL,
+     "check the jobs (every refused option, with file and\nline) and their order, run nothing"},
+    {"showcmd", CLI_FLAG, NULL, NULL,
+     "print the jobs as one equivalent command line, run\nnothing (fio's --showcmd)"},
     {"degrade", CLI_TEXT, "RULE", NULL,
      "alert when the cluster's figure breaks a threshold,\ne.g. 'bw < 100MiB/s for 3', "
      "'clat_p99 > 5ms' (repeatable)"},

@@ -97,6 +97,10 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         o->per_host = true;
                 else if (streq(key, "dry-run"))
                         o->dry_run = true;
+                else if (streq(key, "parse-only"))
+                        o->parse_only = true;
+                else if (streq(key, "showcmd"))
+                        o->showcmd = true;
                 else if (streq(key, "degrade")) {
                         Iofleet__DegradeRule rule;
                         r = plan_degrade_parse(v, &rule, err, errlen);
@@ -166,6 +170,8 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         goto out;
                 }
                 o->plan = files[0];
+                /* a plan checked without running is its dry run */
+                o->dry_run |= o->parse_only;
                 r = 0;
                 goto out;
         }
@@ -177,11 +183,33 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                 if ((r = jobargs_add_file(ja, files[i], NULL, err, errlen)) < 0)
                         goto out;
         r = jobargs_check(ja, err, errlen);
+        if (r == 0 && o->showcmd) {
+                r = jobargs_showcmd(ja, stdout) < 0 ? -EIO : 1;
+                goto out;
+        }
+        if (r == 0 && o->parse_only) {
+                r = jobargs_summary(ja, stdout) < 0 ? -EIO : 1;
+                goto out;
+        }
 out:
         free(files);
         if (r == -ENOMEM && !*err)
                 snprintf(err, errlen, "out of memory");
         return r;
+}
+
+/* One line per problem (err holds them newline-separated), and how many when more than one. */
+static void print_errors(const char *err)
+{
+        size_t n = 0;
+        for (const char *p = err; *p;) {
+                size_t len = strcspn(p, "\n");
+                fprintf(stderr, "iofleet run: %.*s\n", (int)len, p);
+                n += strncmp(p, "... and ", 8) ? 1 : strtoul(p + 8, NULL, 10);
+                p += len + (p[len] == '\n');
+        }
+        if (n > 1)
+                fprintf(stderr, "iofleet run: %zu problems above; nothing was run\n", n);
 }
 
 static char *command_line(int argc, char **argv)
@@ -450,7 +478,8 @@ static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, s
                         if (streq(j->keys.v[k], "directory") && !strchr(j->values.v[k], ':'))
                                 dir = j->values.v[k];
                 for (size_t k = 0; k < j->keys.n; k++) {
-                        bool is_dir = streq(j->keys.v[k], "directory"),
+                        bool is_dir = streq(j->keys.v[k], "directory") ||
+                                      streq(j->keys.v[k], "opendir"),
                              is_fmt = streq(j->keys.v[k], "filename_format");
                         char *v, *save = NULL, base[8192];
                         if (!is_dir && !is_fmt && !streq(j->keys.v[k], "filename"))
@@ -492,7 +521,7 @@ int cmd_run(int argc, char **argv)
         local_fleet_t *fleet = NULL;
         Iofleet__Job **jobs = NULL;
         size_t n_jobs = 0;
-        char err[2048] = "", control_ep[PATH_MAX + 32], results[PATH_MAX], cwd[PATH_MAX];
+        char err[16384] = "", control_ep[PATH_MAX + 32], results[PATH_MAX], cwd[PATH_MAX];
         char allow[8192];
         plan_t plan = {0}; /* a plan file, read and checked once */
         Iofleet__DegradeRule rules[64] = {0}, *rule_ptrs[64];
@@ -505,7 +534,7 @@ int cmd_run(int argc, char **argv)
 
         if ((r = parse_args(argc, argv, &o, &ja, err, sizeof(err))) != 0) {
                 if (r < 0)
-                        fprintf(stderr, "iofleet run: %s\n", err);
+                        print_errors(err);
                 jobargs_free(&ja);
                 strv_clear(&o.degrade);
                 return r < 0 ? 2 : 0;

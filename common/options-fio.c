@@ -5,18 +5,12 @@
 
 const char job_fio_unsupported_options[] =
     /* job description, files */
-    "wait_for wait_for_previous new_group stonewall exitall exitall_on_error loops "
-    "filetype unique_filename opendir lockfile openfiles file_service_type "
-    "create_serialize create_fsync create_on_open create_only allow_file_create "
-    "allow_mounted_write pre_read unlink unlink_each_loop file_append fill_device fill_fs "
-    "fallocate fadvise_hint write_hint overwrite fsync_on_close sync sync_file_range "
-    "write_barrier uncached "
+    "filetype lockfile allow_mounted_write fill_device fill_fs write_hint sync "
+    "sync_file_range write_barrier uncached "
     /* sizes and offsets */
     "offset_align num_range kb_base "
     /* block sizes and buffers */
-    "bs_is_seq_rand zero_buffers refill_buffers scramble_buffers buffer_compress_percentage "
-    "buffer_compress_chunk buffer_pattern dedupe_percentage dedupe_mode "
-    "dedupe_working_set_percentage dedupe_global iomem mem iomem_align mem_align "
+    "bs_is_seq_rand dedupe_global iomem mem iomem_align mem_align "
     "hugepage-size lockmem atomic "
     /* I/O type and pattern */
     "unified_rw_reporting softrandommap sprandom "
@@ -25,9 +19,8 @@ const char job_fio_unsupported_options[] =
     /* rates and latency targets */
     "rate_ignore_thinktime flow flow_id flow_sleep flow_watermark "
     /* verification and trim */
-    "do_verify verify_only verify_interval verify_offset verify_pattern "
-    "verify_pattern_interval verify_dump verify_async verify_async_cpus verify_backlog "
-    "verify_backlog_batch verify_state_load verify_state_save verify_write_sequence "
+    "verify_pattern_interval verify_dump verify_async verify_async_cpus "
+    "verify_state_load verify_state_save verify_write_sequence "
     "verify_header_seed experimental_verify trim_percentage trim_verify_zero trim_backlog "
     "trim_backlog_batch "
     /* replay */
@@ -35,16 +28,14 @@ const char job_fio_unsupported_options[] =
     "replay_align replay_time_scale replay_skip merge_blktrace_file merge_blktrace_scalars "
     "merge_blktrace_iters "
     /* processes, CPUs, priorities */
-    "cgroup cgroup_weight cgroup_nodelete uid gid gtod_reduce gtod_cpu "
-    "clocksource exec_prerun exec_postrun ignore_error continue_on_error error_dump "
+    "cgroup cgroup_weight cgroup_nodelete uid gid gtod_reduce gtod_cpu clocksource "
     /* statistics and logs */
     "disable_lat disable_clat disable_slat disable_bw_measurement clat_percentiles "
     "lat_percentiles slat_percentiles percentile_list significant_figures stats "
     "write_bw_log write_lat_log write_iops_log write_hist_log log_avg_msec log_hist_msec "
     "log_hist_coarseness log_max_value log_offset log_prio log_compression "
     "log_compression_cpus log_store_compressed log_unix_epoch log_alternate_epoch "
-    "log_alternate_epoch_clock_id block_error_percentiles per_job_logs steadystate ss "
-    "ss_dur ss_ramp ss_interval unit_base "
+    "log_alternate_epoch_clock_id block_error_percentiles per_job_logs ss_interval unit_base "
     /* zones */
     "zonemode zonerange zonesize zonecapacity zoneskip read_beyond_wp max_open_zones "
     "job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency "
@@ -70,7 +61,6 @@ const char *const job_fio_unsupported_engines[] = {
 };
 
 const char *const job_fio_unsupported_verify[] = {
-    "md5",    "crc64",   "crc32",       "crc16",    "crc7",     "sha1",
-    "sha256", "sha512",  "sha3-224",    "sha3-256", "sha3-384", "sha3-512",
-    "meta",   "pattern", "pattern_hdr", "null",     NULL,
+    "crc64",    "crc32",    "crc16",    "crc7",        "sha1", "sha512",
+    "sha3-224", "sha3-256", "sha3-384", "sha3-512", "pattern_hdr", NULL,
 };

@@ -53,6 +53,7 @@ typedef struct job_option {
         bool sets_randseed;             /* also records that randseed was given */
         size_t percent_offset;          /* OPT_SIZE: "N%" stores N (1..100) in this uint32_t
                                          * field and 0 in the bytes; 0: no percentages */
+        size_t offset_given;            /* a bool field set when the option is given; 0 none */
         const char *const *choices;     /* accepted values (OPT_STR, OPT_ENUM) */
         const int *values;              /* OPT_ENUM: what each choice stores */
         const char *const *fio_choices; /* real fio values iofleet does not do yet */
@@ -80,6 +81,9 @@ extern const size_t options_table_len;
 /* Block sizes, I/O pattern, pacing, offsets and placement (options-table-io.c). */
 extern const job_option_t options_table_io[];
 extern const size_t options_table_io_len;
+/* Job order, files, buffers, verification and errors (options-table-files.c). */
+extern const job_option_t options_table_files[];
+extern const size_t options_table_files_len;
 /* The i-th option over every table; NULL past the end. */
 const job_option_t *options_at(size_t i);
 
@@ -149,3 +153,7 @@ extern const char *const options_submit_mode_choices[];
 extern const char *const options_random_generator_choices[];
 extern const int options_random_generator_values[];
 extern const char *const options_cpus_policy_choices[];
+/* options-table-files.c's: defaults of its fields (job_spec_done() frees its strings). */
+void options_files_defaults(job_spec_t *j);
+/* The whole-job rules of those options (verify_only with time_based, ...). */
+int options_files_validate(const job_spec_t *j, char *err, size_t errlen);

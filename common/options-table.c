@@ -128,8 +128,12 @@ int options_check_nfs_url(const char *key, const char *s, char *err, size_t errl
 
 /* --- the table ------------------------------------------------------------------------ */
 
-static const char *const verify_choices[] = {"0", "crc32c", "crc32c-intel", "xxhash", NULL};
-static const int verify_values[] = {VERIFY_NONE, VERIFY_CRC32C, VERIFY_CRC32C, VERIFY_XXHASH};
+static const char *const verify_choices[] = {"0",   "crc32c", "crc32c-intel", "xxhash",
+                                             "md5", "sha256", "meta",         "pattern",
+                                             "null", NULL};
+static const int verify_values[] = {VERIFY_NONE,   VERIFY_CRC32C, VERIFY_CRC32C,
+                                    VERIFY_XXHASH, VERIFY_MD5,    VERIFY_SHA256,
+                                    VERIFY_META,   VERIFY_PATTERN, VERIFY_NULL};
 #define ENGINE_NAME(name, kind) #name,
 static const char *const engine_names[] = {ENGINE_LIST(ENGINE_NAME) NULL};
 #undef ENGINE_NAME
@@ -472,6 +476,7 @@ const job_option_t options_table[] = {
         .choices = verify_choices,
         .values = verify_values,
         .fio_choices = job_fio_unsupported_verify,
+        .offset_given = FIELD(bool, verify_set),
         .def = "0",
         .example = "crc32c",
         .help = "Check data: writes then reads back; read jobs check what was written",

@@ -201,7 +201,8 @@ static int validate_layout(const job_spec_t *j, char *err, size_t errlen)
         if (j->size_percent && !j->filesize)
                 return 0; /* a share of files as they are: sized on the agent, when opened */
         if (!j->size && !j->filesize) {
-                if (engine_is(j, ENGINE_METADATA))
+                /* opendir's files are used as they are */
+                if (engine_is(j, ENGINE_METADATA) || !strempty(j->opendir))
                         return 0;
                 if (!engine_is(j, "null")) {
                         options_err(err, errlen, "size: required (e.g. size=1g, or filesize=...)");
@@ -300,11 +301,12 @@ static int validate_rules(const job_spec_t *j, char *err, size_t errlen)
 
 int job_spec_validate(const job_spec_t *j, char *err, size_t errlen)
 {
+        const job_option_t *o;
         int r;
 
         assert(j);
-        for (size_t i = 0; options_at(i); i++) {
-                r = validate_field(j, options_at(i), err, errlen);
+        for (size_t i = 0; (o = options_at(i)); i++) {
+                r = validate_field(j, o, err, errlen);
                 if (r < 0)
                         return r;
         }
@@ -317,6 +319,8 @@ int job_spec_validate(const job_spec_t *j, char *err, size_t errlen)
                 return r;
         r = validate_rules(j, err, errlen);
         if (r < 0)
+                return r;
+        if ((r = options_files_validate(j, err, errlen)) < 0)
                 return r;
         return validate_layout(j, err, errlen);
 }

@@ -205,6 +205,14 @@ static int choice_find(const job_option_t *o, const char *key, const char *value
                 if (streq(value, o->choices[i]))
                         return (int)i;
         options_join(list, sizeof(list), o->choices, ", ");
+        if (streq(o->name, "ioengine") && streq(value, "exec")) {
+                options_err(err, errlen,
+                            "%s: fio's 'exec' is not supported by iofleet: it runs a program the job "
+                            "names, and agents, running as root, run only programs their config "
+                            "names (allow_commands) through exec_prerun/exec_postrun (use %s)",
+                            key, list);
+                return -EOPNOTSUPP;
+        }
         if (options_str_in(value, o->fio_choices)) {
                 options_err(err, errlen, "%s: fio's '%s' is not supported by iofleet yet (use %s)",
                             key, value, list);
@@ -468,7 +476,10 @@ const job_option_t *options_at(size_t i)
         if (i < options_table_len)
                 return &options_table[i];
         i -= options_table_len;
-        return i < options_table_io_len ? &options_table_io[i] : NULL;
+        if (i < options_table_io_len)
+                return &options_table_io[i];
+        i -= options_table_io_len;
+        return i < options_table_files_len ? &options_table_files[i] : NULL;
 }
 
 static const job_option_t *option_find(const char *key)
@@ -535,34 +546,11 @@ int job_option_known(const char *key)
         return word_in(key, job_fio_unsupported_options) ? JOB_OPTION_UNSUPPORTED : -ENOENT;
 }
 
-int job_option_set(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen)
+static int set_value(const job_option_t *o, const char *key, const char *value, job_spec_t *j,
+                     char *err, size_t errlen)
 {
-        char kb[ECHO_BUF], vb[ECHO_BUF];
-        const job_option_t *o;
-        suggest_t hint;
+        char vb[ECHO_BUF];
         bool b;
-
-        assert(j);
-        assert(key);
-
-        if (key[0] == '-' && key[1] == '-')
-                key += 2;
-        o = option_find(key);
-        if (!o) {
-                if (word_in(key, job_fio_unsupported_options)) {
-                        options_err(err, errlen, "fio option '%s' is not supported by iofleet yet",
-                                    key);
-                        return -EOPNOTSUPP;
-                }
-                suggest_init(&hint, key);
-                job_options_offer(&hint);
-                if (suggest_result(&hint))
-                        options_err(err, errlen, "unknown option '%s' (did you mean '%s'?)",
-                                    options_echo(kb, key), suggest_result(&hint));
-                else
-                        options_err(err, errlen, "unknown option '%s'", options_echo(kb, key));
-                return -ENOENT;
-        }
 
         if (o->type == OPT_BOOL) {
                 /* fio's "--time_based" with no value means on */
@@ -600,6 +588,41 @@ int job_option_set(job_spec_t *j, const char *key, const char *value, char *err,
         return -EINVAL;
 }
 
+int job_option_set(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen)
+{
+        char kb[ECHO_BUF];
+        const job_option_t *o;
+        suggest_t hint;
+        int r;
+
+        assert(j);
+        assert(key);
+
+        if (key[0] == '-' && key[1] == '-')
+                key += 2;
+        o = option_find(key);
+        if (!o) {
+                if (word_in(key, job_fio_unsupported_options)) {
+                        options_err(err, errlen, "fio option '%s' is not supported by iofleet yet",
+                                    key);
+                        return -EOPNOTSUPP;
+                }
+                suggest_init(&hint, key);
+                job_options_offer(&hint);
+                if (suggest_result(&hint))
+                        options_err(err, errlen, "unknown option '%s' (did you mean '%s'?)",
+                                    options_echo(kb, key), suggest_result(&hint));
+                else
+                        options_err(err, errlen, "unknown option '%s'", options_echo(kb, key));
+                return -ENOENT;
+        }
+
+        r = set_value(o, key, value, j, err, errlen);
+        if (r >= 0 && o->offset_given)
+                *(bool *)field_at(j, o->offset_given) = true;
+        return r;
+}
+
 /* --- defaults ------------------------------------------------------------------------- */
 
 int job_spec_init(job_spec_t *j, const char *name)
@@ -627,6 +650,7 @@ int job_spec_init(job_spec_t *j, const char *name)
         if (!(n.ioengine = strdup(ENGINE_DEFAULT)) || !(n.metadata_order = strdup("both")))
                 goto fail;
         options_io_defaults(&n);
+        options_files_defaults(&n);
         *j = n;
         return 0;
 fail:
@@ -634,20 +658,58 @@ fail:
         return -ENOMEM;
 }
 
+/* Calls f on every string field of j once: the table's OPT_STR options (name, ioengine, the
+ * paths, ...), whatever table they are in, so that a new one is freed and copied too. */
+static void each_string(job_spec_t *j, void (*f)(char **p, void *u), void *u)
+{
+        const job_option_t *o;
+
+        for (size_t i = 0; (o = options_at(i)); i++) {
+                bool seen = false;
+                if (o->type != OPT_STR || o->no_effect)
+                        continue;
+                for (size_t k = 0; k < i && !seen; k++) {
+                        const job_option_t *e = options_at(k);
+                        seen = e->type == OPT_STR && !e->no_effect && e->offset == o->offset;
+                }
+                if (!seen)
+                        f(field_at(j, o->offset), u);
+        }
+}
+
+static void string_free(char **p, void *u)
+{
+        (void)u;
+        free(*p);
+        *p = NULL;
+}
+
+/* Replaces *p with a copy (NULL when out of memory, and *failed). */
+static void string_dup(char **p, void *u)
+{
+        bool *failed = u;
+        if (*p && !(*p = strdup(*p)))
+                *failed = true;
+}
+
 void job_spec_done(job_spec_t *j)
 {
         if (!j)
                 return;
-        free(j->name);
-        free(j->directory);
-        free(j->filename);
-        free(j->filename_format);
-        free(j->ioengine);
-        free(j->metadata_order);
-        free(j->nfs_url);
-        free(j->ioscheduler);
-        j->name = j->directory = j->filename = j->filename_format = NULL;
-        j->ioengine = j->metadata_order = j->nfs_url = j->ioscheduler = NULL;
+        each_string(j, string_free, NULL);
+}
+
+int job_spec_copy(job_spec_t *dst, const job_spec_t *src)
+{
+        bool failed = false;
+
+        *dst = *src;
+        each_string(dst, string_dup, &failed);
+        if (failed) {
+                job_spec_done(dst); /* every string is a copy or NULL */
+                return -ENOMEM;
+        }
+        return 0;
 }
 
 /* --- help ----------------------------------------------------------------------------- */

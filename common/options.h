@@ -23,6 +23,11 @@ typedef enum verify_kind {
         VERIFY_NONE,
         VERIFY_CRC32C,
         VERIFY_XXHASH, /* a fast 64-bit hash */
+        VERIFY_MD5,
+        VERIFY_SHA256,
+        VERIFY_META,    /* fio's deprecated meta: the header alone is checked */
+        VERIFY_PATTERN, /* no header: every byte must be verify_pattern */
+        VERIFY_NULL,    /* fio's null: pretends, checks nothing */
 } verify_kind_t;
 
 /* Directions, as fio indexes them. */
@@ -212,11 +217,89 @@ typedef struct job_spec {
         int32_t prioclass;           /* I/O priority class 0..3; -1: not given */
         char *ioscheduler;           /* switch the files' devices to this scheduler for the run */
         bool hipri;                  /* pvsync2: RWF_HIPRI on every I/O */
+        /* --- job order, files, buffers, verification, errors (options-table-files.c) --- */
+        /* Job order (common/jobgroups.h derives groups and waits from these). */
+        bool stonewall;          /* wait for every job before this one ("wait_for_previous") */
+        bool new_group;          /* a new reporting group */
+        char *wait_for;          /* start once every clone of this earlier job is done */
+        bool exitall;            /* the first job of the group to end ends the others */
+        bool exitall_on_error;   /* a job ending in error ends the others of its group */
+        int exit_what;           /* JOB_EXIT_*: which jobs exitall ends */
+        uint32_t loops;          /* passes over the workload (size-bound jobs), default 1 */
+        /* Files. */
+        int fallocate;           /* JOB_FALLOCATE_*: how space is reserved for written files */
+        bool create_on_open;     /* no layout: the job's open creates the file */
+        bool create_only;        /* lay out the files, run nothing */
+        bool create_fsync;       /* fsync what layout wrote (default 1) */
+        bool create_serialize;   /* workers lay out one at a time (default 1) */
+        bool allow_file_create;  /* a missing file may be created (default 1) */
+        bool overwrite;          /* a written file is laid out in full before the job */
+        bool file_append;        /* I/O starts at each file's end (offset = its size) */
+        bool unique_filename;    /* generated names carry the agent (fio: the client) (1) */
+        bool unlink;             /* remove the job's files when it is done */
+        bool unlink_each_loop;   /* ... and after each of its loops */
+        bool fsync_on_close;     /* fsync a written file when it is closed */
+        bool pre_read;           /* read the files into the page cache before the start */
+        int fadvise_hint;        /* JOB_FADVISE_*, default JOB_FADVISE_WORKLOAD */
+        char *file_service_type; /* random|roundrobin|sequential[:N], zipf|pareto|normal[:x] */
+        uint32_t openfiles;      /* files open at once; 0 = all of them */
+        char *opendir;           /* every regular file below this directory is a job file */
+        /* Buffers (agent/buffers.c). */
+        bool zero_buffers;
+        bool refill_buffers;
+        bool scramble_buffers;      /* default 1 */
+        bool scramble_set;          /* scramble_buffers was given (zeroes and patterns are
+                                     * otherwise written unscrambled, as fio's) */
+        char *buffer_pattern;       /* fio's pattern syntax (common/pattern.h) */
+        uint32_t buffer_compress_percentage;
+        uint64_t buffer_compress_chunk; /* default 512; 0 = the block */
+        uint32_t dedupe_percentage;
+        int dedupe_mode;            /* JOB_DEDUPE_REPEAT or JOB_DEDUPE_WORKING_SET */
+        uint32_t dedupe_working_set_percentage; /* default 5 */
+        /* Verification beyond verify= (agent/verify.c). */
+        bool verify_set;            /* verify= was given (verify_pattern sets pattern otherwise) */
+        char *verify_pattern;       /* fio's pattern syntax, with %o */
+        bool do_verify;             /* read back after writing (default 1) */
+        uint64_t verify_backlog;    /* read back every N blocks written; 0 = at the end */
+        uint64_t verify_backlog_batch; /* blocks read back each time; 0 = verify_backlog */
+        bool verify_only;           /* no writes: check what an earlier run wrote */
+        uint64_t verify_interval;   /* a header every this many bytes; 0 = one per block */
+        uint64_t verify_offset;     /* the header swapped to this offset in the block */
+        /* Errors and limits. */
+        int continue_on_error;      /* JOB_ERR_* bits of the errors that do not end the job */
+        char *ignore_error;         /* READ_LIST,WRITE_LIST,VERIFY_LIST of errnos ':'-separated */
+        bool error_dump;            /* log each error, not only the fatal one (default 1) */
+        char *steadystate;          /* iops|iops_slope|bw|bw_slope:LIMIT[%] */
+        uint64_t ss_dur_ns;         /* the steady-state window; 0 = no detection */
+        uint64_t ss_ramp_ns;        /* time before the window starts collecting */
+        /* Programs: names the agent's config maps to programs (allow_commands). */
+        char *exec_prerun;
+        char *exec_postrun;
 } job_spec_t;
+
+enum { JOB_EXIT_GROUP = 0, JOB_EXIT_STONEWALL = 1, JOB_EXIT_ALL = 2 };
+enum {
+        JOB_FALLOCATE_NONE = 0,
+        JOB_FALLOCATE_NATIVE = 1, /* posix_fallocate, falling back to nothing */
+        JOB_FALLOCATE_POSIX = 2,
+        JOB_FALLOCATE_KEEP = 3,     /* fallocate(FALLOC_FL_KEEP_SIZE) */
+        JOB_FALLOCATE_TRUNCATE = 4, /* ftruncate to the size, nothing allocated */
+};
+enum {
+        JOB_FADVISE_NONE = 0,
+        JOB_FADVISE_WORKLOAD = 1, /* random or sequential, as the workload is */
+        JOB_FADVISE_SEQUENTIAL = 2,
+        JOB_FADVISE_RANDOM = 3,
+};
+enum { JOB_DEDUPE_REPEAT = 0, JOB_DEDUPE_WORKING_SET = 1 };
+/* continue_on_error's error types, as fio's. */
+enum { JOB_ERR_READ = 1, JOB_ERR_WRITE = 2, JOB_ERR_VERIFY = 4, JOB_ERR_ALL = 7 };
 
 /* Fills defaults; name may be NULL. 0 or -ENOMEM. */
 int job_spec_init(job_spec_t *j, const char *name);
 void job_spec_done(job_spec_t *j);
+/* dst = src with copies of its strings. 0 or -ENOMEM (dst then holds nothing to free). */
+int job_spec_copy(job_spec_t *dst, const job_spec_t *src);
 
 /* Applies one option by its fio name. On failure writes one line into err naming the option
  * and what is allowed, and returns -ENOENT (unknown option), -EOPNOTSUPP (an fio option iofleet

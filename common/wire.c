@@ -532,6 +532,21 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                         if (j->first_done_ns > j->last_done_ns)
                                 return errorf(err, errlen, -EBADMSG,
                                               "finished.job: first_done after last_done");
+                        if (j->groupid > WIRE_MAX_JOBS)
+                                return errorf(err, errlen, -EBADMSG,
+                                              "finished.job.groupid %u out of range 0..%d",
+                                              j->groupid, WIRE_MAX_JOBS);
+                        if (j->steadystate &&
+                            ((r = check_str(j->steadystate->ss, WIRE_MAX_NAME, false,
+                                            "finished.job.steadystate.ss", err, errlen)) < 0 ||
+                             (r = check_str(j->steadystate->criterion, WIRE_MAX_NAME, false,
+                                            "finished.job.steadystate.criterion", err, errlen)) < 0))
+                                return r;
+                        if (j->steadystate && (j->steadystate->n_iops > WIRE_MAX_SS_SAMPLES ||
+                                               j->steadystate->n_bw > WIRE_MAX_SS_SAMPLES))
+                                return errorf(err, errlen, -EBADMSG,
+                                              "finished.job.steadystate: more than %d samples",
+                                              WIRE_MAX_SS_SAMPLES);
                 }
                 return 0;
         }

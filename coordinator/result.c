@@ -436,6 +436,39 @@ nomem:
         return -ENOMEM;
 }
 
+/* fio's "steadystate" block of a job. */
+static json_t *steadystate_json(const Iofleet__SteadyState *ss)
+{
+        json_t *o = json_object(), *data = json_object(), *iops = json_array(),
+               *bw = json_array();
+        json_object_set_new(o, "ss", json_string(ss->ss ? ss->ss : ""));
+        json_object_set_new(o, "duration", json_integer((json_int_t)ss->duration_s));
+        json_object_set_new(o, "attained", json_integer(ss->attained));
+        json_object_set_new(o, "criterion", json_string(ss->criterion ? ss->criterion : ""));
+        json_object_set_new(o, "max_deviation", json_real(ss->max_deviation));
+        json_object_set_new(o, "slope", json_real(ss->slope));
+        json_object_set_new(data, "bw_mean", json_integer((json_int_t)ss->bw_mean));
+        json_object_set_new(data, "iops_mean", json_integer((json_int_t)ss->iops_mean));
+        for (size_t i = 0; i < ss->n_iops; i++)
+                json_array_append_new(iops, json_integer((json_int_t)ss->iops[i]));
+        for (size_t i = 0; i < ss->n_bw; i++)
+                json_array_append_new(bw, json_integer((json_int_t)ss->bw[i]));
+        json_object_set_new(data, "iops", iops);
+        json_object_set_new(data, "bw", bw);
+        json_object_set_new(o, "data", data);
+        return o;
+}
+
+/* Whether the job named so goes on after some errors (continue_on_error, ignore_error). */
+static bool job_continues_on_error(const run_t *run, const char *name)
+{
+        for (size_t s = 0; s < run->n_specs; s++)
+                if (streq(run->specs[s].name, name))
+                        return run->specs[s].continue_on_error ||
+                               !strempty(run->specs[s].ignore_error);
+        return false;
+}
+
 /* The job as submitted: the run's own, or one of a plan's parts. */
 static const Iofleet__Job *submitted_job(const Iofleet__SubmitRun *s, const char *name)
 {
@@ -714,7 +747,7 @@ static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
         /* Size-bound jobs end at different times: the first and the last end, across agents. */
         for (size_t s = 0; s < run->n_specs; s++) {
                 json_t *j = json_object();
-                uint64_t first = UINT64_MAX, last = 0;
+                uint64_t first = UINT64_MAX, last = 0, start = UINT64_MAX;
                 for (size_t i = 0; i < run->n_agents; i++) {
                         const run_agent_t *a = &run->agents[i];
                         if (!a->finished)
@@ -725,9 +758,12 @@ static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
                                         continue;
                                 first = jr->first_done_ns < first ? jr->first_done_ns : first;
                                 last = jr->last_done_ns > last ? jr->last_done_ns : last;
+                                start = jr->start_ns < start ? jr->start_ns : start;
                         }
                 }
                 json_object_set_new(j, "name", json_string(run->specs[s].name));
+                json_object_set_new(j, "start_ns",
+                                    json_integer(start == UINT64_MAX ? 0 : (json_int_t)start));
                 json_object_set_new(j, "first_done_ns",
                                     json_integer(first == UINT64_MAX ? 0 : (json_int_t)first));
                 json_object_set_new(j, "last_done_ns", json_integer((json_int_t)last));
@@ -895,6 +931,21 @@ int result_build(const run_t *run, json_t **ret)
                                 json_object_set_new(
                                     entry, "error_msg",
                                     json_string(jr->error_msg ? jr->error_msg : ""));
+                        }
+                        json_object_set_new(entry, "groupid", json_integer(jr->groupid));
+                        if (jr->steadystate)
+                                json_object_set_new(entry, "steadystate",
+                                                    steadystate_json(jr->steadystate));
+                        if (job_continues_on_error(run, jr->name)) {
+                                /* fio's two more stats with continue_on_error, and its error
+                                 * field: the first error, even one the job went on after */
+                                if (!jr->error && jr->first_error)
+                                        json_object_set_new(entry, "error",
+                                                            json_integer(jr->first_error));
+                                json_object_set_new(entry, "total_err",
+                                                    json_integer((json_int_t)jr->total_err));
+                                json_object_set_new(entry, "first_error",
+                                                    json_integer(jr->first_error));
                         }
                         if (jr->end_syncs)
                                 json_object_set_new(entry, "end_fsyncs",

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "intervals.h"
+#include "jobgroups.h"
 #include "log.h"
 #include "run-internal.h"
 #include "util.h"
@@ -107,6 +108,8 @@ static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *
                       bool *all_timed, uint64_t *layout, char *err, size_t errlen)
 {
         job_spec_t *specs = realloc(run->specs, (run->n_specs + n_jobs + 1) * sizeof(*specs));
+        size_t first = run->n_specs;
+        uint64_t span;
         if (!specs)
                 return -ENOMEM;
         run->specs = specs;
@@ -123,14 +126,24 @@ static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *
                 if (wire_job_spec(jobs[i], spec, err, errlen) < 0)
                         return -EINVAL;
                 run->n_specs++;
-                if (intervals_job_span(spec) > *max_runtime)
-                        *max_runtime = intervals_job_span(spec);
-                if (!spec->runtime_ns)
-                        *all_timed = false;
                 /* What the agent lays out before it answers Prepared: its files, every clone. */
                 *layout += (spec->filesize ? spec->filesize * job_spec_nrfiles(spec) : spec->size) *
                            (spec->numjobs ? spec->numjobs : 1);
         }
+        /* The part's jobs in fio's order: a wait_for names an earlier job, groups add up. */
+        {
+                jobgroup_t *g = calloc(n_jobs ? n_jobs : 1, sizeof(*g));
+                int r = g ? jobgroups_plan(run->specs + first, n_jobs, g, NULL, err, errlen)
+                          : -ENOMEM;
+                free(g);
+                if (r < 0)
+                        return r;
+        }
+        span = jobgroups_span(run->specs + first, n_jobs);
+        if (!span && n_jobs)
+                *all_timed = false;
+        if (span > *max_runtime)
+                *max_runtime = span;
         return 0;
 }
 

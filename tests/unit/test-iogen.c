@@ -245,6 +245,67 @@ static void test_holes(void **state)
         job_spec_done(&j);
 }
 
+/* fio's loops: a new loop starts every file again (sequential position and random map), while
+ * the random streams go on, as fio's do. */
+static void test_restart(void **state)
+{
+        job_spec_t j;
+        iogen_t *g;
+        uint64_t off, len, first[8];
+        bool seen[256] = {false};
+        (void)state;
+
+        job_with(&j, "rw", "write:4k", NULL);
+        g = gen_of(&j, MIB, 1);
+        for (int i = 0; i < 10; i++)
+                iogen_next(g, 0, DDIR_WRITE, &off, &len);
+        iogen_restart(g);
+        iogen_next(g, 0, DDIR_WRITE, &off, &len);
+        assert_int_equal(off, 0);
+        iogen_next(g, 0, DDIR_WRITE, &off, &len);
+        assert_int_equal(off, 8192);
+        iogen_destroy(&g);
+        job_spec_done(&j);
+
+        /* random with the map: a restart mid-pass frees every block again */
+        job_with(&j, "rw", "randread", "bssplit", "4k/50:8k/50", "random_generator", "tausworthe",
+                 NULL);
+        g = gen_of(&j, MIB, 1);
+        for (int i = 0; i < 8; i++) {
+                iogen_next(g, 0, DDIR_READ, &off, &len);
+                first[i] = off;
+        }
+        for (int i = 0; i < 100; i++)
+                iogen_next(g, 0, DDIR_READ, &off, &len);
+        iogen_restart(g);
+        {
+                /* a whole pass after the restart covers every 4k block exactly once */
+                uint64_t covered = 0;
+                int r = 0;
+                while (r != IOGEN_PASS_END) {
+                        r = iogen_next(g, 0, DDIR_READ, &off, &len);
+                        for (uint64_t b = off / 4096; b < (off + len) / 4096; b++) {
+                                assert_false(seen[b]);
+                                seen[b] = true;
+                                covered += 4096;
+                        }
+                }
+                assert_int_equal(covered, MIB);
+        }
+        iogen_restart(g);
+        /* the streams went on: the new loop is not the first one again */
+        {
+                bool same = true;
+                for (int i = 0; i < 8; i++) {
+                        iogen_next(g, 0, DDIR_READ, &off, &len);
+                        same &= off == first[i];
+                }
+                assert_false(same);
+        }
+        iogen_destroy(&g);
+        job_spec_done(&j);
+}
+
 /* rw=randread:4: a new random offset, then 3 sequential I/Os from it (fio's R S S S); with
  * rw_sequencer=identical the same offset 4 times. */
 static void test_seq_nr(void **state)
@@ -525,6 +586,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_fio_offsets),   cmocka_unit_test(test_fio_block_sizes),
             cmocka_unit_test(test_shares),        cmocka_unit_test(test_holes),
+            cmocka_unit_test(test_restart),
             cmocka_unit_test(test_seq_nr),        cmocka_unit_test(test_percentage_random),
             cmocka_unit_test(test_map_mixed_sizes), cmocka_unit_test(test_lfsr),
             cmocka_unit_test(test_lfsr_period),   cmocka_unit_test(test_skew),

@@ -430,6 +430,41 @@ static void test_rw_mode(void **state)
 
 /* --- init, defaults, done ------------------------------------------------------------- */
 
+/* job_spec_copy(): every string of every option table is the copy's own, so that freeing one
+ * leaves the other whole (the fuzzer's untouched-on-failure check copies specs this way). */
+static void test_copy(void **state)
+{
+        job_spec_t a, b;
+        char err[256];
+        static const char *const strs[][2] = {
+            {"directory", "/tmp/x"},       {"ioscheduler", "none"},
+            {"file_service_type", "random"}, {"verify_pattern", "0xaa"},
+            {"ignore_error", "EIO"},       {"wait_for", "other"},
+        };
+        (void)state;
+
+        assert_int_equal(job_spec_init(&a, "copy"), 0);
+        for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+                if (job_option_set(&a, strs[i][0], strs[i][1], err, sizeof(err)) < 0)
+                        fail_msg("%s: %s", strs[i][0], err);
+        assert_int_equal(job_spec_copy(&b, &a), 0);
+        assert_ptr_not_equal(b.name, a.name);
+        assert_ptr_not_equal(b.ioscheduler, a.ioscheduler);
+        assert_ptr_not_equal(b.file_service_type, a.file_service_type);
+        assert_ptr_not_equal(b.wait_for, a.wait_for);
+        job_spec_done(&a);
+        assert_string_equal(b.name, "copy");
+        assert_string_equal(b.directory, "/tmp/x");
+        assert_string_equal(b.ioscheduler, "none");
+        assert_string_equal(b.file_service_type, "random");
+        assert_string_equal(b.verify_pattern, "0xaa");
+        assert_string_equal(b.ignore_error, "EIO");
+        assert_string_equal(b.wait_for, "other");
+        job_spec_done(&b);
+        assert_null(b.name);
+        assert_null(b.wait_for);
+}
+
 static void test_defaults(void **state)
 {
         job_spec_t j;
@@ -1004,9 +1039,9 @@ static void test_unsupported_option(void **state)
                 p += len;
                 p += strspn(p, " ");
         }
-        assert_true(n > 150);
-        set_fails_with("--loops", "2", -EOPNOTSUPP,
-                       "fio option 'loops' is not supported by iofleet yet");
+        assert_true(n > 100); /* fio 3.33 has some 400 options; iofleet refuses what it lacks */
+        set_fails_with("--zonemode", "zbd", -EOPNOTSUPP,
+                       "fio option 'zonemode' is not supported by iofleet yet");
 }
 
 static void test_bad_rw(void **state)
@@ -1047,6 +1082,10 @@ static void test_bad_ioengine(void **state)
                   "ioengine: fio's 'splice' is not supported by iofleet yet (use psync, libaio, "
                   "io_uring, null, metadata, nfs, sync");
         set_fails("ioengine", "external:/usr/lib/engine.so", -EOPNOTSUPP, "':' suffix");
+        set_fails("ioengine", "exec", -EOPNOTSUPP, "run only programs their config names");
+        /* a job names a program an agent allows; a command line is refused, saying why */
+        set_fails("exec_prerun", "echo 3 > /proc/sys/vm/drop_caches", -EOPNOTSUPP,
+                  "is a command line; agents run as root");
         set_fails("ioengine", "PSYNC", -EINVAL, "is not one of");
         set_fails("ioengine", "", -EINVAL, "needs a value");
         set_fails_with("metadata_order", "shuffled", -EINVAL,
@@ -1059,9 +1098,9 @@ static void test_bad_verify(void **state)
         for (size_t i = 0; job_fio_unsupported_verify[i]; i++)
                 set_fails("verify", job_fio_unsupported_verify[i], -EOPNOTSUPP,
                           "not supported by iofleet yet");
-        set_fails_with("verify", "md5", -EOPNOTSUPP,
-                       "verify: fio's 'md5' is not supported by iofleet yet (use 0, crc32c, "
-                       "crc32c-intel, xxhash)");
+        set_fails_with("verify", "sha512", -EOPNOTSUPP,
+                       "verify: fio's 'sha512' is not supported by iofleet yet (use 0, crc32c, "
+                       "crc32c-intel, xxhash, md5, sha256, meta, pattern, null)");
         set_fails("verify", "none", -EINVAL, "is not one of 0, crc32c");
         set_fails("verify", "1", -EINVAL, "is not one of");
         set_fails("verify", "CRC32C", -EINVAL, "is not one of");
@@ -1474,8 +1513,8 @@ static void test_validate_fields(void **state)
         job_spec_done(&j);
 
         FRESH();
-        j.verify = (verify_kind_t)7;
-        validate_fails(&j, -EINVAL, "verify: 7 is not one of 0, crc32c, crc32c-intel, xxhash");
+        j.verify = (verify_kind_t)17;
+        validate_fails(&j, -EINVAL, "verify: 17 is not one of 0, crc32c, crc32c-intel, xxhash");
         job_spec_done(&j);
 
         FRESH();
@@ -1794,6 +1833,7 @@ static void test_help(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_copy),
             cmocka_unit_test(test_parse_size_good),
             cmocka_unit_test(test_parse_size_bad),
             cmocka_unit_test(test_parse_duration_good),
