@@ -19,6 +19,7 @@
 #include "options.h"
 #include "plan.h"
 #include "run-opts.h"
+#include "output.h"
 #include "render.h"
 #include "selector.h"
 #include "util.h"
@@ -232,16 +233,12 @@ static char *command_line(int argc, char **argv)
 static int write_output(const run_opts_t *o, json_t *doc, const char *results_dir)
 {
         FILE *f = stdout;
-        bool json = o->format && streq(o->format, "json");
         if (o->output && !(f = fopen(o->output, "we"))) {
                 fprintf(stderr, "iofleet: --output=%s: %s\n", o->output, strerror(errno));
                 return -errno;
         }
-        if (json) {
-                json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-                fputc('\n', f);
-        } else
-                render_summary(f, doc, results_dir);
+        if (output_write(f, o->format, doc, results_dir) < 0)
+                fprintf(stderr, "iofleet: writing the result failed\n");
         if (f != stdout && fclose(f) != 0) {
                 fprintf(stderr, "iofleet: --output=%s: %s\n", o->output, strerror(errno));
                 return -errno;
@@ -406,7 +403,7 @@ int run_follow(client_t *c, const run_opts_t *o, const char *run_id_in, uint64_t
                         }
                         if (write_output(o, doc, d->results_dir) < 0)
                                 rc = -EIO;
-                        if (o->output || (o->format && streq(o->format, "json")))
+                        if (o->output || output_machine(o->format))
                                 fprintf(live, "iofleet: result in %s%s%s/result.json\n",
                                         o->output ? o->output : "", o->output ? " and " : "",
                                         d->results_dir);
@@ -539,7 +536,7 @@ int cmd_run(int argc, char **argv)
                 strv_clear(&o.degrade);
                 return r < 0 ? 2 : 0;
         }
-        live = o.format && streq(o.format, "json") && !o.output ? stderr : stdout;
+        live = output_machine(o.format) && !o.output ? stderr : stdout;
         if (o.plan && o.dry_run) {
                 rc = plan_dry_run(o.plan, stdout) < 0 ? 2 : 0;
                 goto out;
@@ -712,7 +709,7 @@ int cmd_watch(int argc, char **argv)
                 fprintf(stderr, "iofleet watch: %s\n", err);
                 return 2;
         }
-        live = o.format && streq(o.format, "json") && !o.output ? stderr : stdout;
+        live = output_machine(o.format) && !o.output ? stderr : stdout;
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         if (cli_config_load(o.config, &cfg, err, sizeof(err)) < 0) {

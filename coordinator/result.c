@@ -15,6 +15,7 @@
 #include "fileio.h"
 #include "intervals.h"
 #include "log.h"
+#include "result-fio.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -79,6 +80,8 @@ static json_t *lat_json(const hist_t *h)
                         json_object_set_new(p, key, json_integer((json_int_t)v[i]));
                 }
                 json_object_set_new(o, "percentile", p);
+                /* json+'s bins; the CLI leaves them out of plain json, as fio */
+                json_object_set_new(o, "bins", result_fio_bins(h));
         } else
                 json_decref(p);
         return o;
@@ -512,6 +515,11 @@ static json_t *client_entry(const char *jobname, const char *hostname, const cha
         }
         json_object_set_new(o, "job_runtime",
                             json_integer((json_int_t)((runtime_ns + 500000) / 1000000)));
+        {
+                const hist_t *clat[2] = {rd->clat, wr->clat};
+                result_fio_latency(o, clat, 2);
+        }
+        result_fio_job_fields(o, runtime_ns);
         json_object_set_new(o, "hostname", json_string(hostname));
         if (agent)
                 json_object_set_new(o, "agent", json_string(agent));
@@ -982,6 +990,7 @@ int result_build(const run_t *run, json_t **ret)
         dir_acc_done(&all_r);
         dir_acc_done(&all_w);
         json_object_set_new(doc, "client_stats", stats);
+        json_object_set_new(doc, "jobs", result_fio_jobs(stats, run->n_agents));
         json_object_set_new(doc, "iofleet", iofleet_json(run, &pass));
         ivpass_done(&pass);
         if (r < 0) {
