@@ -100,6 +100,7 @@ typedef struct run {
         unsigned files_done;   /* files the generator finished with (IOGEN_LAST) */
         bool file_ops;         /* ENGINE_FILE_OPS: a file's pass begins with file_op() */
         bool nostats;          /* the engine's I/Os have no latency of their own (fake I/O) */
+        bool no_clat, no_lat, no_slat; /* disable_clat, _lat, _slat (gtod_reduce: all) */
         bool paced;            /* pacing_needed(): thinktime, Poisson, minimum rates, latency */
         unsigned qd;           /* I/Os in flight at most: depth, or latency_target's depth */
         bool lat_search;       /* latency_target without latency_run: count only once found */
@@ -556,8 +557,9 @@ static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
         STAT_ADD(d->ios, 1);
         if (unlikely(s->nostats))
                 return;
-        hist_record(&d->clat, (uint64_t)(now - io->issue_ns));
-        if (with_lat)
+        if (likely(!s->no_clat))
+                hist_record(&d->clat, (uint64_t)(now - io->issue_ns));
+        if (with_lat && likely(!s->no_lat))
                 hist_record(&d->lat, (uint64_t)(now - io->start_ns));
 }
 
@@ -577,8 +579,10 @@ static int64_t file_op(run_t *s, wfile_t *f, unsigned fi)
                 fail(w, -r, "ioengine=%s: %s: %s", s->e->name, file_name(s, fi), strerror(-r));
                 s->failed = true;
         } else if (s->counting) {
-                hist_record(&w->dir[ddir].clat, (uint64_t)(t1 - t0));
-                hist_record(&w->dir[ddir].lat, (uint64_t)(t1 - t0));
+                if (!s->no_clat)
+                        hist_record(&w->dir[ddir].clat, (uint64_t)(t1 - t0));
+                if (!s->no_lat)
+                        hist_record(&w->dir[ddir].lat, (uint64_t)(t1 - t0));
         }
         return t1;
 }
@@ -801,7 +805,8 @@ static int commit(run_t *s, int64_t *now)
                         if (io->counted) {
                                 worker_dir_t *d = &s->w->dir[io->ddir];
                                 STAT_ADD(d->issued, 1);
-                                hist_record(&d->slat, (uint64_t)(t - io->start_ns));
+                                if (likely(!s->no_slat))
+                                        hist_record(&d->slat, (uint64_t)(t - io->start_ns));
                         }
                 }
                 s->inflight += (unsigned)r;
@@ -887,7 +892,9 @@ static int issue_one(run_t *s, int64_t *now)
                 io->issue_ns = *now;
                 if (io->counted) {
                         STAT_ADD(s->w->dir[io->ddir].issued, 1);
-                        hist_record(&s->w->dir[io->ddir].slat, (uint64_t)(*now - io->start_ns));
+                        if (likely(!s->no_slat))
+                                hist_record(&s->w->dir[io->ddir].slat,
+                                            (uint64_t)(*now - io->start_ns));
                 }
                 complete(s, io, *now, true);
                 release(s, io);
@@ -963,7 +970,7 @@ static void run_offload(run_t *s)
                 for (unsigned i = 0; i < n; i++) {
                         io_unit_t *io = out[i];
                         s->inflight--;
-                        if (io->counted)
+                        if (io->counted && !s->no_slat)
                                 hist_record(&w->dir[io->ddir].slat,
                                             (uint64_t)(io->issue_ns - io->start_ns));
                         complete(s, io, io->done_ns, true);
@@ -1627,6 +1634,9 @@ static int setup_run(worker_t *w, run_t *s)
         }
         s->file_ops = w->engine->flags & ENGINE_FILE_OPS;
         s->nostats = s->file_ops;
+        s->no_clat = j->disable_clat || j->gtod_reduce;
+        s->no_lat = j->disable_lat || j->gtod_reduce;
+        s->no_slat = j->disable_slat || j->gtod_reduce;
         if (!strempty(j->ignore_error)) {
                 char err[256];
                 if ((r = ignore_error_parse(j->ignore_error, &s->ie, err, sizeof(err))) < 0) {

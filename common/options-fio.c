@@ -28,10 +28,9 @@ const char job_fio_unsupported_options[] =
     "replay_align replay_time_scale replay_skip merge_blktrace_file merge_blktrace_scalars "
     "merge_blktrace_iters "
     /* processes, CPUs, priorities */
-    "cgroup cgroup_weight cgroup_nodelete uid gid gtod_reduce gtod_cpu clocksource "
+    "cgroup cgroup_weight cgroup_nodelete uid gid gtod_cpu clocksource "
     /* statistics and logs */
-    "disable_lat disable_clat disable_slat disable_bw_measurement clat_percentiles "
-    "lat_percentiles slat_percentiles percentile_list significant_figures stats "
+    "significant_figures "
     "write_bw_log write_lat_log write_iops_log write_hist_log log_avg_msec log_hist_msec "
     "log_hist_coarseness log_max_value log_offset log_prio log_compression "
     "log_compression_cpus log_store_compressed log_unix_epoch log_alternate_epoch "

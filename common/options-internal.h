@@ -84,6 +84,10 @@ extern const size_t options_table_io_len;
 /* Job order, files, buffers, verification and errors (options-table-files.c). */
 extern const job_option_t options_table_files[];
 extern const size_t options_table_files_len;
+/* Statistics: measured latencies, reported percentiles (options-table-stats.c). */
+extern const job_option_t options_table_stats[];
+extern const size_t options_table_stats_len;
+void options_stats_defaults(job_spec_t *j);
 /* The i-th option over every table; NULL past the end. */
 const job_option_t *options_at(size_t i);
 

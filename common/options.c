@@ -479,7 +479,10 @@ const job_option_t *options_at(size_t i)
         if (i < options_table_io_len)
                 return &options_table_io[i];
         i -= options_table_io_len;
-        return i < options_table_files_len ? &options_table_files[i] : NULL;
+        if (i < options_table_files_len)
+                return &options_table_files[i];
+        i -= options_table_files_len;
+        return i < options_table_stats_len ? &options_table_stats[i] : NULL;
 }
 
 static const job_option_t *option_find(const char *key)
@@ -651,6 +654,7 @@ int job_spec_init(job_spec_t *j, const char *name)
                 goto fail;
         options_io_defaults(&n);
         options_files_defaults(&n);
+        options_stats_defaults(&n);
         *j = n;
         return 0;
 fail:

@@ -275,7 +275,21 @@ typedef struct job_spec {
         /* Programs: names the agent's config maps to programs (allow_commands). */
         char *exec_prerun;
         char *exec_postrun;
+        /* --- statistics (options-table-stats.c): what is measured and reported --- */
+        bool clat_percentiles;      /* percentiles of clat in the result (default 1) */
+        bool lat_percentiles;       /* ... of the total latency */
+        bool slat_percentiles;      /* ... of the submission latency */
+        char *percentile_list;      /* fio's "P:P:...", up to JOB_PERCENTILES_MAX; NULL: fio's */
+        bool disable_lat, disable_clat, disable_slat; /* not measured: zeros in the result */
+        bool disable_bw;            /* disable_bw_measurement: no bw/iops series figures */
+        bool gtod_reduce;           /* all four of them, as fio */
+        bool stats;                 /* the job is in the result (default 1) */
 } job_spec_t;
+
+#define JOB_PERCENTILES_MAX 20 /* fio's FIO_IO_U_LIST_MAX_LEN */
+/* percentile_list's values, ascending, into p (JOB_PERCENTILES_MAX); their count, or -EINVAL with
+ * one line in err. */
+int job_percentile_list(const char *s, double *p, char *err, size_t errlen);
 
 enum { JOB_EXIT_GROUP = 0, JOB_EXIT_STONEWALL = 1, JOB_EXIT_ALL = 2 };
 enum {

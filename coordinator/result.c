@@ -63,27 +63,81 @@ static void dir_acc_add(dir_acc_t *d, const Iofleet__DirStats *s)
         wire_hist_add(d->lat, s->lat && s->lat->n ? s->lat : s->clat);
 }
 
-static json_t *lat_json(const hist_t *h)
+/* What a job's statistics options ask the result for (fio's percentile_list, clat/lat/
+ * slat_percentiles, disable_*, gtod_reduce, stats). */
+typedef struct report_opts {
+        double p[JOB_PERCENTILES_MAX];
+        size_t np;
+        bool pct[3];      /* percentiles of slat, clat, lat */
+        bool lat_off, bw_off;
+        bool stats;
+} report_opts_t;
+
+static void report_opts_default(report_opts_t *ro)
 {
-        json_t *o = json_object(), *p = json_object();
+        memset(ro, 0, sizeof(*ro));
+        ro->np = ELEMENTSOF(hist_default_percentiles);
+        memcpy(ro->p, hist_default_percentiles, sizeof(hist_default_percentiles));
+        ro->pct[1] = true;
+        ro->stats = true;
+}
+
+/* The options of the run's job called name; fio's defaults when there is none. */
+static void report_opts_of(const run_t *run, const char *name, report_opts_t *ro)
+{
+        const job_spec_t *j = NULL;
+
+        report_opts_default(ro);
+        for (size_t k = 0; name && k < run->n_specs && !j; k++)
+                if (streq(run->specs[k].name, name))
+                        j = &run->specs[k];
+        if (!j)
+                return;
+        if (!strempty(j->percentile_list)) {
+                char err[128];
+                int n = job_percentile_list(j->percentile_list, ro->p, err, sizeof(err));
+                if (n > 0)
+                        ro->np = (size_t)n;
+        }
+        ro->pct[0] = j->slat_percentiles;
+        ro->pct[1] = j->clat_percentiles;
+        ro->pct[2] = j->lat_percentiles;
+        ro->lat_off = j->disable_lat || j->gtod_reduce;
+        ro->bw_off = j->disable_bw || j->gtod_reduce;
+        ro->stats = j->stats;
+}
+
+/* A latency block; with pct its percentiles (ro's list) and json+'s bins. h NULL: not
+ * measured, zeros as fio reports them. */
+static json_t *lat_json(const hist_t *h, const report_opts_t *ro, bool pct)
+{
+        json_t *o = json_object();
+        if (!h) {
+                json_object_set_new(o, "min", json_integer(0));
+                json_object_set_new(o, "max", json_integer(0));
+                json_object_set_new(o, "mean", json_real(0));
+                json_object_set_new(o, "stddev", json_real(0));
+                json_object_set_new(o, "N", json_integer(0));
+                return o;
+        }
         json_object_set_new(o, "min", json_integer(h->n ? (json_int_t)h->min : 0));
         json_object_set_new(o, "max", json_integer((json_int_t)h->max));
         json_object_set_new(o, "mean", json_real(hist_mean(h)));
         json_object_set_new(o, "stddev", json_real(hist_stddev(h)));
         json_object_set_new(o, "N", json_integer((json_int_t)h->n));
-        if (h->n) {
-                uint64_t v[ELEMENTSOF(hist_default_percentiles)];
-                hist_percentiles(h, hist_default_percentiles, ELEMENTSOF(v), v);
-                for (size_t i = 0; i < ELEMENTSOF(hist_default_percentiles); i++) {
+        if (h->n && pct) {
+                json_t *p = json_object();
+                uint64_t v[JOB_PERCENTILES_MAX];
+                hist_percentiles(h, ro->p, ro->np, v);
+                for (size_t i = 0; i < ro->np; i++) {
                         char key[32];
-                        snprintf(key, sizeof(key), "%f", hist_default_percentiles[i]);
+                        snprintf(key, sizeof(key), "%f", ro->p[i]);
                         json_object_set_new(p, key, json_integer((json_int_t)v[i]));
                 }
                 json_object_set_new(o, "percentile", p);
                 /* json+'s bins; the CLI leaves them out of plain json, as fio */
                 json_object_set_new(o, "bins", result_fio_bins(h));
-        } else
-                json_decref(p);
+        }
         return o;
 }
 
@@ -130,7 +184,9 @@ static json_t *phases_json(const phase_acc_t *acc, size_t n)
                 json_object_set_new(
                     p, "ops_per_sec",
                     json_real(acc[i].elapsed_ns ? acc[i].ops * 1e9 / acc[i].elapsed_ns : 0));
-                json_object_set_new(p, "lat_ns", lat_json(acc[i].lat));
+                report_opts_t ro;
+                report_opts_default(&ro);
+                json_object_set_new(p, "lat_ns", lat_json(acc[i].lat, &ro, true));
                 json_object_set_new(o, acc[i].name, p);
         }
         return o;
@@ -175,8 +231,9 @@ static double series_dev(const series_t *s)
 
 /* One fio "read"/"write" block. bw and iops series come from the interval samples. */
 static json_t *dir_json(const dir_acc_t *d, uint64_t runtime_ns, const series_t *bw,
-                        const series_t *iops, double agg_share)
+                        const series_t *iops, double agg_share, const report_opts_t *ro)
 {
+        static const series_t none;
         json_t *o = json_object();
         double secs = runtime_ns / 1e9;
         uint64_t bw_bytes = secs > 0 ? (uint64_t)(d->bytes / secs) : 0;
@@ -194,9 +251,12 @@ static json_t *dir_json(const dir_acc_t *d, uint64_t runtime_ns, const series_t 
         json_object_set_new(o, "issued_ios", json_integer((json_int_t)d->issued));
         json_object_set_new(o, "verify_errors", json_integer((json_int_t)d->verify_errors));
         json_object_set_new(o, "errors", json_integer((json_int_t)d->errors));
-        json_object_set_new(o, "slat_ns", lat_json(d->slat));
-        json_object_set_new(o, "clat_ns", lat_json(d->clat));
-        json_object_set_new(o, "lat_ns", lat_json(d->lat));
+        json_object_set_new(o, "slat_ns", lat_json(d->slat, ro, ro->pct[0]));
+        json_object_set_new(o, "clat_ns", lat_json(d->clat, ro, ro->pct[1]));
+        /* a synchronous engine's lat is its clat (dir_acc_add()), unless lat is not measured */
+        json_object_set_new(o, "lat_ns", lat_json(ro->lat_off ? NULL : d->lat, ro, ro->pct[2]));
+        if (ro->bw_off)
+                bw = iops = &none;
         json_object_set_new(o, "bw_min", json_integer((json_int_t)(bw->min / 1024)));
         json_object_set_new(o, "bw_max", json_integer((json_int_t)(bw->max / 1024)));
         json_object_set_new(o, "bw_agg", json_real(agg_share));
@@ -497,20 +557,22 @@ static json_t *client_entry(const char *jobname, const char *hostname, const cha
                             const dir_acc_t *rd, const dir_acc_t *wr, uint64_t runtime_ns,
                             const series_t *rbw, const series_t *riops, const series_t *wbw,
                             const series_t *wiops, int error, json_t *options, double share_r,
-                            double share_w)
+                            double share_w, const report_opts_t *ro)
 {
         json_t *o = json_object();
         json_object_set_new(o, "jobname", json_string(jobname));
         json_object_set_new(o, "groupid", json_integer(0));
         json_object_set_new(o, "error", json_integer(error));
         json_object_set_new(o, "job options", options ? options : json_object());
-        json_object_set_new(o, "read", dir_json(rd, runtime_ns, rbw, riops, share_r));
-        json_object_set_new(o, "write", dir_json(wr, runtime_ns, wbw, wiops, share_w));
+        json_object_set_new(o, "read", dir_json(rd, runtime_ns, rbw, riops, share_r, ro));
+        json_object_set_new(o, "write", dir_json(wr, runtime_ns, wbw, wiops, share_w, ro));
         {
                 /* fio's "sync" block: the fsync/fdatasync issued every N writes. */
                 json_t *sync = json_object();
                 json_object_set_new(sync, "total_ios", json_integer((json_int_t)wr->syncs));
-                json_object_set_new(sync, "lat_ns", lat_json(wr->sync_lat));
+                report_opts_t sro;
+                report_opts_default(&sro);
+                json_object_set_new(sync, "lat_ns", lat_json(wr->sync_lat, &sro, true));
                 json_object_set_new(o, "sync", sync);
         }
         json_object_set_new(o, "job_runtime",
@@ -793,6 +855,7 @@ static json_t *unfinished_entry(const run_t *run, const ivpass_t *pass, size_t i
         dir_acc_t rd, wr;
         series_t none = {0};
         json_t *entry;
+        report_opts_t ro;
         uint64_t runtime = pass->next_k[i] * run->interval_ns;
         if (a->server || !a->start_sent)
                 return NULL;
@@ -814,9 +877,10 @@ static json_t *unfinished_entry(const run_t *run, const ivpass_t *pass, size_t i
         all_r->ios += rd.ios;
         all_w->bytes += wr.bytes;
         all_w->ios += wr.ios;
+        report_opts_of(run, job, &ro);
         entry = client_entry(job, a->hostname, a->name, &rd, &wr, runtime, &none, &none, &none,
                              &none, 0, NULL, total_r ? 100.0 * rd.bytes / total_r : 0,
-                             total_w ? 100.0 * wr.bytes / total_w : 0);
+                             total_w ? 100.0 * wr.bytes / total_w : 0, &ro);
         json_object_set_new(entry, "agent_status", json_string(run_agent_status(run, a)));
         json_object_set_new(entry, "from_intervals", json_true());
         dir_acc_done(&rd);
@@ -886,6 +950,10 @@ int result_build(const run_t *run, json_t **ret)
                 const run_agent_t *a = &run->agents[i];
                 for (size_t q = 0; a->finished && q < a->finished->finished->n_jobs; q++) {
                         const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
+                        report_opts_t ro;
+                        report_opts_of(run, jr->name, &ro);
+                        if (!ro.stats)
+                                continue;
                         total_r += jr->read ? jr->read->bytes : 0;
                         total_w += jr->write ? jr->write->bytes : 0;
                 }
@@ -915,7 +983,11 @@ int result_build(const run_t *run, json_t **ret)
                 for (size_t q = 0; q < a->finished->finished->n_jobs; q++) {
                         const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
                         const Iofleet__Job *job = NULL;
+                        report_opts_t ro;
                         dir_acc_t rd, wr;
+                        report_opts_of(run, jr->name, &ro);
+                        if (!ro.stats)
+                                continue; /* fio's stats=0: the job runs, its figures are not shown */
                         if ((r = dir_acc_init(&rd)) < 0 || (r = dir_acc_init(&wr)) < 0) {
                                 dir_acc_done(&rd);
                                 break;
@@ -931,7 +1003,7 @@ int result_build(const run_t *run, json_t **ret)
                                              jr->runtime_ns, &rbw, &riops, &wbw, &wiops, jr->error,
                                              job ? job_options_json(job) : NULL,
                                              total_r ? 100.0 * rd.bytes / total_r : 0,
-                                             total_w ? 100.0 * wr.bytes / total_w : 0);
+                                             total_w ? 100.0 * wr.bytes / total_w : 0, &ro);
                         if (jr->error) {
                                 /* Where it failed, and how, next to fio's errno. */
                                 json_object_set_new(entry, "error_offset",
@@ -978,9 +1050,13 @@ int result_build(const run_t *run, json_t **ret)
                 /* fio's "All clients": merged histograms, never averaged percentiles. */
                 series_t rbw = pass.cbw[0], riops = pass.ciops[0], wbw = pass.cbw[1],
                          wiops = pass.ciops[1];
+                report_opts_t ro;
+                /* the first job's statistics options (a job file's [global] gives them all) */
+                report_opts_of(run, run->n_specs ? run->specs[0].name : NULL, &ro);
+                ro.stats = true;
                 entry = client_entry("All clients", "All clients", NULL, &all_r, &all_w,
                                      all_runtime, &rbw, &riops, &wbw, &wiops, 0, NULL,
-                                     total_r ? 100.0 : 0, total_w ? 100.0 : 0);
+                                     total_r ? 100.0 : 0, total_w ? 100.0 : 0, &ro);
                 if (n_all_phases)
                         json_object_set_new(entry, "metadata",
                                             phases_json(all_phases, n_all_phases));

@@ -53,6 +53,31 @@ check "terse version 3, job name, 20 clat percentiles" \
 check "terse read KiB is the json's" \
 	[ "$(cut -d';' -f6 "$T/terse.txt")" = "$(jq '.jobs[0].read.io_kbytes' "$T/plain.json")" ]
 
+# Statistics options: the percentiles and latency blocks fio reports for the same options.
+"$IOFLEET" run --local=1 --results-dir="$T/runs" --directory="$D" --rw=randread --bs=4k \
+	--size=1m --ioengine=libaio --iodepth=2 \
+	--name=pl --percentile_list=99.5:50 --lat_percentiles=1 --slat_percentiles=1 \
+	--name=gr --gtod_reduce=1 --name=hidden --stats=0 --output-format=json \
+	>"$T/st.json" 2>"$T/st.log"
+check "statistics options run ok" [ $? -eq 0 ]
+fio --rw=randread --bs=4k --size=1m --ioengine=libaio --iodepth=2 --directory="$T/fiod" \
+	--name=pl --percentile_list=99.5:50 --lat_percentiles=1 --slat_percentiles=1 \
+	--name=gr --gtod_reduce=1 --output-format=json >"$T/fst.raw" 2>/dev/null
+sed -n '/^{/,$p' "$T/fst.raw" >"$T/fst.json" # fio may print a job line before its JSON
+for blk in slat_ns clat_ns lat_ns; do
+	want=$(jq -c "[.jobs[] | select(.jobname == \"pl\") | .read.$blk.percentile | keys] " "$T/fst.json")
+	got=$(jq -c "[.jobs[] | select(.jobname == \"pl\") | .read.$blk.percentile | keys] " "$T/st.json")
+	check "percentile_list in $blk as fio's ($got vs $want)" [ "$got" = "$want" ]
+done
+want=$(jq -c '[.jobs[] | select(.jobname == "gr") | .read | (.clat_ns.N, .lat_ns.N, .slat_ns.N, has("bins"))]' "$T/fst.json")
+got=$(jq -c '[.jobs[] | select(.jobname == "gr") | .read | (.clat_ns.N, .lat_ns.N, .slat_ns.N, has("bins"))]' "$T/st.json")
+check "gtod_reduce: no latencies, as fio ($got vs $want)" [ "$got" = "$want" ]
+jqcheck "gtod_reduce still counts the I/Os" "$T/st.json" \
+	'[.jobs[] | select(.jobname == "gr") | .read.total_ios] == [256]'
+jqcheck "stats=0 leaves the job out" "$T/st.json" '[.jobs[].jobname] == ["pl", "gr"]'
+jqcheck "by default only clat has percentiles, as fio" "$T/plain.json" \
+	'.jobs[0].read | (has("clat_ns") and (.clat_ns | has("percentile")) and (.lat_ns | has("percentile") | not) and (.slat_ns | has("percentile") | not))'
+
 # An unknown format is refused naming the allowed ones.
 "$IOFLEET" run --local=1 --name=x --size=1m --output-format=json,xml >"$T/bad.log" 2>&1
 check "unknown format refused" [ $? -ne 0 ]

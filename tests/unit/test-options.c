@@ -465,6 +465,30 @@ static void test_copy(void **state)
         assert_null(b.wait_for);
 }
 
+/* percentile_list as fio reads it: ':'-separated, sorted, at most 20, each in (0, 100]. */
+static void test_percentile_list(void **state)
+{
+        double p[JOB_PERCENTILES_MAX];
+        char err[256];
+        (void)state;
+
+        assert_int_equal(job_percentile_list("99.9:50:1", p, err, sizeof(err)), 3);
+        assert_true(p[0] == 1 && p[1] == 50 && p[2] == 99.9);
+        assert_int_equal(job_percentile_list("100", p, err, sizeof(err)), 1);
+        assert_int_equal(job_percentile_list("1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17:18:19:20",
+                                             p, err, sizeof(err)),
+                         20);
+        assert_int_equal(job_percentile_list("1:2:3:4:5:6:7:8:9:10:11:12:13:14:15:16:17:18:19:20:21",
+                                             p, err, sizeof(err)),
+                         -EINVAL);
+        assert_non_null(strstr(err, "more than 20"));
+        assert_int_equal(job_percentile_list("0", p, err, sizeof(err)), -EINVAL);
+        assert_int_equal(job_percentile_list("50:", p, err, sizeof(err)), -EINVAL);
+        assert_int_equal(job_percentile_list("101", p, err, sizeof(err)), -EINVAL);
+        assert_int_equal(job_percentile_list("50,99", p, err, sizeof(err)), -EINVAL);
+        set_fails("percentile_list", "50:abc", -EINVAL, "percentile_list");
+}
+
 static void test_defaults(void **state)
 {
         job_spec_t j;
@@ -1834,6 +1858,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_copy),
+            cmocka_unit_test(test_percentile_list),
             cmocka_unit_test(test_parse_size_good),
             cmocka_unit_test(test_parse_size_bad),
             cmocka_unit_test(test_parse_duration_good),
