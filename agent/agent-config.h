@@ -29,6 +29,12 @@ typedef struct agent_config {
         strv_t roles;
         strv_t labels;
         bool insecure;
+        /* Enrolment (agent/enroll.c): a token from the command line (--enroll-token=, not in the
+         * table: a config file is no place for it) or the file; where and how long to try. */
+        char *enroll_token;
+        char *enroll_token_file;
+        char *enroll_endpoint; /* NULL: the coordinator's host, port 7462 */
+        uint64_t enroll_timeout_ns;
         /* NFS server side (agent/nfs-*.c). */
         char *nfs_backend; /* kernel, ganesha or none */
         char *nfs_address;

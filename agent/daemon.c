@@ -1,6 +1,7 @@
 /* The agent daemon: its one poll loop around the session, and the shell that does what its run's
  * state machine (agent-run.c) asks: host work, the runner, the timer, sending. */
 #include "daemon.h"
+#include "agent-enroll.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -708,6 +709,11 @@ static int setup(agent_t *ag)
                 log_warning("insecure=true: CURVE is off; anyone on this host can impersonate the "
                             "coordinator to this agent");
         else {
+                enroll_result_t en;
+                /* A token: the key is made and admitted first (agent/enroll.c). */
+                if ((r = enroll_agent(cfg, ag->name, ag->ident.hostname, &en)) < 0)
+                        return r;
+                ag->enroll_pending = en.done && en.pending;
                 /* -ENOKEY: a configuration to finish, not a failure a restart cures (exit 78). */
                 if ((r = keys_load(cfg->key, true, &ag->kp, err, sizeof(err))) < 0)
                         return log_error_errno(-ENOKEY,

@@ -250,6 +250,12 @@ void session_on_monitor(agent_t *ag)
         switch (ev) {
         case ZMQ_EVENT_HANDSHAKE_FAILED_AUTH: {
                 char why[256];
+                if (ag->enroll_pending) {
+                        log_info("the coordinator at %s does not admit this agent yet: its "
+                                 "enrolment waits for approval (iofleet agents approve)",
+                                 ag->cfg->coordinator);
+                        break;
+                }
                 snprintf(why, sizeof(why),
                          "it refused this agent's key (status %u): add %s's public key %s to "
                          "the coordinator's agent_keys_dir",

@@ -52,6 +52,7 @@ typedef struct agent {
         identity_t ident;
         const char *name;
         char key_name[WIRE_MAX_NAME + 1]; /* the name the coordinator gives it: its key's */
+        bool enroll_pending; /* enrolled at this start, waiting for the operator's approval */
         keypair_t kp, server;
         void *ctx, *sock, *monitor;
         int monitor_seq;

@@ -95,6 +95,32 @@ static const cli_option_t agents_options[] = {
     COORDINATOR,
     CONFIG,
     {"json", CLI_FLAG, NULL, NULL, "a JSON array instead of the table"},
+    {"pending", CLI_FLAG, NULL, NULL,
+     "the enrolments waiting for approval instead of the\nagents"},
+    {NULL},
+};
+
+static const cli_option_t runs_options[] = {
+    COORDINATOR,
+    CONFIG,
+    {"json", CLI_FLAG, NULL, NULL, "a JSON array instead of the table"},
+    {NULL},
+};
+
+static const cli_option_t enroll_options[] = {
+    {"role", CLI_TEXT, "ROLES", NULL,
+     "create: the only roles agents enrolled with the token\nmay take: storage, client or "
+     "storage,client\n(default: any)"},
+    {"count", CLI_NUMBER, "N", NULL, "create: how many agents the token admits, 1..10000\n(default 1)"},
+    {"expires", CLI_DURATION, "DURATION", NULL,
+     "create: the token's lifetime, 1min..30d (default 1h)"},
+    {"name-prefix", CLI_TEXT, "PREFIX", NULL,
+     "create: put PREFIX before the name each agent asks for"},
+    {"approve", CLI_FLAG, NULL, NULL,
+     "create: each enrolment waits for 'iofleet agents\napprove NAME'"},
+    COORDINATOR,
+    CONFIG,
+    {"json", CLI_FLAG, NULL, NULL, "JSON instead of text"},
     {NULL},
 };
 
@@ -158,16 +184,33 @@ const cli_command_t cli_commands[] = {
      "Exit status: 0 run ok, 1 run failed or partial, 2 no such run (or bad options),\n"
      "3 left before the run's end was known.",
      watch_options, CLI_TEXT, "RUN_ID", false},
-    {"agents", "[OPTIONS]", "list the agents the coordinator knows",
+    {"agents", "[OPTIONS] [approve NAME | revoke NAME]",
+     "list the agents the coordinator knows; approve or revoke their keys",
      "Lists the agents the coordinator knows: id, name, hostname, roles, labels, version,\n"
      "the agent's clock offset from the coordinator's with its uncertainty (half the round\n"
      "trip of the probe behind it), the round trip, its state (idle, busy, lost, gone:\n"
-     "stopped cleanly) and the run holding it.",
-     agents_options, CLI_FLAG, NULL, false},
+     "stopped cleanly) and the run holding it.\n"
+     "\n"
+     "  --pending      the enrolments waiting for approval (tokens made with --approve).\n"
+     "  approve NAME   admits a pending enrolment: NAME.pub joins agents.d.\n"
+     "  revoke NAME    removes NAME's key from agents.d (the coordinator drops its session\n"
+     "                 at once) or refuses NAME's pending enrolment.",
+     agents_options, CLI_TEXT, "approve|revoke NAME", false},
     {"runs", "[OPTIONS]", "list the runs in progress",
      "Lists the runs in progress, several at once on disjoint agents: id, phase, start,\n"
      "agents (and how many are away), sweep. Follow one with 'iofleet watch RUN_ID'.",
-     agents_options, CLI_FLAG, NULL, false},
+     runs_options, CLI_FLAG, NULL, false},
+    {"enroll", "[OPTIONS] create | list | revoke ID",
+     "make enrolment tokens, so that agents join without copying keys",
+     "Enrolment tokens let agents join without anyone copying keys. 'create' prints a new\n"
+     "token on standard output (shown once: the coordinator keeps only a key derived from\n"
+     "it). An agent started with it (its enroll_token_file, by default\n"
+     "/etc/iofleet/enroll.token, mode 0600, or --enroll-token=) pins the coordinator's key\n"
+     "the token carries, makes its key pair if it has none, and has its public key put in\n"
+     "the coordinator's agents.d under its name (--name-prefix before it). A token admits\n"
+     "--count agents until it --expires; with --approve each waits for 'iofleet agents\n"
+     "approve NAME'. 'list' shows the tokens (id, roles, uses, expiry); 'revoke ID' ends one.",
+     enroll_options, CLI_TEXT, "create|list|revoke ID", false},
     {"keygen", "[OPTIONS] NAME ...", "write CURVE key pairs",
      "Writes DIR/NAME.key (the pair; keep it secret, mode 0600) and DIR/NAME.pub\n"
      "(the public key) for each NAME. Copy an agent's .pub into the coordinator's\n"

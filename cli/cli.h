@@ -41,6 +41,10 @@ void agents_format_offset(const Iofleet__AgentInfo *a, char *buf, size_t len);
 
 int cmd_run(int argc, char **argv);
 int cmd_agents(int argc, char **argv);
+int cmd_enroll(int argc, char **argv);
+/* iofleet agents --pending, approve NAME, revoke NAME (cli/cmd-enroll.c): 0 or 1 (said why). */
+int enroll_list_pending(client_t *c, bool json);
+int enroll_agent_action(client_t *c, const char *verb, const char *name);
 int cmd_keygen(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_watch(int argc, char **argv);

@@ -1,8 +1,10 @@
 /* iofleet agents: the coordinator's registry as a table (or JSON). */
 #include <jansson.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cli-options.h"
 #include "cli.h"
 #include "clock.h"
 #include "util.h"
@@ -95,19 +97,80 @@ static void print_json(const Iofleet__AgentList *l)
 
 int cmd_agents(int argc, char **argv)
 {
+        const char *config = NULL, *coordinator = NULL, *operand[3] = {NULL};
+        bool json = false, pending = false;
+        size_t n_operands = 0;
+        cli_config_t cfg;
+        client_t *c = NULL;
         envelope_t req = IOFLEET__ENVELOPE__INIT, *rep = NULL;
         Iofleet__ListAgents la = IOFLEET__LIST_AGENTS__INIT;
-        bool json;
-        int rc;
+        const cli_command_t *cmd = cli_command_find("agents");
+        cli_args_t args;
+        cli_arg_t arg;
+        char err[1024];
+        int r, rc = 1;
 
+        cli_args_init(&args, argc, argv);
+        while ((r = cli_args_next(&args, cmd, &arg, err, sizeof(err))) > 0) {
+                if (arg.help) {
+                        cli_usage(cmd, stdout);
+                        return 0;
+                } else if (!arg.opt) {
+                        if (n_operands < ELEMENTSOF(operand))
+                                operand[n_operands] = arg.value;
+                        n_operands++;
+                } else if (streq(arg.opt->name, "config"))
+                        config = arg.value;
+                else if (streq(arg.opt->name, "coordinator"))
+                        coordinator = arg.value;
+                else if (streq(arg.opt->name, "json"))
+                        json = true;
+                else if (streq(arg.opt->name, "pending"))
+                        pending = true;
+        }
+        /* approve NAME, revoke NAME: the keys of the allow-list (cli/cmd-enroll.c). */
+        if (r == 0 && n_operands &&
+            (n_operands != 2 || !(streq(operand[0], "approve") || streq(operand[0], "revoke"))))
+                r = errorf(err, sizeof(err), -EINVAL,
+                           "'%s': the operands are approve NAME or revoke NAME (iofleet help "
+                           "agents)",
+                           operand[0]);
+        if (r == 0 && n_operands && pending)
+                r = errorf(err, sizeof(err), -EINVAL, "--pending lists; it takes no operands");
+        if (r < 0) {
+                fprintf(stderr, "iofleet agents: %s\n", err);
+                return 2;
+        }
+        if (cli_config_load(config, &cfg, err, sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                return 2;
+        }
+        if (coordinator)
+                cli_config_set_coordinator(&cfg, coordinator, "--coordinator");
+        if ((r = cli_connect(&cfg, &c, err, sizeof(err))) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                goto out;
+        }
+        if (n_operands || pending) {
+                rc = n_operands ? enroll_agent_action(c, operand[0], operand[1])
+                                : enroll_list_pending(c, json);
+                goto out;
+        }
         req.body_case = IOFLEET__ENVELOPE__BODY_LIST_AGENTS;
         req.list_agents = &la;
-        rc = cli_query(argc, argv, "agents", &req, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep,
-                       &json);
-        if (rep && json)
+        if (client_call(c, &req, 5000, IOFLEET__ENVELOPE__BODY_AGENT_LIST, &rep, err, sizeof(err)) <
+            0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                goto out;
+        }
+        if (json)
                 print_json(rep->agent_list);
-        else if (rep)
+        else
                 print_table(rep->agent_list);
+        rc = 0;
+out:
         wire_free(&rep);
+        client_free(&c);
+        cli_config_free(&cfg);
         return rc;
 }

@@ -303,6 +303,8 @@ int local_fleet_start(const local_options_t *opt, local_fleet_t **ret, char *con
                                 /* Its agents are as short-lived as it: nothing to take up
                                  * after a restart that will not come. */
                                 "--journal=false",
+                                /* its agents' keys are made here: nothing to enrol */
+                                "--enroll-endpoint=off",
                                 NULL};
                 if ((r = spawn(f, c, argv, err, errlen)) < 0)
                         goto fail;

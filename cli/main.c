@@ -60,7 +60,7 @@ int main(int argc, char **argv)
         } cmds[] = {
             {"run", cmd_run},       {"watch", cmd_watch},   {"agents", cmd_agents},
             {"runs", cmd_runs},     {"keygen", cmd_keygen}, {"report", cmd_report},
-            {"help", cmd_help},     {"version", cmd_version},
+            {"help", cmd_help},     {"enroll", cmd_enroll}, {"version", cmd_version},
         };
 
         log_setup("iofleet", LOG_WARNING);

@@ -51,7 +51,7 @@ static int write_file(const char *path, mode_t mode, const char *text, bool forc
         return 0;
 }
 
-static bool name_ok(const char *name)
+bool keys_name_ok(const char *name)
 {
         if (strempty(name) || strlen(name) > 64 || name[0] == '.')
                 return false;
@@ -67,7 +67,7 @@ int keys_write(const char *dir, const char *name, const keypair_t *kp, bool forc
         char path[4096], text[512];
         int r;
 
-        if (!name_ok(name))
+        if (!keys_name_ok(name))
                 return errorf(err, errlen, -EINVAL,
                               "key name '%s': use 1-64 of A-Z a-z 0-9 . _ - (not starting with .)",
                               name ? name : "");
@@ -100,10 +100,36 @@ static int load_handler(void *user, const char *section, const char *name, const
         struct load_ctx *c = user;
         char *dst;
 
+        if (streq(section, "iofleet") && streq(name, "roles")) {
+                /* Only storage and client, each at most once: the registry compares them. */
+                char copy[KEY_ROLES_LEN];
+                bool storage = false, client = false, ok = strlen(value) < sizeof(copy);
+                snprintf(copy, sizeof(copy), "%s", value);
+                for (char *save = NULL, *w = strtok_r(copy, ", ", &save); ok && w;
+                     w = strtok_r(NULL, ", ", &save)) {
+                        bool *seen = streq(w, "storage") ? &storage
+                                     : streq(w, "client") ? &client
+                                                          : NULL;
+                        ok = seen && !*seen;
+                        if (seen)
+                                *seen = true;
+                }
+                if (!ok) {
+                        c->r = errorf(c->err, c->errlen, -EINVAL,
+                                      "%s:%d: roles '%s': allowed: storage, client (comma-joined, "
+                                      "each once)",
+                                      c->path, lineno, value);
+                        return 0;
+                }
+                snprintf(c->kp->roles, sizeof(c->kp->roles), "%s%s%s", client ? "client" : "",
+                         client && storage ? "," : "", storage ? "storage" : "");
+                return 1;
+        }
         if (!streq(section, "curve")) {
                 c->r = errorf(c->err, c->errlen, -EINVAL,
-                              "%s:%d: unexpected section [%s], only [curve] is allowed", c->path,
-                              lineno, section);
+                              "%s:%d: unexpected section [%s], only [curve] (and [iofleet] roles) "
+                              "is allowed",
+                              c->path, lineno, section);
                 return 0;
         }
         if (streq(name, "public-key"))
@@ -248,6 +274,7 @@ struct keyring {
         size_t n;
         uint8_t (*keys)[32];
         char **names;
+        char (*roles)[KEY_ROLES_LEN];
 };
 
 static void keyring_clear(keyring_t *kr)
@@ -256,6 +283,7 @@ static void keyring_clear(keyring_t *kr)
                 free(kr->names[i]);
         free(kr->names);
         free(kr->keys);
+        free(kr->roles);
 }
 
 void keyring_free(keyring_t **kr)
@@ -313,7 +341,8 @@ int keyring_load_dir(const char *dir, keyring_t **ret, char *err, size_t errlen)
                 qsort(files, nfiles, sizeof(*files), name_cmp);
                 kr->keys = calloc(nfiles, sizeof(*kr->keys));
                 kr->names = calloc(nfiles, sizeof(*kr->names));
-                if (!kr->keys || !kr->names)
+                kr->roles = calloc(nfiles, sizeof(*kr->roles));
+                if (!kr->keys || !kr->names || !kr->roles)
                         r = -ENOMEM;
         }
         for (size_t i = 0; r == 0 && i < nfiles; i++) {
@@ -322,7 +351,7 @@ int keyring_load_dir(const char *dir, keyring_t **ret, char *err, size_t errlen)
                 snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
                 files[i][strlen(files[i]) - 4] = 0;
                 /* The name becomes the agent's name, which goes into file names and logs. */
-                if (!name_ok(files[i])) {
+                if (!keys_name_ok(files[i])) {
                         r = errorf(err, errlen, -EINVAL,
                                    "%s: a key's name (its file name without .pub) must be 1-64 of "
                                    "A-Z a-z 0-9 . _ - not starting with '.': rename the file",
@@ -332,6 +361,7 @@ int keyring_load_dir(const char *dir, keyring_t **ret, char *err, size_t errlen)
                 if ((r = keys_load(path, false, &kp, err, errlen)) < 0)
                         break;
                 zmq_z85_decode(kr->keys[kr->n], kp.public_z85);
+                memcpy(kr->roles[kr->n], kp.roles, KEY_ROLES_LEN);
                 kr->names[kr->n] = strdup(files[i]);
                 if (!kr->names[kr->n]) {
                         r = -ENOMEM;
@@ -367,6 +397,50 @@ bool keyring_lookup_name(const keyring_t *kr, const char *name, uint8_t key[32])
                         return true;
                 }
         return false;
+}
+
+const char *keyring_roles(const keyring_t *kr, const char *name)
+{
+        for (size_t i = 0; kr && i < kr->n; i++)
+                if (streq(kr->names[i], name))
+                        return kr->roles[i];
+        return NULL;
+}
+
+int keys_write_allowed(const char *dir, const char *name, const char *public_z85,
+                       const char *roles, char *err, size_t errlen)
+{
+        char path[4096], tmp[4200], text[512];
+        int r = 0;
+
+        if (!keys_name_ok(name))
+                return errorf(err, errlen, -EINVAL,
+                              "key name '%s': use 1-64 of A-Z a-z 0-9 . _ - (not starting with .)",
+                              name);
+        if (!keys_valid_z85(public_z85))
+                return errorf(err, errlen, -EINVAL, "not a %d-character Z85 CURVE key",
+                              KEY_Z85_LEN);
+        snprintf(text, sizeof(text),
+                 "# iofleet CURVE public key '%s': the agent holding its secret key joins as %s\n"
+                 "[curve]\npublic-key = %s\n%s%s%s",
+                 name, name, public_z85, strempty(roles) ? "" : "[iofleet]\nroles = ",
+                 strempty(roles) ? "" : roles, strempty(roles) ? "" : "\n");
+        snprintf(path, sizeof(path), "%s/%s.pub", dir, name);
+        /* A dot file: allow-list readers skip it while it is written. */
+        snprintf(tmp, sizeof(tmp), "%s/.%s.pub.%d", dir, name, (int)getpid());
+        unlink(tmp);
+        if ((r = write_file(tmp, 0644, text, false, err, errlen)) < 0)
+                return r;
+        if (link(tmp, path) < 0)
+                r = errorf(err, errlen, -errno, "%s: %s", path,
+                           errno == EEXIST ? "already exists" : strerror(errno));
+        unlink(tmp);
+        if (r == 0) {
+                _cleanup_(closep) int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (dfd >= 0)
+                        fsync(dfd);
+        }
+        return r;
 }
 
 size_t keyring_size(const keyring_t *kr)

@@ -103,6 +103,9 @@ int sock_recv(void *s, bool router, sock_msg_t *m)
                          * routing id the ROUTER made up. */
                         const char *user = zmq_msg_gets(&part, "User-Id");
                         const char *key = zmq_msg_gets(&part, SOCK_PROPERTY_KEY);
+                        const char *addr = zmq_msg_gets(&part, "Peer-Address");
+                        if (addr)
+                                snprintf(m->addr, sizeof(m->addr), "%s", addr);
                         if (user)
                                 snprintf(m->user, sizeof(m->user), "%s", user);
                         if (key)
@@ -213,4 +216,31 @@ void outbox_done(outbox_t *ob)
         free(ob->items);
         ob->items = NULL;
         ob->cap = 0;
+}
+
+int sock_monitor_event(void *mon, uint16_t *ev, uint32_t *val, char *ep, size_t eplen)
+{
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, mon, ZMQ_DONTWAIT) < 0) {
+                zmq_msg_close(&m);
+                return -EAGAIN;
+        }
+        *ev = 0;
+        if (zmq_msg_size(&m) >= 6) {
+                memcpy(ev, zmq_msg_data(&m), 2);
+                memcpy(val, (char *)zmq_msg_data(&m) + 2, 4);
+        }
+        zmq_msg_close(&m);
+        /* The endpoint frame always follows. */
+        zmq_msg_init(&m);
+        if (ep)
+                ep[0] = 0;
+        if (zmq_msg_recv(&m, mon, 0) >= 0 && ep && eplen) {
+                size_t n = zmq_msg_size(&m) < eplen - 1 ? zmq_msg_size(&m) : eplen - 1;
+                memcpy(ep, zmq_msg_data(&m), n);
+                ep[n] = 0;
+        }
+        zmq_msg_close(&m);
+        return 0;
 }

@@ -20,6 +20,7 @@ typedef struct sock_msg {
         char peer[SOCK_MAX_PEER + 1]; /* ROUTER: the connection's routing id in hex; DEALER: empty */
         char user[SOCK_MAX_PEER + 1]; /* CURVE: the key name the ZAP handler accepted */
         char key[KEY_Z85_LEN + 1];    /* CURVE: SOCK_PROPERTY_KEY, when the ZAP handler set it */
+        char addr[64];                /* tcp: the peer's address ("Peer-Address"), else empty */
         uint8_t *data;
         size_t len;
 } sock_msg_t;
@@ -42,6 +43,10 @@ int sock_recv(void *s, bool router, sock_msg_t *m);
 int sock_send(void *s, const char *peer, const uint8_t *buf, size_t len);
 /* Encodes e and sends it. */
 int sock_send_env(void *s, const char *peer, envelope_t *e);
+
+/* One event off a socket monitor (zmq_socket_monitor's PAIR end): its number, its value and,
+ * when ep is not NULL, its endpoint. 0, or -EAGAIN when none is waiting. */
+int sock_monitor_event(void *mon, uint16_t *ev, uint32_t *val, char *ep, size_t eplen);
 
 /* Messages a state machine wants sent; the shell around it sends them. */
 typedef struct outbox_item {

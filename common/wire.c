@@ -365,6 +365,23 @@ static int check_submit_durations(const Iofleet__SubmitRun *s, char *err, size_t
         return 0;
 }
 
+/* An agent's roles as enrolment carries them: at most WIRE_MAX_ROLES of storage and client. */
+static int check_roles(char **roles, size_t n, const char *what, char *err, size_t errlen)
+{
+        int r;
+        if (n > WIRE_MAX_ROLES)
+                return errorf(err, errlen, -EBADMSG, "%s: %zu, at most %d allowed", what, n,
+                              WIRE_MAX_ROLES);
+        for (size_t i = 0; i < n; i++) {
+                if ((r = check_str(roles[i], WIRE_MAX_NAME, true, what, err, errlen)) < 0)
+                        return r;
+                if (!streq(roles[i], "storage") && !streq(roles[i], "client"))
+                        return errorf(err, errlen, -EBADMSG, "%s: '%s'; allowed: storage, client",
+                                      what, roles[i]);
+        }
+        return 0;
+}
+
 static int check_body(const envelope_t *e, char *err, size_t errlen)
 {
         int r;
@@ -658,6 +675,103 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
         case IOFLEET__ENVELOPE__BODY_WATCH_RUN:
                 return check_str(e->watch_run->run_id, WIRE_MAX_ID, false, "watch_run.run_id",
                                  err, errlen);
+        case IOFLEET__ENVELOPE__BODY_ENROLL_REQUEST: {
+                const Iofleet__EnrollRequest *q = e->enroll_request;
+                if (q->agent_key.len != 32 || q->nonce.len != 24 || q->proof.len != 80)
+                        return errorf(err, errlen, -EBADMSG,
+                                      "enroll_request: agent_key, nonce and proof must be 32, 24 "
+                                      "and 80 bytes, not %zu, %zu and %zu",
+                                      q->agent_key.len, q->nonce.len, q->proof.len);
+                if ((r = check_str(q->name, WIRE_MAX_NAME, true, "enroll_request.name", err,
+                                   errlen)) < 0 ||
+                    (r = check_name(q->name, "enroll_request.name", err, errlen)) < 0 ||
+                    (r = check_str(q->hostname, WIRE_MAX_HOSTNAME, false,
+                                   "enroll_request.hostname", err, errlen)) < 0 ||
+                    (r = check_str(q->version, WIRE_MAX_NAME, false, "enroll_request.version",
+                                   err, errlen)) < 0)
+                        return r;
+                return check_roles(q->roles, q->n_roles, "enroll_request.roles", err, errlen);
+        }
+        case IOFLEET__ENVELOPE__BODY_ENROLL_REPLY:
+                if ((r = check_str(e->enroll_reply->name, WIRE_MAX_NAME, true,
+                                   "enroll_reply.name", err, errlen)) < 0 ||
+                    (r = check_name(e->enroll_reply->name, "enroll_reply.name", err, errlen)) < 0 ||
+                    (r = check_str(e->enroll_reply->coordinator_version, WIRE_MAX_NAME, false,
+                                   "enroll_reply.coordinator_version", err, errlen)) < 0)
+                        return r;
+                return check_roles(e->enroll_reply->roles, e->enroll_reply->n_roles,
+                                   "enroll_reply.roles", err, errlen);
+        case IOFLEET__ENVELOPE__BODY_ENROLL_CREATE: {
+                const Iofleet__EnrollCreate *c = e->enroll_create;
+                if (c->count < 1 || c->count > 10000)
+                        return errorf(err, errlen, -EBADMSG, "enroll_create.count: %u, allowed 1..10000",
+                                      c->count);
+                if (c->expires_ns < 60 * NSEC_PER_SEC || c->expires_ns > 30 * NSEC_PER_DAY)
+                        return errorf(err, errlen, -EBADMSG,
+                                      "enroll_create.expires: allowed 1min..30d");
+                if ((r = check_str(c->name_prefix, 32, false, "enroll_create.name_prefix", err,
+                                   errlen)) < 0 ||
+                    (r = check_name(c->name_prefix ? c->name_prefix : "",
+                                    "enroll_create.name_prefix", err, errlen)) < 0)
+                        return r;
+                return check_roles(c->roles, c->n_roles, "enroll_create.roles", err, errlen);
+        }
+        case IOFLEET__ENVELOPE__BODY_ENROLL_TOKEN:
+                if ((r = check_str(e->enroll_token->token, 256, true, "enroll_token.token", err,
+                                   errlen)) < 0)
+                        return r;
+                return check_str(e->enroll_token->id, WIRE_MAX_ID, true, "enroll_token.id", err,
+                                 errlen);
+        case IOFLEET__ENVELOPE__BODY_ENROLL_QUERY:
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_ENROLL_STATE: {
+                const Iofleet__EnrollState *st = e->enroll_state;
+                if (st->n_tokens > 100000 || st->n_pending > WIRE_MAX_AGENTS)
+                        return errorf(err, errlen, -EBADMSG, "enroll_state: too many entries");
+                for (size_t i = 0; i < st->n_tokens; i++) {
+                        const Iofleet__EnrollTokenInfo *t = st->tokens[i];
+                        if ((r = check_str(t->id, WIRE_MAX_ID, true, "token.id", err, errlen)) <
+                                0 ||
+                            (r = check_str(t->name_prefix, WIRE_MAX_NAME, false,
+                                           "token.name_prefix", err, errlen)) < 0 ||
+                            (r = check_str(t->state, WIRE_MAX_NAME, false, "token.state", err,
+                                           errlen)) < 0 ||
+                            (r = check_roles(t->roles, t->n_roles, "token.roles", err, errlen)) <
+                                0)
+                                return r;
+                }
+                for (size_t i = 0; i < st->n_pending; i++) {
+                        const Iofleet__PendingAgent *p = st->pending[i];
+                        if ((r = check_str(p->name, WIRE_MAX_NAME, true, "pending.name", err,
+                                           errlen)) < 0 ||
+                            (r = check_name(p->name, "pending.name", err, errlen)) < 0 ||
+                            (r = check_str(p->key, 40, false, "pending.key", err, errlen)) < 0 ||
+                            (r = check_str(p->hostname, WIRE_MAX_HOSTNAME, false,
+                                           "pending.hostname", err, errlen)) < 0 ||
+                            (r = check_str(p->address, 256, false, "pending.address", err,
+                                           errlen)) < 0 ||
+                            (r = check_str(p->token_id, WIRE_MAX_ID, false, "pending.token_id",
+                                           err, errlen)) < 0 ||
+                            (r = check_roles(p->roles, p->n_roles, "pending.roles", err, errlen)) <
+                                0)
+                                return r;
+                }
+                return 0;
+        }
+        case IOFLEET__ENVELOPE__BODY_ENROLL_ACTION:
+                if (e->enroll_action->kind < IOFLEET__ENROLL_ACTION__KIND__KIND_APPROVE ||
+                    e->enroll_action->kind > IOFLEET__ENROLL_ACTION__KIND__KIND_REVOKE_TOKEN)
+                        return errorf(err, errlen, -EBADMSG,
+                                      "enroll_action.kind: %d, allowed 1 (approve), 2 (revoke), "
+                                      "3 (revoke token)",
+                                      (int)e->enroll_action->kind);
+                if ((r = check_str(e->enroll_action->name, WIRE_MAX_NAME, true,
+                                   "enroll_action.name", err, errlen)) < 0)
+                        return r;
+                return check_name(e->enroll_action->name, "enroll_action.name", err, errlen);
+        case IOFLEET__ENVELOPE__BODY_ENROLL_ACTION_DONE:
+                return check_text(e->enroll_action_done->message, WIRE_MAX_TEXT,
+                                  "enroll_action_done.message", err, errlen);
         case IOFLEET__ENVELOPE__BODY__NOT_SET:
         default:
                 return errorf(err, errlen, -EBADMSG, "message has no known body (field %d)",

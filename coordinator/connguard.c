@@ -16,6 +16,7 @@
 #include <zmq.h>
 
 #include "log.h"
+#include "sock.h"
 #include "util.h"
 
 #define EVENTS                                                                                     \
@@ -36,7 +37,7 @@ typedef struct side {
             rebinds;
 } side_t;
 
-enum { AGENTS, CONTROL, SIDES };
+enum { AGENTS, CONTROL, ENROLL, SIDES };
 
 struct connguard {
         connguard_budget_t b;
@@ -94,12 +95,15 @@ void connguard_budget(unsigned nofile, unsigned in_use, connguard_budget_t *b)
         b->nofile = nofile;
         b->metrics_max = clamp(avail / 16, 4, 256);
         b->control_max = clamp(avail / 16, 4, 256);
+        /* Enrolments are rare and short: a small share, so that a token holder's flood of them
+         * takes nothing from the agents. */
+        b->enroll_max = clamp(avail / 64, 4, 64);
         /* Connections already queued when accepting pauses still come in: the backlog is part
          * of what the reserve must absorb. A fleet (re)starting connects thousands of agents
          * at once: a short queue drops their SYNs, retried 1, 3, 7 s later. */
         b->backlog = clamp(avail / 16, 4, 2048);
         b->reserve = clamp(avail / 8, 32, 1024);
-        spent = b->metrics_max + b->control_max + b->backlog + b->reserve;
+        spent = b->metrics_max + b->control_max + b->enroll_max + b->backlog + b->reserve;
         b->agents_max = avail > spent + 4 ? avail - spent : 4;
         b->agents_resume = b->agents_max * 3 / 4;
 }
@@ -120,8 +124,8 @@ static int monitor(void *ctx, void *sock, side_t *sd)
         return 0;
 }
 
-int connguard_new(void *ctx, void *agents_sock, void *control_sock, const connguard_budget_t *b,
-                  connguard_t **ret)
+int connguard_new(void *ctx, void *agents_sock, void *control_sock, void *enroll_sock,
+                  const connguard_budget_t *b, connguard_t **ret)
 {
         connguard_t *g = calloc(1, sizeof(*g));
         int r;
@@ -133,8 +137,11 @@ int connguard_new(void *ctx, void *agents_sock, void *control_sock, const conngu
                                    .resume = b->agents_resume, .listen_fd = -1};
         g->side[CONTROL] = (side_t){.name = "control", .max = b->control_max,
                                     .resume = b->control_max * 3 / 4, .listen_fd = -1};
+        g->side[ENROLL] = (side_t){.name = "enroll", .max = b->enroll_max,
+                                   .resume = b->enroll_max * 3 / 4, .listen_fd = -1};
         if ((r = monitor(ctx, agents_sock, &g->side[AGENTS])) < 0 ||
-            (r = monitor(ctx, control_sock, &g->side[CONTROL])) < 0) {
+            (r = monitor(ctx, control_sock, &g->side[CONTROL])) < 0 ||
+            (enroll_sock && (r = monitor(ctx, enroll_sock, &g->side[ENROLL])) < 0)) {
                 connguard_free(&g);
                 return r;
         }
@@ -168,33 +175,6 @@ static void set_paused(connguard_t *g, side_t *sd, bool pause)
         STORE(&sd->paused, pause);
         if (pause)
                 ADD(&sd->pauses, 1);
-}
-
-/* One event off a monitor: 0, or -EAGAIN when there is none. */
-static int read_event(void *mon, uint16_t *ev, uint32_t *val, char *ep, size_t eplen)
-{
-        zmq_msg_t m;
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, mon, ZMQ_DONTWAIT) < 0) {
-                zmq_msg_close(&m);
-                return -EAGAIN;
-        }
-        if (zmq_msg_size(&m) >= 6) {
-                memcpy(ev, zmq_msg_data(&m), 2);
-                memcpy(val, (char *)zmq_msg_data(&m) + 2, 4);
-        } else
-                *ev = 0;
-        zmq_msg_close(&m);
-        /* The endpoint frame always follows. */
-        zmq_msg_init(&m);
-        ep[0] = 0;
-        if (zmq_msg_recv(&m, mon, 0) >= 0) {
-                size_t n = zmq_msg_size(&m) < eplen - 1 ? zmq_msg_size(&m) : eplen - 1;
-                memcpy(ep, zmq_msg_data(&m), n);
-                ep[n] = 0;
-        }
-        zmq_msg_close(&m);
-        return 0;
 }
 
 static void on_event(connguard_t *g, side_t *sd, uint16_t ev, uint32_t val, const char *ep)
@@ -241,16 +221,21 @@ static void *guard_thread(void *arg)
         connguard_t *g = arg;
         while (!LOAD(&g->stop)) {
                 zmq_pollitem_t items[SIDES];
+                side_t *sides[SIDES];
                 uint16_t ev;
                 uint32_t val;
                 char ep[256];
+                int n = 0;
                 for (int i = 0; i < SIDES; i++)
-                        items[i] = (zmq_pollitem_t){g->side[i].mon, 0, ZMQ_POLLIN, 0};
-                if (zmq_poll(items, SIDES, 100) < 0 && errno != EINTR)
+                        if (g->side[i].mon) {
+                                sides[n] = &g->side[i];
+                                items[n++] = (zmq_pollitem_t){g->side[i].mon, 0, ZMQ_POLLIN, 0};
+                        }
+                if (zmq_poll(items, n, 100) < 0 && errno != EINTR)
                         break;
-                for (int i = 0; i < SIDES; i++)
-                        while (read_event(g->side[i].mon, &ev, &val, ep, sizeof(ep)) == 0)
-                                on_event(g, &g->side[i], ev, val, ep);
+                for (int i = 0; i < n; i++)
+                        while (sock_monitor_event(sides[i]->mon, &ev, &val, ep, sizeof(ep)) == 0)
+                                on_event(g, sides[i], ev, val, ep);
         }
         return NULL;
 }
@@ -274,13 +259,15 @@ void connguard_stats(connguard_t *g, connguard_stats_t *s)
         side_t *a = &g->side[AGENTS], *c = &g->side[CONTROL];
         s->agents_open = LOAD(&a->open);
         s->control_open = LOAD(&c->open);
+        s->enroll_open = LOAD(&g->side[ENROLL].open);
         s->paused = LOAD(&a->paused);
         s->accepted = LOAD(&a->accepted);
         s->handshakes = LOAD(&a->handshakes);
         s->handshake_failed = LOAD(&a->handshake_failed);
         s->auth_failed = LOAD(&a->auth_failed);
-        s->accept_failed = LOAD(&a->accept_failed) + LOAD(&c->accept_failed);
-        s->pauses = LOAD(&a->pauses) + LOAD(&c->pauses);
+        s->accept_failed = LOAD(&a->accept_failed) + LOAD(&c->accept_failed) +
+                           LOAD(&g->side[ENROLL].accept_failed);
+        s->pauses = LOAD(&a->pauses) + LOAD(&c->pauses) + LOAD(&g->side[ENROLL].pauses);
         s->control_rebinds = LOAD(&c->rebinds);
         s->control_paused = LOAD(&c->paused);
 }

@@ -12,6 +12,7 @@ typedef struct connguard_budget {
         unsigned agents_max;    /* agents' connections before accepting pauses */
         unsigned agents_resume; /* ... and resumes when they are down to this */
         unsigned control_max;   /* CLI connections before the control endpoint is re-bound */
+        unsigned enroll_max;    /* enrolment connections before accepting them pauses */
         unsigned metrics_max;   /* /metrics connections (libmicrohttpd's limit) */
         unsigned backlog;       /* listen backlog of the agents endpoint */
         unsigned reserve;       /* kept for the coordinator's own files */
@@ -27,6 +28,7 @@ void connguard_budget(unsigned nofile, unsigned in_use, connguard_budget_t *b);
 
 typedef struct connguard_stats {
         unsigned agents_open, control_open; /* connections open now */
+        unsigned enroll_open;               /* ... on the enrolment endpoint */
         bool paused;                        /* agents' connections not accepted now */
         bool control_paused;                /* tcp control connections not accepted now */
         uint64_t accepted;                  /* agents' connections accepted, ever */
@@ -40,12 +42,12 @@ typedef struct connguard_stats {
 
 typedef struct connguard connguard_t;
 
-/* Monitors agents_sock and control_sock (sockets of ctx). Call it before binding them: the
- * monitor must see their listeners open. 0 or -errno. */
-int connguard_new(void *ctx, void *agents_sock, void *control_sock, const connguard_budget_t *b,
-                  connguard_t **ret);
+/* Monitors agents_sock, control_sock and enroll_sock (sockets of ctx; enroll_sock may be NULL).
+ * Call it before binding them: the monitor must see their listeners open. 0 or -errno. */
+int connguard_new(void *ctx, void *agents_sock, void *control_sock, void *enroll_sock,
+                  const connguard_budget_t *b, connguard_t **ret);
 /* Starts the thread that reads the monitors: it counts connections and, at agents_max (or
- * control_max), makes a tcp listening socket drop new connection requests (a socket filter:
+ * control_max, enroll_max), makes a tcp listening socket drop new connection requests (a socket filter:
  * established connections are untouched) until the count is back at three quarters. */
 int connguard_start(connguard_t *g);
 void connguard_stats(connguard_t *g, connguard_stats_t *s);

@@ -19,6 +19,12 @@ static const cfg_item_t coord_items[] = {
      C(control_endpoint),
      .help = "where the CLI connects",
      .def = "ipc:///run/iofleet/control.sock"},
+    {.name = "enroll_endpoint",
+     .type = CFG_STRING,
+     C(enroll_endpoint),
+     .help = "where agents holding an enrolment token (iofleet enroll create) connect to be "
+             "admitted; off: none",
+     .def = "tcp://*:7462"},
     {.name = "key",
      .type = CFG_STRING,
      C(key),

@@ -9,6 +9,7 @@
 typedef struct coord_config {
         char *agent_endpoint;
         char *control_endpoint;
+        char *enroll_endpoint; /* "" or "off": no enrolment endpoint */
         char *key;
         char *agent_keys_dir;
         char *control_keys_dir;

@@ -15,6 +15,8 @@
 #include "agent-list.h"
 #include "clock.h"
 #include "connguard.h"
+#include "enroll-server.h"
+#include "enroll.h"
 #include "idbind.h"
 #include "keys.h"
 #include "log.h"
@@ -47,6 +49,9 @@ typedef struct server {
         connguard_t *guard;
         connguard_budget_t budget;
         connguard_stats_t last_stats; /* at the last pressure report */
+        /* Enrolment: agents holding a token get their key onto agents.d (enroll-server.c). */
+        enroll_srv_t *enroll;
+        char enroll_ep[256];
         int64_t next_pressure, next_flush;
 } server_t;
 
@@ -259,11 +264,18 @@ static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e, co
         int r;
 
         snprintf(prev, sizeof(prev), "%s", was ? was : "");
+        char why[256];
         if (!key_still_allowed(srv, m->user, m->key)) {
                 code = IOFLEET__ERROR_CODE__ERROR_KEY_NOT_ALLOWED;
                 r = errorf(err, sizeof(err), -EPERM,
                            "key '%s' is no longer in the coordinator's allow-list", m->user);
-        } else
+        } else if (!srv->cfg->insecure && m->user[0] &&
+                   !enroll_roles_allowed(keyring_roles(srv->agent_keys, m->user), h->roles,
+                                         h->n_roles, why, sizeof(why)))
+                /* An allow-list entry may limit its agent's roles (an enrolment token's). */
+                r = errorf(err, sizeof(err), -EPERM, "key '%s': %s; its agents.d entry says so",
+                           m->user, why);
+        else
                 r = registry_hello(srv->reg, m->peer, h, m->user, clock_mono_ns(), &a, err,
                                    sizeof(err));
         if (r < 0) {
@@ -490,10 +502,17 @@ static void on_control_message(server_t *srv, sock_msg_t *m)
         case IOFLEET__ENVELOPE__BODY_CANCEL_RUN:
                 runs_cancel(srv->runs, m->peer, e->cancel_run, now_timeline());
                 break;
-        default:
+        default: {
+                char who[128];
+                snprintf(who, sizeof(who), "%s%s", m->user[0] ? "control key " : "the control socket",
+                         m->user);
+                if (srv->enroll && enroll_srv_on_control(srv->enroll, srv->control_sock, m->peer,
+                                                         &srv->control_seq, e, who))
+                        break;
                 send_error(srv->control_sock, m->peer, &srv->control_seq,
                            IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE, NULL,
                            "message type not allowed on the control socket");
+        }
         }
         wire_free(&e);
         after_run_event(srv);
@@ -595,6 +614,14 @@ static void plan_descriptors(server_t *srv)
                             nofile, srv->budget.agents_max);
 }
 
+static void reload_keys(server_t *srv, const char *why);
+
+/* An enrolment changed agents.d: re-read it at once, as on SIGHUP. */
+static void enroll_changed(void *userdata)
+{
+        reload_keys(userdata, "enrolment");
+}
+
 static int setup(server_t *srv)
 {
         keypair_t kp = {};
@@ -652,15 +679,20 @@ static int setup(server_t *srv)
         if (!srv->agents_sock || !srv->control_sock)
                 return -errno;
         plan_descriptors(srv);
+        if ((r = enroll_srv_new(srv->ctx, srv->cfg, &kp, srv->rl, enroll_changed, srv,
+                                &srv->enroll)) < 0)
+                return r;
         /* The monitors must be in place before the listeners open. */
-        if ((r = connguard_new(srv->ctx, srv->agents_sock, srv->control_sock, &srv->budget,
-                               &srv->guard)) < 0)
+        if ((r = connguard_new(srv->ctx, srv->agents_sock, srv->control_sock,
+                               enroll_srv_socket(srv->enroll), &srv->budget, &srv->guard)) < 0)
                 return log_error_errno(r, "socket monitors: %m");
         if ((r = bind_socket(srv, srv->agents_sock, srv->cfg->agent_endpoint, ZAP_DOMAIN_AGENTS,
                              &kp, srv->agent_ep, sizeof(srv->agent_ep))) < 0 ||
             (r = bind_socket(srv, srv->control_sock, srv->cfg->control_endpoint, ZAP_DOMAIN_CONTROL,
-                             &kp, srv->control_ep, sizeof(srv->control_ep))) < 0)
+                             &kp, srv->control_ep, sizeof(srv->control_ep))) < 0 ||
+            (r = enroll_srv_bind(srv->enroll, srv->enroll_ep, sizeof(srv->enroll_ep))) < 0)
                 return r;
+        memset(&kp, 0, sizeof(kp));
         if ((r = connguard_start(srv->guard)) < 0)
                 return log_error_errno(r, "connection guard thread: %m");
 
@@ -693,11 +725,11 @@ static void agent_dropped(agent_t *a, void *userdata)
         char msg[256];
 
         if (a->state == AGENT_LOST || a->state == AGENT_GONE) {
-                log_info("SIGHUP: %s agent %s (id %s) forgotten: key '%s' left the allow-list",
+                log_info("allow-list: %s agent %s (id %s) forgotten: key '%s' left the allow-list",
                          a->state == AGENT_LOST ? "lost" : "gone", a->name, a->id, a->key_name);
                 return;
         }
-        log_warning("SIGHUP: agent %s (id %s) dropped: key '%s' left or changed in the allow-list",
+        log_warning("allow-list: agent %s (id %s) dropped: key '%s' left or changed in the allow-list",
                     a->name, a->id, a->key_name);
         snprintf(msg, sizeof(msg), "key '%s' is no longer in the coordinator's allow-list",
                  a->key_name);
@@ -722,7 +754,8 @@ static void revoke_keys(server_t *srv)
         after_run_event(srv);
 }
 
-static void reload_keys(server_t *srv)
+/* Re-reads both allow-lists (why: "SIGHUP", "enrolment", for the log). */
+static void reload_keys(server_t *srv, const char *why)
 {
         keyring_t *a = NULL, *c = NULL;
         char err[1024];
@@ -730,7 +763,7 @@ static void reload_keys(server_t *srv)
                 return;
         if (keyring_load_dir(srv->cfg->agent_keys_dir, &a, err, sizeof(err)) < 0 ||
             keyring_load_dir(srv->cfg->control_keys_dir, &c, err, sizeof(err)) < 0) {
-                log_error("SIGHUP: allow-lists not reloaded, keeping the old ones: %s", err);
+                log_error("%s: allow-lists not reloaded, keeping the old ones: %s", why, err);
                 keyring_free(&a);
                 return;
         }
@@ -738,8 +771,8 @@ static void reload_keys(server_t *srv)
         keyring_free(&srv->control_keys);
         srv->agent_keys = a;
         srv->control_keys = c;
-        log_info("SIGHUP: allow-lists reloaded: %zu agent keys, %zu control keys", keyring_size(a),
-                 keyring_size(c));
+        log_info("%s: allow-lists reloaded: %zu agent keys, %zu control keys", why,
+                 keyring_size(a), keyring_size(c));
         revoke_keys(srv);
 }
 
@@ -748,7 +781,7 @@ static void on_signal(server_t *srv)
         struct signalfd_siginfo si;
         while (read(srv->sigfd, &si, sizeof(si)) == sizeof(si)) {
                 if (si.ssi_signo == SIGHUP)
-                        reload_keys(srv);
+                        reload_keys(srv, "SIGHUP");
                 else {
                         log_info("signal %d: stopping", (int)si.ssi_signo);
                         srv->quit = true;
@@ -829,6 +862,7 @@ static void teardown(server_t *srv)
                 zmq_close(srv->agents_sock);
         if (srv->control_sock)
                 zmq_close(srv->control_sock);
+        enroll_srv_free(&srv->enroll);
         if (srv->zap)
                 zmq_close(srv->zap);
         connguard_free(&srv->guard);
@@ -874,23 +908,30 @@ int server_run(const coord_config_t *cfg)
         if (runs_recover(srv.runs, now_timeline()))
                 update_status(&srv);
         sd_watchdog_enabled(0, &watchdog_usec);
-        log_info("coordinator %s ready: agents on %s, control on %s%s", IOFLEET_VERSION,
-                 srv.agent_ep, srv.control_ep, cfg->insecure ? " (INSECURE)" : "");
+        log_info("coordinator %s ready: agents on %s, control on %s, enrolment %s%s%s",
+                 IOFLEET_VERSION, srv.agent_ep, srv.control_ep,
+                 srv.enroll_ep[0] ? "on " : "off", srv.enroll_ep,
+                 cfg->insecure ? " (INSECURE)" : "");
         sd_notifyf(0,
                    "READY=1\nSTATUS=0 agents; idle\nIOFLEET_AGENT_ENDPOINT=%s\n"
-                   "IOFLEET_CONTROL_ENDPOINT=%s",
-                   srv.agent_ep, srv.control_ep);
+                   "IOFLEET_CONTROL_ENDPOINT=%s\nIOFLEET_ENROLL_ENDPOINT=%s",
+                   srv.agent_ep, srv.control_ep, srv.enroll_ep);
 
         while (!srv.quit) {
-                zmq_pollitem_t items[5] = {
+                zmq_pollitem_t items[6] = {
                     {srv.agents_sock, 0, ZMQ_POLLIN, 0},
                     {srv.control_sock, 0, ZMQ_POLLIN, 0},
                     {NULL, srv.sigfd, ZMQ_POLLIN, 0},
                 };
-                int nitems = 3, zap_item = -1;
+                int nitems = 3, zap_item = -1, enroll_item = -1;
                 if (srv.zap) {
                         zap_item = nitems;
                         items[nitems++] = (zmq_pollitem_t){srv.zap, 0, ZMQ_POLLIN, 0};
+                }
+                if (srv.zap && enroll_srv_socket(srv.enroll)) {
+                        enroll_item = nitems;
+                        items[nitems++] =
+                            (zmq_pollitem_t){enroll_srv_socket(srv.enroll), 0, ZMQ_POLLIN, 0};
                 }
                 /* A scrape waiting for a rendering wakes the loop; update_metrics() renders. */
                 if (srv.metrics)
@@ -911,11 +952,13 @@ int server_run(const coord_config_t *cfg)
                 for (int i = 0; zap_item >= 0 && i < SERVER_ZAP_BATCH &&
                                 (items[zap_item].revents & ZMQ_POLLIN);
                      i++)
-                        if (zap_handle(srv.zap, srv.agent_keys, srv.control_keys, srv.rl,
+                        if (zap_handle(srv.zap, srv.agent_keys, srv.control_keys, srv.enroll, srv.rl,
                                        clock_mono_ns()) < 0)
                                 break;
                 if (items[2].revents & ZMQ_POLLIN)
                         on_signal(&srv);
+                if (enroll_item >= 0 && (items[enroll_item].revents & ZMQ_POLLIN))
+                        enroll_srv_on_readable(srv.enroll, &srv.agent_keys);
                 /* Bounded batches so one busy socket cannot starve the other. */
                 for (int i = 0; i < 1000 && (items[0].revents & ZMQ_POLLIN); i++) {
                         sock_msg_t m;

@@ -53,8 +53,8 @@ static void reply(void *zap, const char *request_id, size_t id_len, const char *
         zmq_send(zap, meta, len, 0);
 }
 
-int zap_handle(void *zap, const keyring_t *agents, const keyring_t *control, ratelimit_t *rl,
-               int64_t now)
+int zap_handle(void *zap, const keyring_t *agents, const keyring_t *control, enroll_srv_t *enroll,
+               ratelimit_t *rl, int64_t now)
 {
         /* version, request id, domain, address, identity, mechanism, credentials... */
         char frames[7][256];
@@ -85,6 +85,20 @@ int zap_handle(void *zap, const keyring_t *agents, const keyring_t *control, rat
         }
         frames[2][lens[2] < 255 ? lens[2] : 255] = 0;
         frames[3][lens[3] < 255 ? lens[3] : 255] = 0;
+        if (streq(frames[2], ZAP_DOMAIN_ENROLL)) {
+                /* Only a live token's key gets through, and it stands for the token (its id). */
+                char id[64] = "";
+                const char *status = "400";
+                if (enroll && n >= 7 && lens[6] == 32 && lens[5] == 5 &&
+                    memcmp(frames[5], "CURVE", 5) == 0) {
+                        status = enroll_srv_zap(enroll, (const uint8_t *)frames[6], frames[3], now,
+                                                id, sizeof(id));
+                        zmq_z85_encode(z85, (const uint8_t *)frames[6], 32);
+                }
+                reply(zap, frames[1], lens[1], status, streq(status, "200") ? "OK" : "refused",
+                      streq(status, "200") ? id : "", streq(status, "200") ? z85 : NULL);
+                return 0;
+        }
         if (n >= 7 && lens[6] == 32 && lens[5] == 5 && memcmp(frames[5], "CURVE", 5) == 0) {
                 const keyring_t *ring = streq(frames[2], ZAP_DOMAIN_AGENTS)    ? agents
                                         : streq(frames[2], ZAP_DOMAIN_CONTROL) ? control

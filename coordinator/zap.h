@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "enroll-server.h"
 #include "keys.h"
 #include "ratelimit.h"
 
@@ -19,7 +20,8 @@ int zap_open(void *ctx, void **ret);
 
 /* Answers one pending ZAP request: 200 with the key's name as user id (and the key as
  * ZAP_PROPERTY_KEY) when the key is in the domain's ring, 400 otherwise (logged with the key, so
- * an operator can add it on purpose; at most a few lines a minute per address through rl).
- * 0, or -EAGAIN when no request is pending. */
-int zap_handle(void *zap, const keyring_t *agents, const keyring_t *control, ratelimit_t *rl,
-               int64_t now);
+ * an operator can add it on purpose; at most a few lines a minute per address through rl). The
+ * enrolment domain is enroll's to judge (NULL: refused). 0, or -EAGAIN when no request is
+ * pending. */
+int zap_handle(void *zap, const keyring_t *agents, const keyring_t *control, enroll_srv_t *enroll,
+               ratelimit_t *rl, int64_t now);

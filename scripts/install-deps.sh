@@ -4,13 +4,15 @@
 # test them with Debian's kernel (tests/vm, scripts/demo.sh --kernel).
 set -euo pipefail
 
-# scdoc builds the man pages (a build dependency); zsh only runs the zsh completion test.
+# scdoc builds the man pages (a build dependency); zsh only runs the zsh completion test;
+# ansible, ansible-lint and python3-apt (the apt module) test deploy/ansible.
 pkgs=(build-essential cmake pkg-config
       libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libsystemd-dev uuid-dev
       libcmocka-dev libinih-dev libjansson-dev libsodium-dev liburing-dev libaio-dev libxxhash-dev nettle-dev
       libnfs-dev nfs-ganesha nfs-ganesha-vfs rpcbind nfs-kernel-server libmicrohttpd-dev
       iproute2 jq curl python3 libxml2-utils systemd fio clang libclang-rt-14-dev chromium prometheus
       dbus scdoc zsh
+      ansible ansible-lint python3-apt
       dpkg-dev debhelper lintian
       qemu-system-x86 linux-image-amd64 busybox-static cpio e2fsprogs)
 

@@ -67,7 +67,7 @@ start_coordinator() {
 	COORD_ARGS=(--control-endpoint="ipc://$T/control.sock" --key="$T/coordinator.key"
 		--agent-keys-dir="$T/agents.d" --control-keys-dir="$T/admins.d"
 		--results-dir="$T/runs" --state-dir="$T/coord-state" --heartbeat=200ms --lost-after=5
-		--metrics-listen=127.0.0.1:0 "$@")
+		--metrics-listen=127.0.0.1:0 --enroll-endpoint=off "$@")
 	NOTIFY_SOCKET=$T/coord.notify $prefix ${COORD_WRAP:-} "$COORD" --agent-endpoint="${AGENT_EP:-tcp://127.0.0.1:*}" \
 		"${COORD_ARGS[@]}" >"$T/coordinator.log" 2>&1 &
 	COORD_PID=$!

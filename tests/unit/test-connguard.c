@@ -36,11 +36,12 @@ static void test_budget(void **state)
                 assert_true(b.metrics_max >= 4 && b.metrics_max <= 256);
                 assert_true(b.control_max >= 4 && b.control_max <= 256);
                 assert_true(b.backlog >= 4 && b.backlog <= 2048);
+                assert_true(b.enroll_max >= 4 && b.enroll_max <= 64);
                 assert_true(b.reserve >= 32);
                 /* Everything fits, except on a limit too small for anything. */
                 if (avail >= 128)
                         assert_true((uint64_t)b.agents_max + b.metrics_max + b.control_max +
-                                        b.backlog + b.reserve <=
+                                        b.enroll_max + b.backlog + b.reserve <=
                                     avail);
         }
         /* The limits: room for real agents, and for the flood's overshoot. */
@@ -139,7 +140,7 @@ static void test_pause_resume(void **state)
         zmq_setsockopt(agents, ZMQ_HANDSHAKE_IVL, &ivl, sizeof(ivl));
         zmq_setsockopt(agents, ZMQ_LINGER, &linger, sizeof(linger));
         zmq_setsockopt(control, ZMQ_LINGER, &linger, sizeof(linger));
-        assert_int_equal(connguard_new(ctx, agents, control, &b, &g), 0);
+        assert_int_equal(connguard_new(ctx, agents, control, NULL, &b, &g), 0);
         assert_int_equal(zmq_bind(agents, "tcp://127.0.0.1:*"), 0);
         assert_int_equal(zmq_bind(control, "inproc://test-control"), 0);
         assert_int_equal(connguard_start(g), 0);
@@ -189,7 +190,7 @@ static void test_ipc_full(void **state)
         snprintf(ep, sizeof(ep), "ipc://%s", path);
         zmq_setsockopt(agents, ZMQ_LINGER, &linger, sizeof(linger));
         zmq_setsockopt(control, ZMQ_LINGER, &linger, sizeof(linger));
-        assert_int_equal(connguard_new(ctx, agents, control, &b, &g), 0);
+        assert_int_equal(connguard_new(ctx, agents, control, NULL, &b, &g), 0);
         assert_int_equal(zmq_bind(control, ep), 0);
         assert_int_equal(connguard_start(g), 0);
         assert_false(connguard_control_full(g));
