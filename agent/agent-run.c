@@ -43,6 +43,9 @@ struct arun {
         uint64_t sent_upto;   /* sent in this session */
         int64_t last_ack;     /* when an Ack last moved things on, or the last resend */
         uint64_t read_bytes, write_bytes; /* the agent's own count, from its intervals */
+        /* The cluster-wide stonewall: the last group reported ready, given its instant, and
+         * reported started (0: none yet; group 0 is the run's own start). */
+        unsigned group_ready, group_given, group_started;
 };
 
 static const char *const phase_names[] = {"preparing", "preparing", "prepared", "running",
@@ -483,6 +486,48 @@ void arun_on_start(arun_t *ar, int64_t start_mono, const char *err, int64_t now,
         out->todo |= ARUN_DO_START;
         out->start_mono = start_mono;
         set_phase(ar, ARUN_STARTING);
+}
+
+void arun_group_waiting(arun_t *ar, unsigned group, int64_t now, arun_out_t *out)
+{
+        arun_pack_t p = {.what = ARUN_MSG_GROUP_READY, .group = group};
+        if (ar->phase != ARUN_RUNNING || group <= ar->group_ready)
+                return;
+        ar->group_ready = group;
+        pack_keep(ar, &p, now, out);
+}
+
+void arun_on_start_group(arun_t *ar, unsigned group, int64_t start_mono, uint64_t max_intervals,
+                         const char *err, int64_t now, arun_out_t *out)
+{
+        /* Sent again (a rejoin), or for a group this agent has not reported waiting: left. */
+        if (ar->phase != ARUN_RUNNING || group != ar->group_ready || group <= ar->group_given)
+                return;
+        if (err) {
+                arun_fail(ar, IOFLEET__ERROR_CODE__ERROR_PREPARE, err, now, out);
+                return;
+        }
+        ar->group_given = group;
+        /* The run grew by the barrier's waits: its intervals go on counting to the new end. */
+        if (ar->max_intervals && max_intervals > ar->max_intervals)
+                ar->max_intervals = max_intervals;
+        out->todo |= ARUN_DO_START_GROUP;
+        out->group = group;
+        out->group_mono = start_mono;
+}
+
+void arun_group_started(arun_t *ar, unsigned group, int64_t now, arun_out_t *out)
+{
+        arun_pack_t p = {.what = ARUN_MSG_GROUP_STARTED, .group = group};
+        if (ar->phase != ARUN_RUNNING || group != ar->group_given || group <= ar->group_started)
+                return;
+        ar->group_started = group;
+        pack_keep(ar, &p, now, out);
+}
+
+uint64_t arun_max_intervals(const arun_t *ar)
+{
+        return ar->max_intervals;
 }
 
 void arun_runner_running(arun_t *ar, int64_t now, arun_out_t *out)

@@ -347,6 +347,42 @@ static int pack_restored(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, si
         return encode_settings(&e, &m.effective, &m.n_effective, &run->effective, buf, len);
 }
 
+/* The cluster-wide stonewall: group p->group laid out and waiting. */
+static int pack_group_ready(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, size_t *len)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__GroupReady m = IOFLEET__GROUP_READY__INIT;
+        m.run_id = (char *)p->run_id;
+        m.run_seq = p->run_seq;
+        m.group = p->group;
+        e.body_case = IOFLEET__ENVELOPE__BODY_GROUP_READY;
+        e.group_ready = &m;
+        log_info("run %s: group %u laid out; waiting for every agent to end group %u", run->id,
+                 p->group, p->group - 1);
+        return encode(&e, buf, len);
+}
+
+/* ... and the instant it started, on the timeline and on this host's own clock. */
+static int pack_group_started(agent_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
+                              size_t *len)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__GroupStarted m = IOFLEET__GROUP_STARTED__INIT;
+        int64_t at = runner_group_started_mono(run->runner, p->group);
+        if (!at)
+                return -ENODEV;
+        m.run_id = (char *)p->run_id;
+        m.run_seq = p->run_seq;
+        m.group = p->group;
+        m.start_ns = timeline_of_mono(ag, at);
+        m.host_mono_ns = at;
+        e.body_case = IOFLEET__ENVELOPE__BODY_GROUP_STARTED;
+        e.group_started = &m;
+        log_info("run %s: group %u started %+lldns from its instant", run->id, p->group,
+                 (long long)(at - run->group_mono));
+        return encode(&e, buf, len);
+}
+
 int report_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
 {
         agent_t *ag = user;
@@ -364,6 +400,10 @@ int report_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
                 return pack_finished(run, p, buf, len);
         case ARUN_MSG_RESTORED:
                 return pack_restored(run, p, buf, len);
+        case ARUN_MSG_GROUP_READY:
+                return pack_group_ready(run, p, buf, len);
+        case ARUN_MSG_GROUP_STARTED:
+                return run->runner ? pack_group_started(ag, run, p, buf, len) : -ENODEV;
         }
         return -EINVAL;
 }

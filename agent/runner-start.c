@@ -1,5 +1,5 @@
 /* The runner's starter: the start instant, the groups after the first one by one (fio's
- * stonewall, with the seam for the cluster-wide barrier), and steady-state detection. */
+ * stonewall, held across agents with the coordinator's barrier), and steady-state detection. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -275,4 +275,15 @@ int runner_start_group_at(runner_t *r, unsigned group, int64_t start_mono)
         }
         pthread_mutex_unlock(&r->gate.lock);
         return rc;
+}
+
+int64_t runner_group_started_mono(runner_t *r, unsigned group)
+{
+        int64_t t = 0;
+        if (group >= r->n_groups)
+                return 0;
+        pthread_mutex_lock(&r->gate.lock);
+        t = group ? r->gate.group_start[group] : r->started_mono;
+        pthread_mutex_unlock(&r->gate.lock);
+        return t;
 }

@@ -77,6 +77,8 @@ bool runner_group_waiting(runner_t *r, unsigned *group);
 /* Starts group `group` (the one waiting) at start_mono (CLOCK_MONOTONIC), with the precision of
  * the first start. 0, or -EINVAL when that group does not wait. */
 int runner_start_group_at(runner_t *r, unsigned group, int64_t start_mono);
+/* The instant (CLOCK_MONOTONIC) group `group` started at on this agent; 0 until it has. */
+int64_t runner_group_started_mono(runner_t *r, unsigned group);
 
 /* After RUNNING: when the gate opened (CLOCK_MONOTONIC), and the last worker's wake-up after it. */
 int64_t runner_started_mono(const runner_t *r);

@@ -49,13 +49,15 @@ int jobgroups_plan(const job_spec_t *jobs, size_t n, jobgroup_t *out, uint32_t *
         return 0;
 }
 
-uint64_t jobgroups_span(const job_spec_t *jobs, size_t n)
+uint64_t jobgroups_starts(const job_spec_t *jobs, size_t n, uint64_t *starts, uint32_t max_groups)
 {
         jobgroup_t *g = calloc(n ? n : 1, sizeof(*g));
         uint64_t *end = calloc(n ? n : 1, sizeof(*end));
         uint64_t group_start = 0, group_end = 0, span = 0;
         uint32_t groups = 0, cur = 0;
 
+        if (starts && max_groups)
+                starts[0] = 0;
         if (!g || !end || jobgroups_plan(jobs, n, g, &groups, NULL, 0) < 0)
                 goto out;
         for (size_t i = 0; i < n; i++) {
@@ -65,6 +67,8 @@ uint64_t jobgroups_span(const job_spec_t *jobs, size_t n)
                 if (g[i].group != cur) {
                         cur = g[i].group;
                         group_start = group_end;
+                        if (starts && cur < max_groups)
+                                starts[cur] = group_start;
                 }
                 start = g[i].waits_for >= 0 ? end[g[i].waits_for] : group_start;
                 end[i] = start + intervals_job_span(&jobs[i]);
@@ -76,4 +80,9 @@ out:
         free(g);
         free(end);
         return span;
+}
+
+uint64_t jobgroups_span(const job_spec_t *jobs, size_t n)
+{
+        return jobgroups_starts(jobs, n, NULL, 0);
 }

@@ -23,3 +23,8 @@ int jobgroups_plan(const job_spec_t *jobs, size_t n, jobgroup_t *out, uint32_t *
  * when the group before ended (a waiter when its waitee ends) and last startdelay + ramp_time +
  * runtime. 0 when a job has no runtime (the run is open-ended) or the jobs do not plan. */
 uint64_t jobgroups_span(const job_spec_t *jobs, size_t n);
+
+/* jobgroups_span(), and where each serial group starts from the run's start (starts[g] for the
+ * first max_groups groups) when every job has a runtime; the run's length from group g's start
+ * is span - starts[g]. Returns the span (0: open-ended, starts left as far as they got). */
+uint64_t jobgroups_starts(const job_spec_t *jobs, size_t n, uint64_t *starts, uint32_t max_groups);

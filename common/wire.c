@@ -321,6 +321,46 @@ static int check_restored(const Iofleet__Restored *r, char *err, size_t errlen)
         return check_settings(r->effective, r->n_effective, "restored.effective", err, errlen);
 }
 
+/* The cluster-wide stonewall's messages: a group after the first, of at most WIRE_MAX_JOBS. */
+static int check_group(uint32_t group, const char *what, char *err, size_t errlen)
+{
+        if (group == 0 || group >= WIRE_MAX_JOBS)
+                return errorf(err, errlen, -EBADMSG, "%s.group %u out of range 1..%d", what, group,
+                              WIRE_MAX_JOBS - 1);
+        return 0;
+}
+
+static int check_group_ready(const Iofleet__GroupReady *g, char *err, size_t errlen)
+{
+        int r;
+        if ((r = check_str(g->run_id, WIRE_MAX_ID, true, "group_ready.run_id", err, errlen)) < 0)
+                return r;
+        return check_group(g->group, "group_ready", err, errlen);
+}
+
+static int check_start_group(const Iofleet__StartGroup *g, char *err, size_t errlen)
+{
+        int r;
+        if ((r = check_str(g->run_id, WIRE_MAX_ID, true, "start_group.run_id", err, errlen)) < 0 ||
+            (r = check_time(g->start_ns, "start_group.start_ns", err, errlen)) < 0)
+                return r;
+        if (g->max_intervals > WIRE_MAX_INTERVALS)
+                return errorf(err, errlen, -EBADMSG, "start_group.max_intervals %llu out of range "
+                              "0..%u", (unsigned long long)g->max_intervals, WIRE_MAX_INTERVALS);
+        return check_group(g->group, "start_group", err, errlen);
+}
+
+static int check_group_started(const Iofleet__GroupStarted *g, char *err, size_t errlen)
+{
+        int r;
+        if ((r = check_str(g->run_id, WIRE_MAX_ID, true, "group_started.run_id", err, errlen)) <
+                0 ||
+            (r = check_time(g->start_ns, "group_started.start_ns", err, errlen)) < 0 ||
+            (r = check_time(g->host_mono_ns, "group_started.host_mono_ns", err, errlen)) < 0)
+                return r;
+        return check_group(g->group, "group_started", err, errlen);
+}
+
 static int check_goodbye(const Iofleet__Goodbye *g, char *err, size_t errlen)
 {
         return check_str(g->reason, WIRE_MAX_TEXT, false, "goodbye.reason", err, errlen);
@@ -421,6 +461,12 @@ static int check_body(const envelope_t *e, char *err, size_t errlen)
                 return check_restored(e->restored, err, errlen);
         case IOFLEET__ENVELOPE__BODY_GOODBYE:
                 return check_goodbye(e->goodbye, err, errlen);
+        case IOFLEET__ENVELOPE__BODY_GROUP_READY:
+                return check_group_ready(e->group_ready, err, errlen);
+        case IOFLEET__ENVELOPE__BODY_START_GROUP:
+                return check_start_group(e->start_group, err, errlen);
+        case IOFLEET__ENVELOPE__BODY_GROUP_STARTED:
+                return check_group_started(e->group_started, err, errlen);
         case IOFLEET__ENVELOPE__BODY_LIST_RUNS:
                 return 0;
         case IOFLEET__ENVELOPE__BODY_RUN_LIST:
@@ -1021,6 +1067,8 @@ bool wire_is_run_message(const envelope_t *e)
         case IOFLEET__ENVELOPE__BODY_FINISHED:
         case IOFLEET__ENVELOPE__BODY_RESTORED:
         case IOFLEET__ENVELOPE__BODY_ERROR:
+        case IOFLEET__ENVELOPE__BODY_GROUP_READY:
+        case IOFLEET__ENVELOPE__BODY_GROUP_STARTED:
                 return true;
         default:
                 return false;

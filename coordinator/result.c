@@ -682,6 +682,54 @@ static void partial_summary(const run_t *run, const ivpass_t *pass, char *buf, s
                 snprintf(buf + used, len - used, "; and %zu more", n - shown);
 }
 
+
+/* The cluster-wide stonewall: each serial group after the first, its instant, the spread of the
+ * agents' starts, and each agent's own start (late: given an instant of its own after the
+ * group's deadline, or after it came back). */
+static json_t *groups_json(const run_t *run)
+{
+        json_t *arr = json_array();
+        for (uint32_t g = 1; g < run->n_groups; g++) {
+                const run_group_t *grp = &run->groups[g];
+                json_t *o = json_object(), *ag = json_array();
+                json_object_set_new(o, "group", json_integer(g));
+                json_object_set_new(o, "start_ns", json_integer(grp->start_ns));
+                json_object_set_new(o, "released", json_boolean(grp->released));
+                json_object_set_new(o, "wait_ns",
+                                    json_integer(grp->released && grp->first_ready_ns
+                                                     ? grp->start_ns - grp->first_ready_ns
+                                                     : 0));
+                json_object_set_new(o, "skew_ns", json_integer((json_int_t)grp->skew_ns));
+                json_object_set_new(o, "skew_basis", json_string(grp->skew_shared_clock
+                                                                     ? "shared-clock"
+                                                                     : "timeline"));
+                json_object_set_new(o, "late", json_integer(grp->late));
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        const run_agent_t *a = &run->agents[i];
+                        const run_agent_group_t *x = a->grp ? &a->grp[g] : NULL;
+                        json_t *e;
+                        if (!x || (!x->ready && !x->given))
+                                continue;
+                        e = json_object();
+                        json_object_set_new(e, "name", json_string(a->name));
+                        json_object_set_new(e, "ready", json_boolean(x->ready));
+                        json_object_set_new(e, "late", json_boolean(x->late));
+                        if (x->given)
+                                json_object_set_new(e, "instant_ns", json_integer(x->at_ns));
+                        if (x->started) {
+                                json_object_set_new(e, "start_ns", json_integer(x->start_ns));
+                                json_object_set_new(e, "host_mono_ns", json_integer(x->mono_ns));
+                                json_object_set_new(e, "offset_ns",
+                                                    json_integer(x->start_ns - x->at_ns));
+                        }
+                        json_array_append_new(ag, e);
+                }
+                json_object_set_new(o, "agents", ag);
+                json_array_append_new(arr, o);
+        }
+        return arr;
+}
+
 static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
 {
         json_t *o = json_object(), *agents = json_array(), *ivs = json_array(),
@@ -715,6 +763,8 @@ static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
                             json_string(run->skew_shared_clock ? "shared-clock" : "timeline"));
         json_object_set_new(o, "interval_ns", json_integer((json_int_t)run->interval_ns));
         json_object_set_new(o, "lead_ns", json_integer((json_int_t)run->lead_ns));
+        if (run->group_barrier)
+                json_object_set_new(o, "groups", groups_json(run));
         {
                 const Iofleet__SubmitRun *s = run->submit->submit_run;
                 if (s->plan_name && *s->plan_name)

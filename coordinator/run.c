@@ -104,7 +104,8 @@ void run_keep_rec(run_t *run, const run_rec_t *rec)
 }
 
 /* The jobs of the run: the SubmitRun's own, or those of every client part of a plan. */
-static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *max_runtime,
+static int check_jobs(run_t *run, size_t part, Iofleet__Job **jobs, size_t n_jobs,
+                      uint64_t *max_runtime,
                       bool *all_timed, uint64_t *layout, char *err, size_t errlen)
 {
         job_spec_t *specs = realloc(run->specs, (run->n_specs + n_jobs + 1) * sizeof(*specs));
@@ -139,6 +140,8 @@ static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *
                 if (r < 0)
                         return r;
         }
+        if (run_groups_plan(run, part, run->specs + first, n_jobs) < 0)
+                return -ENOMEM;
         span = jobgroups_span(run->specs + first, n_jobs);
         if (!span && n_jobs)
                 *all_timed = false;
@@ -168,6 +171,7 @@ static void send_prepare(run_t *run, run_agent_t *a, uint64_t seq, run_out_t *ou
         p.nagents = run->n_agents;
         p.interval_ns = run->interval_ns;
         p.orphan_grace_ns = run->orphan_grace_ns;
+        p.group_barrier = run->group_barrier && a->n_groups > 1;
         if (s->n_parts) {
                 Iofleet__Part *part = s->parts[a->part];
                 p.role = part->role;
@@ -218,10 +222,10 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         /* Every job is checked here, so that no agent is touched by a run that cannot work. */
         if (s->n_parts) {
                 for (size_t i = 0; i < s->n_parts && r == 0; i++)
-                        r = check_jobs(run, s->parts[i]->jobs, s->parts[i]->n_jobs, &max_runtime,
+                        r = check_jobs(run, i, s->parts[i]->jobs, s->parts[i]->n_jobs, &max_runtime,
                                        &all_timed, &layout, err, errlen);
         } else
-                r = check_jobs(run, s->jobs, s->n_jobs, &max_runtime, &all_timed, &layout, err,
+                r = check_jobs(run, 0, s->jobs, s->n_jobs, &max_runtime, &all_timed, &layout, err,
                                errlen);
         if (r < 0) {
                 run_free(&run);
@@ -272,6 +276,10 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
                                       n_agents);
                 }
         }
+        if (run_groups_init(run) < 0) {
+                run_free(&run);
+                return errorf(err, errlen, -ENOMEM, "out of memory for the run's groups");
+        }
         /* Servers first: the clients mount what the servers export. */
         for (size_t i = 0; i < n_agents; i++)
                 if (run->agents[i].server || !run->n_servers)
@@ -290,6 +298,7 @@ void run_free(run_t **rp)
         for (size_t i = 0; i < run->n_specs; i++)
                 job_spec_done(&run->specs[i]);
         free(run->specs);
+        run_groups_free(run);
         for (size_t i = 0; i < run->n_agents; i++) {
                 free(run->agents[i].iv);
                 wire_free(&run->agents[i].finished);
@@ -729,11 +738,9 @@ static void start_all(run_t *run, int64_t now, run_out_t *out)
 
 /* Start skew: the spread of the achieved start instants. Agents on one kernel share
  * CLOCK_MONOTONIC, so their own readings show the true spread, free of offset estimates. */
-static void compute_skew(run_t *run)
+bool run_shared_clock(const run_t *run)
 {
         bool shared = run->n_agents > 0;
-        int64_t lo = INT64_MAX, hi = INT64_MIN, wlo = INT64_MAX, whi = INT64_MIN;
-
         const char *boot = NULL;
         for (size_t i = 0; i < run->n_agents; i++) {
                 if (run->agents[i].server)
@@ -743,6 +750,14 @@ static void compute_skew(run_t *run)
                 if (!run->agents[i].boot_id[0] || !streq(run->agents[i].boot_id, boot))
                         shared = false;
         }
+        return shared;
+}
+
+static void compute_skew(run_t *run)
+{
+        bool shared = run_shared_clock(run);
+        int64_t lo = INT64_MAX, hi = INT64_MIN, wlo = INT64_MAX, whi = INT64_MIN;
+
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
                 int64_t t, w;
@@ -861,6 +876,7 @@ void run_check_all(run_t *run, int64_t now, run_out_t *out)
 {
         check_all_prepared(run, now, out);
         check_all_started(run, out);
+        run_groups_check(run, now, out);
         check_all_finished(run, now, out);
 }
 
@@ -937,6 +953,12 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
         case IOFLEET__ENVELOPE__BODY_INTERVAL:
                 on_interval(run, a, m->interval, now, out);
                 return 0;
+        case IOFLEET__ENVELOPE__BODY_GROUP_READY:
+                run_on_group_ready(run, a, m->group_ready, now, out);
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_GROUP_STARTED:
+                run_on_group_started(run, a, m->group_started, now, out);
+                return 0;
         case IOFLEET__ENVELOPE__BODY_FINISHED:
                 if (a->finished)
                         return -EALREADY;
@@ -957,6 +979,8 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
                 /* Its part is over: an Ack now lets it forget the lot. */
                 if (m->finished->run_seq)
                         run_push_ack(run, a, out);
+                /* A group waited for it no more. */
+                run_groups_check(run, now, out);
                 check_all_finished(run, now, out);
                 return 0;
         case IOFLEET__ENVELOPE__BODY_RESTORED:
@@ -1085,7 +1109,9 @@ void run_tick(run_t *run, int64_t now, run_out_t *out)
                 tick_start(run, now, out);
         if (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING)
                 emit_ready(run, now, false, out);
-        if (run->phase == RUN_RUNNING && now >= run->stop_deadline_ns) {
+        run_groups_tick(run, now, out);
+        /* A group waiting for its agents has its own deadline; its release moves the end. */
+        if (run->phase == RUN_RUNNING && now >= run->stop_deadline_ns && !run_groups_pending(run)) {
                 run_event(run, out,
                           "runtime is over but not every agent has finished: stopping them");
                 for (size_t i = 0; i < run->n_agents; i++)
@@ -1126,8 +1152,11 @@ int64_t run_next_deadline(const run_t *run)
                 if (run->next_emit < run->n_civ &&
                     run_interval_end(run, run->next_emit) + emit_slack(run) < t)
                         t = run_interval_end(run, run->next_emit) + emit_slack(run);
-                if (run->phase == RUN_RUNNING && run->stop_deadline_ns < t)
+                if (run->phase == RUN_RUNNING && run->stop_deadline_ns < t &&
+                    !run_groups_pending(run))
                         t = run->stop_deadline_ns;
+                if (run_groups_next_deadline(run) < t)
+                        t = run_groups_next_deadline(run);
                 if (run->phase == RUN_STOPPING && run->finish_deadline_ns < t)
                         t = run->finish_deadline_ns;
         }
