@@ -232,6 +232,7 @@ void run_on_group_ready(run_t *run, run_agent_t *a, const Iofleet__GroupReady *m
         /* Left behind at the deadline (or back from away after the release): alone, now. */
         a->grp[g].late = true;
         grp->late++;
+        extend(run, g, now + (int64_t)run->group_margin_ns);
         give(run, a, g, now + (int64_t)run->group_margin_ns, out);
         run_event(run, out, "stonewall: agent %s ready for group %u %.3fs after it started; it "
                   "starts it alone",
@@ -339,10 +340,10 @@ void run_groups_resend(run_t *run, run_agent_t *a, int64_t now, run_out_t *out)
                 if (!ag->given || ag->started)
                         continue;
                 /* Its instant may have passed while it was away: a fresh one of its own. */
-                give(run, a, g,
-                     ag->at_ns - now > 100 * (int64_t)NSEC_PER_MSEC
-                         ? ag->at_ns
-                         : now + (int64_t)run->group_margin_ns,
-                     out);
+                int64_t at = ag->at_ns - now > 100 * (int64_t)NSEC_PER_MSEC
+                                 ? ag->at_ns
+                                 : now + (int64_t)run->group_margin_ns;
+                extend(run, g, at);
+                give(run, a, g, at, out);
         }
 }
