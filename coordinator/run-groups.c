@@ -177,8 +177,8 @@ static void release(run_t *run, uint32_t g, bool overdue, int64_t now, run_out_t
                           (unsigned long long)(run->prepare_timeout_ns / NSEC_PER_SEC), left);
         else
                 run_event(run, out,
-                          "stonewall: every agent ended group %u; group %u starts on %u agents at "
-                          "+%.3fs",
+                          "stonewall: every agent still in the run ended group %u; group %u starts "
+                          "on %u agents at +%.3fs",
                           g - 1, g, grp->agents, (double)(at - run->start_ns) / NSEC_PER_SEC);
 }
 
