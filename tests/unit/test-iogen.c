@@ -20,25 +20,10 @@
 #include "fiorand.h"
 #include "iogen.h"
 #include "options.h"
+#include "unit-job.h"
 
 #define KIB 1024ULL
 #define MIB (1024ULL * KIB)
-
-static void job_with(job_spec_t *j, ...)
-{
-        va_list ap;
-        const char *k;
-        char err[256];
-
-        assert_int_equal(job_spec_init(j, "t"), 0);
-        va_start(ap, j);
-        while ((k = va_arg(ap, const char *))) {
-                const char *v = va_arg(ap, const char *);
-                if (job_option_set(j, k, v, err, sizeof(err)) < 0)
-                        fail_msg("%s=%s: %s", k, v, err);
-        }
-        va_end(ap);
-}
 
 /* A generator over one file region of size bytes for job j, fio's thread thread_number. */
 static iogen_t *gen_of(const job_spec_t *j, uint64_t size, unsigned thread_number)

@@ -13,24 +13,9 @@
 #include <string.h>
 
 #include "options.h"
+#include "unit-job.h"
 #include "pacing.h"
 #include "util.h"
-
-static void job_with(job_spec_t *j, ...)
-{
-        va_list ap;
-        const char *k;
-        char err[256];
-
-        assert_int_equal(job_spec_init(j, "t"), 0);
-        va_start(ap, j);
-        while ((k = va_arg(ap, const char *))) {
-                const char *v = va_arg(ap, const char *);
-                if (job_option_set(j, k, v, err, sizeof(err)) < 0)
-                        fail_msg("%s=%s: %s", k, v, err);
-        }
-        va_end(ap);
-}
 
 static void test_thinktime(void **state)
 {

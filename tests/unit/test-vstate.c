@@ -15,26 +15,11 @@
 #include <string.h>
 
 #include "options.h"
+#include "unit-job.h"
 #include "vstate.h"
 
 #define KIB 1024ULL
 #define SEED 0x1234abcdULL
-
-static void job_with(job_spec_t *j, ...)
-{
-        va_list ap;
-        const char *k;
-        char err[256];
-
-        assert_int_equal(job_spec_init(j, "t"), 0);
-        va_start(ap, j);
-        while ((k = va_arg(ap, const char *))) {
-                const char *v = va_arg(ap, const char *);
-                if (job_option_set(j, k, v, err, sizeof(err)) < 0)
-                        fail_msg("%s=%s: %s", k, v, err);
-        }
-        va_end(ap);
-}
 
 /* vstate of one file of nblocks blocks of bs bytes from offset 0. */
 static int init_one(vstate_t *v, const job_spec_t *j, uint64_t nblocks, uint64_t bs, char *err,
