@@ -386,7 +386,7 @@ static void on_start_group(agent_t *ag, const Iofleet__StartGroup *s)
         if (!run || !streq(run->id, s->run_id))
                 return; /* a run already over here: nothing waits for it */
         err = map_instant(ag, s->start_ns, now, &mono, why, sizeof(why));
-        if (!err && mono <= now)
+        if (!err && mono <= now && run->runner && runner_group_waiting(run->runner, NULL))
                 log_warning("run %s: group %u's instant already passed by %lldns: starting now",
                             run->id, s->group, (long long)(now - mono));
         if (!err && mono <= 0)
