@@ -155,21 +155,42 @@ typedef struct sender {
         arun_out_t *out;
 } sender_t;
 
+/* Messages in flight (sent, not acknowledged) at most: after a long partition thousands are
+ * waiting, and all of them at once would fill the socket's queue (ZeroMQ's high-water mark, a
+ * thousand) so that heartbeats are dropped and the coordinator, busy with the backlog, takes
+ * the agent for lost and the resend starts over. The rest follow as Acks come (every 50 ms). */
+#define ARUN_SEND_WINDOW 256
+
+static bool in_window(const arun_t *ar, uint64_t seq)
+{
+        return seq <= rqueue_acked(ar->q) + ARUN_SEND_WINDOW;
+}
+
 static int send_one(void *user, uint64_t seq, const void *buf, size_t len)
 {
         sender_t *s = user;
+        if (!in_window(s->ar, seq))
+                return 1;
         if (outbox_push_raw(&s->out->coord, "", buf, len) < 0)
                 return -ENOMEM;
         s->ar->sent_upto = seq;
         return 0;
 }
 
-/* Everything not acknowledged goes (again), in order. */
-static void resend(arun_t *ar, int64_t now, arun_out_t *out)
+/* What was made but not sent yet goes, in order, as far as the window allows. */
+static void pump(arun_t *ar, arun_out_t *out)
 {
         sender_t s = {ar, out};
+        if (ar->synced && ar->sent_upto < rqueue_made(ar->q) && in_window(ar, ar->sent_upto + 1))
+                rqueue_each(ar->q, ar->sent_upto, send_one, &s);
+}
+
+/* Everything not acknowledged goes (again), in order, a window at a time. */
+static void resend(arun_t *ar, int64_t now, arun_out_t *out)
+{
         ar->last_ack = now;
-        rqueue_each(ar->q, rqueue_acked(ar->q), send_one, &s);
+        ar->sent_upto = rqueue_acked(ar->q);
+        pump(ar, out);
 }
 
 /* Numbers, keeps and (when the coordinator listens) sends one packed message. */
@@ -183,7 +204,8 @@ static int keep(arun_t *ar, const uint8_t *buf, size_t len, int64_t now, arun_ou
                             (unsigned long long)rqueue_made(ar->q), strerror(-r));
         if (r == -ENOMEM)
                 return r;
-        if (ar->synced && rqueue_made(ar->q) == ar->sent_upto + 1) {
+        if (ar->synced && rqueue_made(ar->q) == ar->sent_upto + 1 &&
+            in_window(ar, rqueue_made(ar->q))) {
                 if (rqueue_pending(ar->q) == 1)
                         ar->last_ack = now;
                 if (outbox_push_raw(&out->coord, "", buf, len) == 0)
@@ -553,11 +575,12 @@ void arun_on_ack(arun_t *ar, uint64_t upto, int64_t now, arun_out_t *out)
                                  rqueue_pending(ar->q), (unsigned long long)upto + 1);
                 ar->synced = true;
                 ar->orphaned = false;
-                ar->sent_upto = upto;
                 resend(ar, now, out);
         }
         if (ar->sent_upto < upto)
                 ar->sent_upto = upto;
+        /* The window moved on: what waited behind it goes. */
+        pump(ar, out);
         save(ar);
 }
 

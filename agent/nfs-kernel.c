@@ -90,130 +90,107 @@ static int check_serving(bool bus, char *err, size_t errlen)
                             ": start nfsd (rpc.nfsd) on this host first");
 }
 
-static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t *settings,
-                        kvlist_t *effective, char *err, size_t errlen)
+/* The [nfsd] keys of export e edited into cfg->nfs_conf's text: *keys the keys, *newconf the new
+ * text, *changed whether it differs (nothing read when e sets no key). */
+static int kernel_conf_edit(const agent_config_t *cfg, const nfs_export_t *e, kvlist_t *keys,
+                            char **newconf, size_t *newlen, bool *changed, char *err,
+                            size_t errlen)
 {
-        nfs_export_t e;
-        int ret = nfs_settings_parse("kernel", settings, &e, err, errlen);
-        if (ret < 0)
-                return ret;
-        _cleanup_(freep) char *line = NULL;
-        if (nfs_render_kernel_export(&e, &line) < 0)
-                return errorf(err, errlen, -ENOMEM, "out of memory");
-        kvlist_t keys = {0};
-        _cleanup_(freep) char *conf = NULL, *newconf = NULL;
-        size_t conflen = 0, newlen = 0;
-        bool conf_changed = false;
-        if (nfs_render_nfsd_conf(&e, &keys) < 0) {
-                kv_clear(&keys);
-                return errorf(err, errlen, -ENOMEM, "out of memory");
-        }
-        if (keys.n > 0) {
-                ret = nfs_read_file(cfg->nfs_conf, &conf, &conflen);
-                if (ret == -ENOENT) {
-                        conf = strdup("");
-                        ret = conf ? 0 : -ENOMEM;
-                }
-                if (ret < 0) {
-                        kv_clear(&keys);
-                        return errorf(err, errlen, ret, "nfs_conf %s: %s", cfg->nfs_conf,
-                                      strerror(-ret));
-                }
-                ret = nfs_conf_edit(conf, conflen, "nfsd", &keys, &newconf, &newlen,
-                                    &conf_changed);
-                if (ret < 0) {
-                        kv_clear(&keys);
-                        return errorf(err, errlen, ret, "out of memory");
-                }
-        }
-        char why[256] = "";
-        bool bus = nfs_systemd_available(why, sizeof(why)), running = false;
+        _cleanup_(freep) char *conf = NULL;
+        size_t conflen = 0;
+        int ret;
 
-        /* Services first in the record: it is replayed last change first, so they come back
-         * after the files they read. nfs-server is recorded when it will be restarted (new
-         * threads or versions) or started (it was stopped: an export alone serves nobody). */
-        if (bus) {
-                ret = nfs_systemd_unit_active(KERNEL_UNIT, &running, err, errlen);
-                if (ret < 0)
-                        goto out;
+        if (nfs_render_nfsd_conf(e, keys) < 0)
+                return errorf(err, errlen, -ENOMEM, "out of memory");
+        if (keys->n == 0)
+                return 0;
+        ret = nfs_read_file(cfg->nfs_conf, &conf, &conflen);
+        if (ret == -ENOENT) {
+                conf = strdup("");
+                ret = conf ? 0 : -ENOMEM;
         }
-        if (bus && (conf_changed || !running)) {
-                ret = restore_save_service(r, "kernel", KERNEL_UNIT, running);
-                if (ret < 0) {
-                        errorf(err, errlen, ret, "restore record: %s: %s", KERNEL_UNIT,
-                               strerror(-ret));
-                        goto out;
-                }
-        }
-        ret = restore_save_service(r, "kernel", EXPORTFS_ENTRY, true);
-        if (ret < 0) {
-                errorf(err, errlen, ret, "restore record: exportfs: %s", strerror(-ret));
-                goto out;
-        }
-        if (conf_changed) {
-                ret = restore_save_file(r, cfg->nfs_conf);
-                if (ret < 0) {
-                        errorf(err, errlen, ret, "restore record: %s: %s", cfg->nfs_conf,
-                               strerror(-ret));
-                        goto out;
-                }
-                ret = write_file_atomic(cfg->nfs_conf, newconf, newlen, 0644);
-                if (ret < 0) {
-                        errorf(err, errlen, ret, "nfs_conf %s: writing: %s", cfg->nfs_conf,
-                               strerror(-ret));
-                        goto out;
-                }
-        }
-        char expfile[4096];
+        if (ret < 0)
+                return errorf(err, errlen, ret, "nfs_conf %s: %s", cfg->nfs_conf, strerror(-ret));
+        ret = nfs_conf_edit(conf, conflen, "nfsd", keys, newconf, newlen, changed);
+        return ret < 0 ? errorf(err, errlen, ret, "out of memory") : 0;
+}
+
+/* Services first in the record: it is replayed last change first, so they come back after the
+ * files they read. nfs-server is recorded when it will be restarted (new threads or versions)
+ * or started (it was stopped: an export alone serves nobody). Then nfs.conf, recorded and
+ * written when it changes. */
+static int kernel_record_conf(const agent_config_t *cfg, restore_t *r, bool restart,
+                              bool running, const char *newconf, size_t newlen, bool conf_changed,
+                              char *err, size_t errlen)
+{
+        int ret;
+        if (restart && (ret = restore_save_service(r, "kernel", KERNEL_UNIT, running)) < 0)
+                return errorf(err, errlen, ret, "restore record: %s: %s", KERNEL_UNIT,
+                              strerror(-ret));
+        if ((ret = restore_save_service(r, "kernel", EXPORTFS_ENTRY, true)) < 0)
+                return errorf(err, errlen, ret, "restore record: exportfs: %s", strerror(-ret));
+        if (!conf_changed)
+                return 0;
+        if ((ret = restore_save_file(r, cfg->nfs_conf)) < 0)
+                return errorf(err, errlen, ret, "restore record: %s: %s", cfg->nfs_conf,
+                              strerror(-ret));
+        if ((ret = write_file_atomic(cfg->nfs_conf, newconf, newlen, 0644)) < 0)
+                return errorf(err, errlen, ret, "nfs_conf %s: writing: %s", cfg->nfs_conf,
+                              strerror(-ret));
+        return 0;
+}
+
+/* The export line written to iofleet's file in exports_dir, both recorded first. */
+static int kernel_write_export(const agent_config_t *cfg, restore_t *r, const char *line,
+                               char *err, size_t errlen)
+{
+        char expfile[4096], body[2048];
+        int ret, n;
+
         exports_path(cfg, expfile, sizeof(expfile));
         /* Debian's nfs-kernel-server ships no /etc/exports.d: made for the step, removed after. */
-        ret = restore_mkdir(r, cfg->exports_dir, 0755);
-        if (ret < 0) {
-                errorf(err, errlen, ret, "exports_dir %s: %s", cfg->exports_dir, strerror(-ret));
-                goto out;
-        }
-        ret = restore_save_file(r, expfile);
-        if (ret < 0) {
-                errorf(err, errlen, ret, "restore record: %s: %s", expfile, strerror(-ret));
-                goto out;
-        }
-        {
-                char body[2048];
-                int n = snprintf(body, sizeof(body),
-                                 "# Written by iofleet-agent for a benchmark; its restore record "
-                                 "puts the previous state back.\n%s\n",
-                                 line);
-                if (n >= (int)sizeof(body)) {
-                        ret = errorf(err, errlen, -E2BIG, "export line too long");
-                        goto out;
-                }
-                ret = write_file_atomic(expfile, body, (size_t)n, 0644);
-                if (ret < 0) {
-                        errorf(err, errlen, ret, "%s: writing: %s", expfile, strerror(-ret));
-                        goto out;
-                }
-        }
-        {
-                char out[8192];
-                ret = run_exportfs(cfg, "-ra", out, sizeof(out), err, errlen);
-                if (ret < 0)
-                        goto out;
-                ret = run_exportfs(cfg, "-v", out, sizeof(out), err, errlen);
-                if (ret < 0)
-                        goto out;
-                char exp[1024];
-                if (find_export(out, e.path, exp, sizeof(exp)) < 0) {
-                        ret = errorf(err, errlen, -ENOENT,
-                                     "exportfs -v does not list %s after exportfs -ra", e.path);
-                        goto out;
-                }
-                kv_set(effective, "export", exp);
-        }
-        if (bus && (conf_changed || !running)) {
+        if ((ret = restore_mkdir(r, cfg->exports_dir, 0755)) < 0)
+                return errorf(err, errlen, ret, "exports_dir %s: %s", cfg->exports_dir,
+                              strerror(-ret));
+        if ((ret = restore_save_file(r, expfile)) < 0)
+                return errorf(err, errlen, ret, "restore record: %s: %s", expfile, strerror(-ret));
+        n = snprintf(body, sizeof(body),
+                     "# Written by iofleet-agent for a benchmark; its restore record puts the "
+                     "previous state back.\n%s\n",
+                     line);
+        if (n >= (int)sizeof(body))
+                return errorf(err, errlen, -E2BIG, "export line too long");
+        if ((ret = write_file_atomic(expfile, body, (size_t)n, 0644)) < 0)
+                return errorf(err, errlen, ret, "%s: writing: %s", expfile, strerror(-ret));
+        return 0;
+}
+
+/* exportfs -ra, then the export of path as exportfs -v lists it into effective. */
+static int kernel_exportfs(const agent_config_t *cfg, const char *path, kvlist_t *effective,
+                           char *err, size_t errlen)
+{
+        char out[8192], exp[1024];
+        int ret;
+        if ((ret = run_exportfs(cfg, "-ra", out, sizeof(out), err, errlen)) < 0 ||
+            (ret = run_exportfs(cfg, "-v", out, sizeof(out), err, errlen)) < 0)
+                return ret;
+        if (find_export(out, path, exp, sizeof(exp)) < 0)
+                return errorf(err, errlen, -ENOENT,
+                              "exportfs -v does not list %s after exportfs -ra", path);
+        kv_set(effective, "export", exp);
+        return 0;
+}
+
+/* nfs-server restarted (or started) when it is to be, else why not, into effective. */
+static int kernel_restart(const agent_config_t *cfg, bool bus, bool restart, bool running,
+                          bool conf_changed, const char *why, kvlist_t *effective, char *err,
+                          size_t errlen)
+{
+        int ret;
+        if (restart) {
                 /* RestartUnit starts a stopped unit. */
-                ret = nfs_systemd_unit_do(KERNEL_UNIT, "restart", err, errlen);
-                if (ret < 0)
-                        goto out;
+                if ((ret = nfs_systemd_unit_do(KERNEL_UNIT, "restart", err, errlen)) < 0)
+                        return ret;
                 kv_set(effective, "service",
                        running ? "restarted " KERNEL_UNIT : "started " KERNEL_UNIT " (it was stopped)");
         } else if (conf_changed) {
@@ -226,8 +203,38 @@ static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t 
                 kv_set(effective, "service", bus ? "not restarted: threads and versions unchanged"
                                                  : "not restarted: threads and versions unchanged; "
                                                    "no systemd to check nfs-server.service");
-        ret = check_serving(bus, err, errlen);
+        return 0;
+}
+
+static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t *settings,
+                        kvlist_t *effective, char *err, size_t errlen)
+{
+        _cleanup_(freep) char *line = NULL, *newconf = NULL;
+        kvlist_t keys = {0};
+        size_t newlen = 0;
+        bool conf_changed = false, bus, running = false, restart;
+        char why[256] = "";
+        nfs_export_t e;
+        int ret = nfs_settings_parse("kernel", settings, &e, err, errlen);
+
         if (ret < 0)
+                return ret;
+        if (nfs_render_kernel_export(&e, &line) < 0)
+                return errorf(err, errlen, -ENOMEM, "out of memory");
+        if ((ret = kernel_conf_edit(cfg, &e, &keys, &newconf, &newlen, &conf_changed, err,
+                                    errlen)) < 0)
+                goto out;
+        bus = nfs_systemd_available(why, sizeof(why));
+        if (bus && (ret = nfs_systemd_unit_active(KERNEL_UNIT, &running, err, errlen)) < 0)
+                goto out;
+        restart = bus && (conf_changed || !running);
+        if ((ret = kernel_record_conf(cfg, r, restart, running, newconf, newlen, conf_changed, err,
+                                      errlen)) < 0 ||
+            (ret = kernel_write_export(cfg, r, line, err, errlen)) < 0 ||
+            (ret = kernel_exportfs(cfg, e.path, effective, err, errlen)) < 0 ||
+            (ret = kernel_restart(cfg, bus, restart, running, conf_changed, why, effective, err,
+                                  errlen)) < 0 ||
+            (ret = check_serving(bus, err, errlen)) < 0)
                 goto out;
         for (size_t i = 0; i < keys.n; i++) {
                 char k[64];
@@ -236,7 +243,6 @@ static int kernel_apply(const agent_config_t *cfg, restore_t *r, const kvlist_t 
         }
         read_proc("/proc/fs/nfsd/threads", "threads", effective);
         read_proc("/proc/fs/nfsd/versions", "versions", effective);
-        ret = 0;
 out:
         kv_clear(&keys);
         return ret;

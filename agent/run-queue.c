@@ -262,7 +262,7 @@ int rqueue_each(rqueue_t *q, uint64_t after,
 {
         uint8_t *tmp = NULL;
         int r = 0;
-        for (size_t i = 0; i < q->n && r >= 0; i++) {
+        for (size_t i = 0; i < q->n && r == 0; i++) {
                 qent_t *e = at(q, i);
                 if (e->seq <= after)
                         continue;
@@ -282,7 +282,7 @@ int rqueue_each(rqueue_t *q, uint64_t after,
                 r = cb(user, e->seq, tmp, e->len);
         }
         free(tmp);
-        return r;
+        return r < 0 ? r : 0;
 }
 
 uint64_t rqueue_made(const rqueue_t *q)

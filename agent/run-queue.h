@@ -32,7 +32,8 @@ int rqueue_push(rqueue_t *q, const void *buf, size_t len);
 /* Everything up to upto is acknowledged: forgotten. Returns how many were. */
 size_t rqueue_ack(rqueue_t *q, uint64_t upto);
 /* Calls cb for every message numbered above after, in order (from memory, or from the file for
- * those beyond the memory bound). Stops at the first cb < 0 and returns it. */
+ * those beyond the memory bound). Stops at the first cb that is not 0: returns it if < 0,
+ * else 0 (a cb > 0 asks for no more). */
 int rqueue_each(rqueue_t *q, uint64_t after,
                 int (*cb)(void *user, uint64_t seq, const void *buf, size_t len), void *user);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "follow.h"
 #include "plan.h"
 #include "run-opts.h"
 #include "util.h"
@@ -106,12 +107,10 @@ static int submit_step(client_t *c, const run_opts_t *o, const plan_t *p, const 
                        const plan_wire_t *w, const kvlist_t *chosen, size_t i, unsigned rep,
                        const char *sid, FILE *live, char *dir, size_t dirlen)
 {
-        envelope_t req = IOFLEET__ENVELOPE__INIT, *acc = NULL;
         Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
         Iofleet__Setting **pp = NULL, *pv = wire_settings(chosen, &pp);
         Iofleet__Duration durations[2];
         char **names = calloc(p->n_params + 1, sizeof(*names)), run_id[WIRE_MAX_ID + 1];
-        char err[2048];
         int r;
 
         for (size_t k = 0; names && k < p->n_params; k++)
@@ -135,23 +134,10 @@ static int submit_step(client_t *c, const run_opts_t *o, const plan_t *p, const 
         s.sweep_params = names;
         s.n_sweep_params = names ? p->n_params : 0;
         run_opts_failure(o, q, &s, durations);
-        req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
-        req.submit_run = &s;
-        r = client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &acc, err,
-                        sizeof(err));
-        if (r < 0)
-                fprintf(stderr, "iofleet: %s\n", err);
-        else {
-                snprintf(run_id, sizeof(run_id), "%s", acc->run_accepted->run_id);
-                fprintf(live, "iofleet: run %s accepted on %zu agents:", acc->run_accepted->run_id,
-                        acc->run_accepted->n_agents);
-                for (size_t k = 0; k < acc->run_accepted->n_agents; k++)
-                        fprintf(live, " %s", acc->run_accepted->agents[k]->name);
-                fprintf(live, "\n");
-                wire_free(&acc);
-                r = run_follow(c, o, run_id, jobargs_runtime_ns(&q->jobs) / s.interval_ns, live,
+        r = follow_submit(c, &s, live, run_id, sizeof(run_id));
+        if (r >= 0)
+                r = follow_run(c, o, run_id, jobargs_runtime_ns(&q->jobs) / s.interval_ns, live,
                                dir, dirlen);
-        }
         free(pv);
         free(pp);
         free(names);

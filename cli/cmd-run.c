@@ -1,5 +1,5 @@
-/* iofleet run: submit fio-style jobs to the coordinator (or a --local fleet), show them live, keep
- * the result. */
+/* iofleet run: its options, fio-style jobs submitted to the coordinator (or a --local fleet) and
+ * followed to their result (cli/follow.c); plans go to cli/cmd-run-plan.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "cli-options.h"
+#include "follow.h"
 #include "clock.h"
 #include "jobargs.h"
 #include "local.h"
@@ -24,13 +25,6 @@
 #include "selector.h"
 #include "util.h"
 
-
-volatile sig_atomic_t run_interrupted;
-
-static void on_sigint(int sig)
-{
-        run_interrupted++;
-}
 
 /* As fio: every command-line option first, wherever it stands, then the job files in order.
  * Returns 1 when -h or --help-options printed their text. */
@@ -230,22 +224,6 @@ static char *command_line(int argc, char **argv)
         return s;
 }
 
-static int write_output(const run_opts_t *o, json_t *doc, const char *results_dir)
-{
-        FILE *f = stdout;
-        if (o->output && !(f = fopen(o->output, "we"))) {
-                fprintf(stderr, "iofleet: --output=%s: %s\n", o->output, strerror(errno));
-                return -errno;
-        }
-        if (output_write(f, o->format, doc, results_dir) < 0)
-                fprintf(stderr, "iofleet: writing the result failed\n");
-        if (f != stdout && fclose(f) != 0) {
-                fprintf(stderr, "iofleet: --output=%s: %s\n", o->output, strerror(errno));
-                return -errno;
-        }
-        return 0;
-}
-
 void run_opts_failure(const run_opts_t *o, const plan_t *plan, Iofleet__SubmitRun *s,
                       Iofleet__Duration d[2])
 {
@@ -262,178 +240,6 @@ void run_opts_failure(const run_opts_t *o, const plan_t *plan, Iofleet__SubmitRu
         if (d[1].ns)
                 s->prepare_timeout = &d[1];
         s->continue_on_agent_loss = (plan && plan->continue_on_loss) || o->continue_on_loss;
-}
-
-/* Silent this long, the coordinator is asked again for the run (re-attaching after a restart
- * or a lost connection); the whole wait is bounded by --reattach-timeout. */
-#define PING_AFTER_NS (5 * (int64_t)NSEC_PER_SEC)
-#define REATTACH_DEFAULT_NS (120 * (int64_t)NSEC_PER_SEC)
-
-static void send_watch(client_t *c, const char *run_id)
-{
-        envelope_t req = IOFLEET__ENVELOPE__INIT;
-        Iofleet__WatchRun w = IOFLEET__WATCH_RUN__INIT;
-        w.run_id = (char *)run_id;
-        req.body_case = IOFLEET__ENVELOPE__BODY_WATCH_RUN;
-        req.watch_run = &w;
-        client_send(c, &req);
-}
-
-/* Follows the run until RunDone: live lines, a cancel on the first ^C, the result at the end.
- * A coordinator that goes silent is asked again for the run by its id (it may have restarted and
- * taken the run up); after --reattach-timeout the CLI leaves, saying how to follow the run. */
-int run_follow(client_t *c, const run_opts_t *o, const char *run_id_in, uint64_t total,
-               FILE *live, char *dir, size_t dirlen)
-{
-        bool cancel_sent = false, silent = false, attached = !o->watch;
-        char run_id[WIRE_MAX_ID + 1];
-        int64_t last_word = clock_mono_ns(), next_ping = 0;
-        int64_t reattach = o->reattach_ns ? (int64_t)o->reattach_ns : REATTACH_DEFAULT_NS;
-        char err[1024];
-
-        snprintf(run_id, sizeof(run_id), "%s", run_id_in ? run_id_in : "");
-        for (;;) {
-                envelope_t *e = NULL;
-                int r;
-                if (run_interrupted && o->watch) {
-                        fprintf(stderr, "\niofleet: no longer watching; the run goes on\n");
-                        return -EINTR;
-                }
-                if (run_interrupted && !cancel_sent) {
-                        envelope_t req = IOFLEET__ENVELOPE__INIT;
-                        Iofleet__CancelRun cr = IOFLEET__CANCEL_RUN__INIT;
-                        fprintf(stderr,
-                                "\niofleet: cancelling the run (^C again to leave at once)\n");
-                        req.body_case = IOFLEET__ENVELOPE__BODY_CANCEL_RUN;
-                        req.cancel_run = &cr;
-                        client_send(c, &req);
-                        cancel_sent = true;
-                }
-                if (run_interrupted > 1)
-                        return -EINTR;
-                r = client_recv(c, 1000, &e, err, sizeof(err));
-                if (r == -ETIMEDOUT || r == -EINTR) {
-                        int64_t now = clock_mono_ns();
-                        if (now - last_word >= PING_AFTER_NS && now >= next_ping) {
-                                /* Still there, and still following this run? */
-                                send_watch(c, run_id);
-                                next_ping = now + PING_AFTER_NS;
-                        }
-                        if (!silent && now - last_word >= 2 * PING_AFTER_NS) {
-                                silent = true;
-                                fprintf(stderr,
-                                        "iofleet: no word from the coordinator for %llds; trying "
-                                        "to re-attach to run %s (for up to %llds)\n",
-                                        (long long)((now - last_word) / (int64_t)NSEC_PER_SEC),
-                                        run_id,
-                                        (long long)(reattach / (int64_t)NSEC_PER_SEC));
-                        }
-                        if (now - last_word >= reattach) {
-                                fprintf(stderr,
-                                        "iofleet: the coordinator has not answered for %llds: "
-                                        "leaving. Run %s may still go on; follow it with "
-                                        "'iofleet watch %s'\n",
-                                        (long long)((now - last_word) / (int64_t)NSEC_PER_SEC),
-                                        run_id, run_id);
-                                return -ETIMEDOUT;
-                        }
-                        continue;
-                }
-                if (r < 0) {
-                        fprintf(stderr, "iofleet: bad message from the coordinator: %s\n", err);
-                        continue;
-                }
-                last_word = clock_mono_ns();
-                next_ping = 0;
-                if (silent && e->body_case != IOFLEET__ENVELOPE__BODY_ERROR) {
-                        silent = false;
-                        fprintf(stderr, "iofleet: re-attached to run %s\n", run_id);
-                }
-                switch (e->body_case) {
-                case IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED:
-                        /* iofleet watch's answer, or a re-attach's: the run goes on. */
-                        if (!attached)
-                                fprintf(live, "iofleet: watching run %s on %zu agents\n",
-                                        e->run_accepted->run_id, e->run_accepted->n_agents);
-                        attached = true;
-                        snprintf(run_id, sizeof(run_id), "%s", e->run_accepted->run_id);
-                        break;
-                case IOFLEET__ENVELOPE__BODY_RUN_UPDATE: {
-                        Iofleet__RunUpdate *u = e->run_update;
-                        if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_STARTED)
-                                render_started(live, u);
-                        else if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_INTERVAL)
-                                render_interval(live, u, total, o->per_host);
-                        else if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_ALERT)
-                                fprintf(live, "iofleet: ALERT: %s\n", u->message);
-                        else if (u->message && *u->message)
-                                fprintf(live, "iofleet: %s\n", u->message);
-                        break;
-                }
-                case IOFLEET__ENVELOPE__BODY_RUN_DONE: {
-                        Iofleet__RunDone *d = e->run_done;
-                        json_error_t je;
-                        json_t *doc;
-                        char path[4200];
-                        if (!*d->result_json && *d->results_dir) {
-                                /* A result too large to travel: read where the coordinator put
-                                 * it (works when the CLI shares its file system). */
-                                snprintf(path, sizeof(path), "%s/result.json", d->results_dir);
-                                doc = json_load_file(path, 0, &je);
-                        } else
-                                doc = json_loads(d->result_json, 0, &je);
-                        int rc = d->code == IOFLEET__ERROR_CODE__ERROR_NONE ? 0 : -EIO;
-                        if (dir)
-                                snprintf(dir, dirlen, "%s", d->results_dir);
-                        if (d->code != IOFLEET__ERROR_CODE__ERROR_NONE)
-                                fprintf(stderr, "iofleet: run %s did not complete: %s\n", d->run_id,
-                                        d->message);
-                        else if (streq(d->status ? d->status : "", "partial"))
-                                fprintf(stderr,
-                                        "iofleet: run %s is PARTIAL (on_agent_loss=continue): not "
-                                        "every agent delivered every interval; see the result\n",
-                                        d->run_id);
-                        if (!doc) {
-                                fprintf(stderr,
-                                        "iofleet: the result could not be read: %s (the "
-                                        "coordinator keeps it in %s)\n",
-                                        je.text, d->results_dir);
-                                wire_free(&e);
-                                return -EIO;
-                        }
-                        if (write_output(o, doc, d->results_dir) < 0)
-                                rc = -EIO;
-                        if (o->output || output_machine(o->format))
-                                fprintf(live, "iofleet: result in %s%s%s/result.json\n",
-                                        o->output ? o->output : "", o->output ? " and " : "",
-                                        d->results_dir);
-                        json_decref(doc);
-                        wire_free(&e);
-                        return rc;
-                }
-                case IOFLEET__ENVELOPE__BODY_ERROR:
-                        fprintf(stderr, "iofleet: %s\n", e->error->message);
-                        if (!attached) {
-                                /* iofleet watch of a run that is not there. */
-                                wire_free(&e);
-                                return -ENOENT;
-                        }
-                        if (e->error->code == IOFLEET__ERROR_CODE__ERROR_UNKNOWN_RUN &&
-                            streq(e->error->run_id ? e->error->run_id : "", run_id)) {
-                                /* A coordinator that has neither the run nor its result. */
-                                fprintf(stderr,
-                                        "iofleet: run %s is not known to the coordinator any "
-                                        "more: its outcome is unknown\n",
-                                        run_id);
-                                wire_free(&e);
-                                return -ENOENT;
-                        }
-                        break;
-                default:
-                        break;
-                }
-                wire_free(&e);
-        }
 }
 
 /* dir/rel (rel absolute: rel) with ".", ".." and doubled slashes folded as text, into out. */
@@ -509,6 +315,92 @@ static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, s
         }
 }
 
+/* --local: a coordinator and o->local agents of our own, allowed where the jobs (every point's,
+ * for a plan) do their I/O; cfg then points at it. 0, or <0 said on stderr. */
+static int start_local(const run_opts_t *o, const jobargs_t *ja, const plan_t *plan, FILE *live,
+                       cli_config_t *cfg, local_fleet_t **fleet)
+{
+        local_options_t lo = {.agents = o->local, .insecure = o->insecure, .verbose = o->verbose};
+        char err[2048], control_ep[PATH_MAX + 32], results[PATH_MAX], cwd[PATH_MAX], allow[8192];
+        int r;
+
+        if (!getcwd(cwd, sizeof(cwd)))
+                snprintf(cwd, sizeof(cwd), ".");
+        if (o->results_dir && o->results_dir[0] == '/')
+                snprintf(results, sizeof(results), "%s", o->results_dir);
+        else
+                snprintf(results, sizeof(results), "%s/%s", cwd,
+                         o->results_dir ? o->results_dir : "iofleet-runs");
+        lo.results_dir = results;
+        lo.work_dir = cwd;
+        allow[0] = 0;
+        local_allow_paths(ja, cwd, allow, sizeof(allow));
+        /* Every point's jobs: a sweep may move their directory. */
+        for (size_t i = 0; o->plan && i < plan_points(plan); i++) {
+                plan_t q;
+                if (plan_point(plan, i, &q, NULL, err, sizeof(err)) < 0)
+                        continue;
+                local_allow_paths(&q.jobs, cwd, allow, sizeof(allow));
+                plan_free(&q);
+        }
+        lo.allow_paths = allow;
+        fprintf(live, "iofleet: starting a local coordinator and %u agents\n", o->local);
+        if ((r = local_fleet_start(&lo, fleet, control_ep, sizeof(control_ep), err,
+                                   sizeof(err))) < 0) {
+                fprintf(stderr, "iofleet: local fleet: %s\n", err);
+                return r;
+        }
+        cli_config_set_coordinator(cfg, control_ep, "the local fleet");
+        return 0;
+}
+
+/* The jobs of the command line (no plan) submitted as one run and followed to its end: the
+ * exit status (3: the CLI left before the run's end was known, see follow_run()). */
+static int run_jobs(client_t *c, const run_opts_t *o, const jobargs_t *ja, int argc, char **argv,
+                    FILE *live)
+{
+        Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
+        Iofleet__DegradeRule rules[64] = {0}, *rule_ptrs[64];
+        Iofleet__Duration durations[2];
+        Iofleet__Job **jobs = NULL;
+        size_t n_jobs = 0;
+        char run_id[WIRE_MAX_ID + 1] = "", err[2048], *cmdline = NULL;
+        uint64_t runtime = jobargs_runtime_ns(ja);
+        int r, rc;
+
+        if (jobargs_to_wire(ja, &jobs, &n_jobs) < 0)
+                return 1;
+        cmdline = command_line(argc, argv);
+        s.jobs = jobs;
+        s.n_jobs = n_jobs;
+        s.selector = (char *)(o->agents ? o->agents : "");
+        s.lead_ns = o->lead_ns;
+        s.interval_ns = o->interval_ns ? o->interval_ns : NSEC_PER_SEC;
+        s.command_line = cmdline ? cmdline : "";
+        s.stonewall = o->stonewall;
+        run_opts_failure(o, NULL, &s, durations);
+        for (size_t i = 0; i < o->degrade.n && i < ELEMENTSOF(rules); i++) {
+                iofleet__degrade_rule__init(&rules[i]);
+                if (plan_degrade_parse(o->degrade.v[i], &rules[i], err, sizeof(err)) < 0)
+                        continue;
+                rule_ptrs[s.n_degrade++] = &rules[i];
+        }
+        s.degrade = rule_ptrs;
+        if (follow_submit(c, &s, live, run_id, sizeof(run_id)) < 0)
+                rc = 1;
+        else {
+                r = follow_run(c, o, run_id,
+                               runtime ? (runtime + s.interval_ns - 1) / s.interval_ns : 0, live,
+                               NULL, 0);
+                rc = r == -ETIMEDOUT || r == -ENOENT ? 3 : r < 0 ? 1 : 0;
+        }
+        jobargs_free_wire(jobs, n_jobs);
+        free(cmdline);
+        for (size_t i = 0; i < ELEMENTSOF(rules); i++)
+                free(rules[i].text);
+        return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
         run_opts_t o = {0};
@@ -516,18 +408,10 @@ int cmd_run(int argc, char **argv)
         cli_config_t cfg = {0};
         client_t *c = NULL;
         local_fleet_t *fleet = NULL;
-        Iofleet__Job **jobs = NULL;
-        size_t n_jobs = 0;
-        char err[16384] = "", control_ep[PATH_MAX + 32], results[PATH_MAX], cwd[PATH_MAX];
-        char allow[8192];
+        char err[16384] = ""; /* every refused option of the job files, a line each */
         plan_t plan = {0}; /* a plan file, read and checked once */
-        Iofleet__DegradeRule rules[64] = {0}, *rule_ptrs[64];
-        Iofleet__Duration durations[2];
-        char run_id[WIRE_MAX_ID + 1] = "";
-        char *cmdline = NULL;
         FILE *live;
         int r, rc = 1;
-        struct sigaction sa = {.sa_handler = on_sigint};
 
         if ((r = parse_args(argc, argv, &o, &ja, err, sizeof(err))) != 0) {
                 if (r < 0)
@@ -547,193 +431,32 @@ int cmd_run(int argc, char **argv)
                 rc = 2;
                 goto out;
         }
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-
+        follow_catch_signals();
         if ((r = cli_config_load(o.config, &cfg, err, sizeof(err))) < 0) {
                 fprintf(stderr, "iofleet: %s\n", err);
                 rc = 2;
                 goto out;
         }
         if (o.local) {
-                local_options_t lo = {
-                    .agents = o.local, .insecure = o.insecure, .verbose = o.verbose};
-                if (!getcwd(cwd, sizeof(cwd)))
-                        snprintf(cwd, sizeof(cwd), ".");
-                if (o.results_dir && o.results_dir[0] == '/')
-                        snprintf(results, sizeof(results), "%s", o.results_dir);
-                else
-                        snprintf(results, sizeof(results), "%s/%s", cwd,
-                                 o.results_dir ? o.results_dir : "iofleet-runs");
-                lo.results_dir = results;
-                lo.work_dir = cwd;
-                allow[0] = 0;
-                local_allow_paths(&ja, cwd, allow, sizeof(allow));
-                /* Every point's jobs: a sweep may move their directory. */
-                for (size_t i = 0; o.plan && i < plan_points(&plan); i++) {
-                        plan_t q;
-                        if (plan_point(&plan, i, &q, NULL, err, sizeof(err)) < 0)
-                                continue;
-                        local_allow_paths(&q.jobs, cwd, allow, sizeof(allow));
-                        plan_free(&q);
-                }
-                lo.allow_paths = allow;
-                fprintf(live, "iofleet: starting a local coordinator and %u agents\n", o.local);
-                if ((r = local_fleet_start(&lo, &fleet, control_ep, sizeof(control_ep), err,
-                                           sizeof(err))) < 0) {
-                        fprintf(stderr, "iofleet: local fleet: %s\n", err);
+                if (start_local(&o, &ja, &plan, live, &cfg, &fleet) < 0)
                         goto out;
-                }
-                cli_config_set_coordinator(&cfg, control_ep, "the local fleet");
         } else if (o.coordinator)
                 cli_config_set_coordinator(&cfg, o.coordinator, "--coordinator");
-
         if ((r = cli_connect(&cfg, &c, err, sizeof(err))) < 0) {
                 fprintf(stderr, "iofleet: %s\n", err);
                 goto out;
         }
-        if (o.plan) {
+        if (o.plan)
                 rc = run_plan(c, &o, &plan, live) < 0 ? 1 : 0;
-                goto out;
-        }
-        if ((r = jobargs_to_wire(&ja, &jobs, &n_jobs)) < 0)
-                goto out;
-        cmdline = command_line(argc, argv);
-        {
-                envelope_t req = IOFLEET__ENVELOPE__INIT, *rep = NULL;
-                Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
-                s.jobs = jobs;
-                s.n_jobs = n_jobs;
-                s.selector = (char *)(o.agents ? o.agents : "");
-                s.lead_ns = o.lead_ns;
-                s.interval_ns = o.interval_ns ? o.interval_ns : NSEC_PER_SEC;
-                s.command_line = cmdline ? cmdline : "";
-                s.stonewall = o.stonewall;
-                run_opts_failure(&o, NULL, &s, durations);
-                for (size_t i = 0; i < o.degrade.n && i < ELEMENTSOF(rules); i++) {
-                        iofleet__degrade_rule__init(&rules[i]);
-                        if (plan_degrade_parse(o.degrade.v[i], &rules[i], err, sizeof(err)) < 0)
-                                continue;
-                        rule_ptrs[s.n_degrade++] = &rules[i];
-                }
-                s.degrade = rule_ptrs;
-                req.body_case = IOFLEET__ENVELOPE__BODY_SUBMIT_RUN;
-                req.submit_run = &s;
-                if (client_call(c, &req, 10000, IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED, &rep, err,
-                                sizeof(err)) < 0) {
-                        fprintf(stderr, "iofleet: %s\n", err);
-                        goto out;
-                }
-                snprintf(run_id, sizeof(run_id), "%s", rep->run_accepted->run_id);
-                fprintf(live, "iofleet: run %s accepted on %zu agents:", rep->run_accepted->run_id,
-                        rep->run_accepted->n_agents);
-                for (size_t i = 0; i < rep->run_accepted->n_agents; i++)
-                        fprintf(live, " %s", rep->run_accepted->agents[i]->name);
-                fprintf(live, "\n");
-                wire_free(&rep);
-        }
-        {
-                uint64_t runtime = jobargs_runtime_ns(&ja);
-                uint64_t iv = o.interval_ns ? o.interval_ns : NSEC_PER_SEC;
-                r = run_follow(c, &o, run_id, runtime ? (runtime + iv - 1) / iv : 0, live, NULL,
-                               0);
-        }
-        /* 3: the CLI left before the run's end was known (see run_follow). */
-        rc = r == -ETIMEDOUT || r == -ENOENT ? 3 : r < 0 ? 1 : 0;
+        else
+                rc = run_jobs(c, &o, &ja, argc, argv, live);
 out:
         client_free(&c);
         if (fleet && local_fleet_stop(&fleet) < 0 && rc == 0)
                 rc = 1;
-        jobargs_free_wire(jobs, n_jobs);
         jobargs_free(&ja);
         cli_config_free(&cfg);
-        free(cmdline);
-        for (size_t i = 0; i < ELEMENTSOF(rules); i++)
-                free(rules[i].text);
         plan_free(&plan);
         strv_clear(&o.degrade);
-        return rc;
-}
-
-/* iofleet watch [RUN]: follows a run started elsewhere (another terminal, a sweep, a soak run)
- * with the same live lines and final summary as iofleet run; ^C leaves without stopping it. */
-int cmd_watch(int argc, char **argv)
-{
-        run_opts_t o = {.watch = true};
-        cli_config_t cfg = {0};
-        client_t *c = NULL;
-        const char *run_id = "";
-        char err[2048] = "";
-        struct sigaction sa = {.sa_handler = on_sigint};
-        envelope_t req = IOFLEET__ENVELOPE__INIT;
-        Iofleet__WatchRun w = IOFLEET__WATCH_RUN__INIT;
-        const cli_command_t *cmd = cli_command_find("watch");
-        cli_args_t args;
-        cli_arg_t arg;
-        FILE *live;
-        int r, rc = 1;
-
-        cli_args_init(&args, argc, argv);
-        while ((r = cli_args_next(&args, cmd, &arg, err, sizeof(err))) > 0) {
-                const char *key = arg.opt ? arg.opt->name : NULL;
-                if (arg.help) {
-                        cli_usage(cmd, stdout);
-                        return 0;
-                } else if (!key && *run_id) {
-                        r = errorf(err, sizeof(err), -EINVAL, "one RUN_ID only ('%s' and '%s')",
-                                   run_id, arg.value);
-                        break;
-                } else if (!key)
-                        run_id = arg.value;
-                else if (streq(key, "coordinator"))
-                        o.coordinator = arg.value;
-                else if (streq(key, "config"))
-                        o.config = arg.value;
-                else if (streq(key, "per-host"))
-                        o.per_host = true;
-                else if (streq(key, "output"))
-                        o.output = arg.value;
-                else if (streq(key, "output-format"))
-                        o.format = arg.value;
-                else if (streq(key, "reattach-timeout")) {
-                        if (parse_duration(arg.value, NSEC_PER_SEC, &o.reattach_ns) < 0 ||
-                            o.reattach_ns < NSEC_PER_SEC || o.reattach_ns > 7 * NSEC_PER_DAY) {
-                                r = errorf(err, sizeof(err), -EINVAL,
-                                           "--reattach-timeout: '%s' is not a duration 1s..7d",
-                                           arg.value);
-                                break;
-                        }
-                }
-        }
-        if (r < 0) {
-                fprintf(stderr, "iofleet watch: %s\n", err);
-                return 2;
-        }
-        live = output_machine(o.format) && !o.output ? stderr : stdout;
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        if (cli_config_load(o.config, &cfg, err, sizeof(err)) < 0) {
-                fprintf(stderr, "iofleet: %s\n", err);
-                return 2;
-        }
-        if (o.coordinator)
-                cli_config_set_coordinator(&cfg, o.coordinator, "--coordinator");
-        if (cli_connect(&cfg, &c, err, sizeof(err)) < 0) {
-                fprintf(stderr, "iofleet: %s\n", err);
-                goto out;
-        }
-        w.run_id = (char *)run_id;
-        req.body_case = IOFLEET__ENVELOPE__BODY_WATCH_RUN;
-        req.watch_run = &w;
-        if (client_send(c, &req) < 0) {
-                fprintf(stderr, "iofleet watch: cannot send to the coordinator\n");
-                goto out;
-        }
-        /* RunAccepted and the live lines, or at once the RunDone of a finished run. */
-        r = run_follow(c, &o, run_id, 0, live, NULL, 0);
-        rc = r == -ETIMEDOUT ? 3 : r == -ENOENT ? 2 : r < 0 ? 1 : 0;
-out:
-        client_free(&c);
-        cli_config_free(&cfg);
         return rc;
 }

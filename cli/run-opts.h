@@ -1,7 +1,6 @@
-/* What iofleet run's pieces share: its options, following a run, and running plans. */
+/* What iofleet run's pieces share: its options and running plans. */
 #pragma once
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,16 +41,6 @@ typedef struct run_opts {
 void run_opts_failure(const run_opts_t *o, const plan_t *plan, Iofleet__SubmitRun *s,
                       Iofleet__Duration d[2]);
 
-/* ^C and SIGTERM count here; the first cancels the run (or, when watching, leaves). */
-extern volatile sig_atomic_t run_interrupted;
-
-/* Follows run run_id until RunDone: live lines, a cancel on the first ^C, the result at the end;
- * dir (may be NULL) gets the run's results directory. A silent coordinator is asked again for the
- * run; after o->reattach_ns without an answer -ETIMEDOUT (the run's end is unknown), -ENOENT when
- * the coordinator does not know the run; 0, or -errno when the run failed. With o->watch the
- * WatchRun is already sent and its answer comes here. */
-int run_follow(client_t *c, const run_opts_t *o, const char *run_id, uint64_t total, FILE *live,
-               char *dir, size_t dirlen);
 /* --dry-run: checks the plan whole and lists its points and what each changes. */
 int plan_dry_run(const char *path, FILE *f);
 /* Runs every point (and repeat) of plan, read from o->plan and checked by plan_parse(), in order

@@ -37,20 +37,20 @@ double degrade_metric(const Iofleet__DegradeRule *r, const degrade_sample_t *s)
         double secs = s->interval_ns ? s->interval_ns / 1e9 : 1;
         const char *m = r->metric;
         if (streq(m, "read_bw"))
-                return s->read_bytes / secs;
+                return s->io.read_bytes / secs;
         if (streq(m, "write_bw"))
-                return s->write_bytes / secs;
+                return s->io.write_bytes / secs;
         if (streq(m, "bw"))
-                return (s->read_bytes + s->write_bytes) / secs;
+                return (s->io.read_bytes + s->io.write_bytes) / secs;
         if (streq(m, "read_iops"))
-                return s->read_ios / secs;
+                return s->io.read_ios / secs;
         if (streq(m, "write_iops"))
-                return s->write_ios / secs;
+                return s->io.write_ios / secs;
         if (streq(m, "iops"))
-                return (s->read_ios + s->write_ios) / secs;
+                return (s->io.read_ios + s->io.write_ios) / secs;
         if (streq(m, "clat_p99"))
                 return s->clat && s->clat->n ? (double)hist_percentile(s->clat, 99.0) : 0;
-        return (double)s->errors;
+        return (double)s->io.errors;
 }
 
 size_t degrade_feed(degrade_t *d, uint64_t index, const degrade_sample_t *s)

@@ -7,13 +7,14 @@
 #include <stdint.h>
 
 #include "hist.h"
+#include "io-counts.h"
 #include "wire.h"
 
 #define DEGRADE_MAX_ALERTS 1000 /* alerts kept for the result; more are counted only */
 
 /* One cluster interval as the rules see it. */
 typedef struct degrade_sample {
-        uint64_t read_bytes, write_bytes, read_ios, write_ios, errors;
+        io_counts_t io;
         uint64_t interval_ns;
         const hist_t *clat; /* may be NULL */
 } degrade_sample_t;

@@ -1,54 +1,15 @@
-/* Prometheus /metrics for the coordinator: a pure text renderer and a small HTTP server that
- * asks the coordinator loop for a fresh snapshot on each scrape. */
+/* Prometheus /metrics for the coordinator: a small HTTP server (metrics-http.c) that asks the
+ * coordinator loop for a fresh snapshot on each scrape; the text comes from metrics-render.c, the
+ * counts across runs from metrics-totals.c. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics-render.h"
 #include "registry.h"
 #include "run.h"
-
-/* One alert rule and how often it fired; the coordinator fills an array of these. */
-typedef struct metrics_alert {
-        char rule[64];
-        uint64_t count;
-} metrics_alert_t;
-
-/* Cumulative counters of one agent (or of the cluster) over runs that are over. */
-typedef struct metrics_totals {
-        char name[WIRE_MAX_NAME + 1];
-        char hostname[WIRE_MAX_HOSTNAME + 1];
-        uint64_t read_bytes, write_bytes, read_ios, write_ios, errors;
-} metrics_totals_t;
-
-/* Everything one rendering reads. runs are the runs in progress (several at once, on disjoint
- * agents; a run just done may be among them); base holds the totals of finished runs sorted by
- * name (a run's counts are added to them unless its id is among folded, i.e. they are in base
- * already). */
-typedef struct metrics_input {
-        registry_t *reg;
-        const run_t *const *runs;
-        size_t n_runs;
-        const char *const *folded;
-        size_t n_folded;
-        const metrics_totals_t *base;
-        size_t n_base;
-        const metrics_totals_t *cluster_base;
-        /* Optional, one array per run (one entry per run->agents[i]): the run's counts so far;
-         * NULL (or a NULL entry) sums run->agents[].iv. */
-        const metrics_totals_t *const *run_totals;
-        const metrics_alert_t *alerts;
-        size_t n_alerts;
-} metrics_input_t;
-
-/* Renders the Prometheus text exposition format 0.0.4 into a malloc'd NUL-terminated string.
- * Pure: reads only *in. 0 or -ENOMEM; *ret untouched on error. */
-int metrics_render(const metrics_input_t *in, char **ret, size_t *len);
-
-/* Writes s as a label value escaped per the exposition format (\\, \", \n) into buf; returns
- * the length it needs (like snprintf). */
-size_t metrics_escape_label(const char *s, char *buf, size_t len);
 
 typedef struct metrics metrics_t;
 
@@ -74,5 +35,8 @@ int metrics_fd(const metrics_t *m);
  * it before freeing a finished run). Nothing else: thousands of agents' series cost nothing
  * while nobody scrapes. NULL-safe. */
 void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, size_t n_runs);
+/* The results directory whose runs the web page lists and whose results and plots it serves
+ * under /results/ (copied; NULL: none). 0 or -ENOMEM. */
+int metrics_set_results_dir(metrics_t *m, const char *dir);
 /* A copy of the current snapshot (for tests); malloc'd, NULL if none or out of memory. */
 char *metrics_snapshot(metrics_t *m);

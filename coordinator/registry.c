@@ -347,6 +347,69 @@ int registry_select(registry_t *reg, const char *selector, agent_t ***ret, size_
         return 0;
 }
 
+/* Is a heartbeat's answer due? Notes when it was given. */
+static bool beat_due(agent_t *a, const Iofleet__Heartbeat *hb, const registry_pace_t *pace,
+                     int64_t mono)
+{
+        int64_t beat = (int64_t)pace->heartbeat_ns;
+        if (hb->probe_t1 || pace->lost_after < 4 || mono - a->beat_answered_ns >= beat * 3 / 2) {
+                a->beat_answered_ns = mono;
+                return true;
+        }
+        return false;
+}
+
+/* An answer to agent a, numbered in its sequence, queued by its id. */
+static int push_answer(agent_t *a, envelope_t *rep, outbox_t *ob)
+{
+        rep->seq = ++a->seq_out;
+        return outbox_push(ob, a->id, rep);
+}
+
+int registry_heartbeat(agent_t *a, const Iofleet__Heartbeat *hb, const registry_pace_t *pace,
+                       const registry_now_t *now, registry_ack_fn ack, void *user, outbox_t *ob)
+{
+        /* One answer: liveness, the time probe riding along, and the Ack of what is on disk. */
+        envelope_t rep = IOFLEET__ENVELOPE__INIT;
+        Iofleet__Heartbeat ans = IOFLEET__HEARTBEAT__INIT;
+        const char *run_id = "";
+        int r;
+
+        if (hb->rtt_ns) {
+                a->offset_ns = hb->offset_ns;
+                a->rtt_ns = hb->rtt_ns;
+                a->have_offset = true;
+                a->wall_offset_ns = hb->wall_offset_ns;
+                a->have_wall_offset = hb->wall_offset_known;
+        }
+        if (!beat_due(a, hb, pace, now->mono))
+                return 0;
+        ans.ack_upto = ack ? ack(user, a, &run_id) : 0;
+        ans.run_id = (char *)run_id;
+        if (hb->probe_t1) {
+                ans.probe_t1 = hb->probe_t1;
+                ans.probe_t2 = now->t_recv;
+                ans.probe_t3 = now->t_send;
+        }
+        rep.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
+        rep.heartbeat = &ans;
+        r = push_answer(a, &rep, ob);
+        return r < 0 ? r : 1;
+}
+
+int registry_time_probe(agent_t *a, const Iofleet__TimeProbe *p, const registry_now_t *now,
+                        outbox_t *ob)
+{
+        envelope_t rep = IOFLEET__ENVELOPE__INIT;
+        Iofleet__TimeReply tr = IOFLEET__TIME_REPLY__INIT;
+        tr.t1 = p->t1;
+        tr.t2 = now->t_recv;
+        tr.t3 = now->t_send;
+        rep.body_case = IOFLEET__ENVELOPE__BODY_TIME_REPLY;
+        rep.time_reply = &tr;
+        return push_answer(a, &rep, ob);
+}
+
 const char *agent_state_to_string(agent_state_t s)
 {
         switch (s) {

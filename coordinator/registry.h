@@ -72,6 +72,36 @@ void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
  * in, the allow-list), calling dropped() first for each. Pointers to them die. */
 void registry_revoke(registry_t *reg, bool (*allowed)(const agent_t *a, void *userdata),
                      void (*dropped)(agent_t *a, void *userdata), void *userdata);
+/* The times a heartbeat or clock-probe answer is given. */
+typedef struct registry_now {
+        int64_t mono;   /* CLOCK_MONOTONIC: paces the heartbeat answers */
+        int64_t t_recv; /* coordinator timeline when the message came: the probe's t2 */
+        int64_t t_send; /* coordinator timeline the answer leaves at: the probe's t3 */
+} registry_now_t;
+
+/* How often agents beat and how many missed beats lose one (the coordinator's config). */
+typedef struct registry_pace {
+        uint64_t heartbeat_ns;
+        uint64_t lost_after;
+} registry_pace_t;
+
+/* What the runs acknowledge in a heartbeat's answer to a: how far, and the run holding it
+ * (*run_id, "" for none). Asked only when the answer goes out. */
+typedef uint64_t (*registry_ack_fn)(void *user, agent_t *a, const char **run_id);
+
+/* Agent a's Heartbeat hb: its clock figures are noted, and it is answered in ob (addressed by
+ * agent id) when it carries a time probe (the agent's own pace: every other beat), else when the
+ * last answer is about two beats old: the agent's lease of us is lost_after beats, so half the
+ * answers keep it, and thousands of agents cost half the messages. With a lease of fewer than 4
+ * beats, every one. The answer carries the probe's times and what ack() acknowledges. 1 when
+ * answered, 0 when not due, -errno when it could not be queued. */
+int registry_heartbeat(agent_t *a, const Iofleet__Heartbeat *hb, const registry_pace_t *pace,
+                       const registry_now_t *now, registry_ack_fn ack, void *user, outbox_t *ob);
+/* Agent a's TimeProbe: a TimeReply with the probe's t1 and now's t2, t3 in ob (by agent id).
+ * 0 or -errno. */
+int registry_time_probe(agent_t *a, const Iofleet__TimeProbe *p, const registry_now_t *now,
+                        outbox_t *ob);
+
 /* Agents that are not lost and match the selector, sorted by name; the array is malloc'd. */
 int registry_select(registry_t *reg, const char *selector, agent_t ***ret, size_t *n);
 const char *agent_state_to_string(agent_state_t s);

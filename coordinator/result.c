@@ -366,7 +366,7 @@ static int ivpass_row(void *user, const run_iv_row_t *row)
         double secs = run->interval_ns / 1e9;
         uint64_t k = row->k, iv = run->interval_ns;
         const run_interval_t *v = &row->v;
-        uint64_t bytes[2] = {v->read_bytes, v->write_bytes}, ios[2] = {v->read_ios, v->write_ios};
+        uint64_t bytes[2] = {v->io.read_bytes, v->io.write_bytes}, ios[2] = {v->io.read_ios, v->io.write_ios};
         bool json = p->rows < RESULT_MAX_JSON_ROWS;
 
         p->rows++;
@@ -387,9 +387,9 @@ static int ivpass_row(void *user, const run_iv_row_t *row)
                         json_object_set_new(j, "read_bytes", json_integer((json_int_t)bytes[0]));
                         json_object_set_new(j, "write_bytes", json_integer((json_int_t)bytes[1]));
                         json_object_set_new(j, "read_ios", json_integer((json_int_t)ios[0]));
-                        json_object_set_new(j, "meta_ops", json_integer((json_int_t)v->meta_ops));
+                        json_object_set_new(j, "meta_ops", json_integer((json_int_t)v->io.meta_ops));
                         json_object_set_new(j, "write_ios", json_integer((json_int_t)ios[1]));
-                        json_object_set_new(j, "errors", json_integer((json_int_t)v->errors));
+                        json_object_set_new(j, "errors", json_integer((json_int_t)v->io.errors));
                         json_object_set_new(j, "reported", json_integer(row->reported));
                         if (row->clat_p99_ns) {
                                 json_object_set_new(j, "clat_p50_ns",

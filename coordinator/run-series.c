@@ -24,9 +24,9 @@ static void csv_row(FILE *f, uint64_t interval_ns, const run_iv_row_t *row)
         const run_interval_t *v = &row->v;
         fprintf(f, "%zu,%.3f,%s,%llu,%llu,%llu,%llu,%llu,%llu,%ld,%u,%llu,%llu\n", row->k,
                 row->k * interval_ns / 1e9, row->a ? row->a->name : "*",
-                (unsigned long long)v->read_bytes, (unsigned long long)v->read_ios,
-                (unsigned long long)v->write_bytes, (unsigned long long)v->write_ios,
-                (unsigned long long)v->errors, (unsigned long long)v->meta_ops,
+                (unsigned long long)v->io.read_bytes, (unsigned long long)v->io.read_ios,
+                (unsigned long long)v->io.write_bytes, (unsigned long long)v->io.write_ios,
+                (unsigned long long)v->io.errors, (unsigned long long)v->io.meta_ops,
                 row->a ? (long)row->a->rank : -1L, row->a ? 1u : row->reported,
                 (unsigned long long)row->clat_p50_ns, (unsigned long long)row->clat_p99_ns);
 }
@@ -37,8 +37,7 @@ static run_iv_row_t cluster_row(const run_t *run, size_t k)
         const cluster_interval_t *c = run_civ(run, k);
         return (run_iv_row_t){k,
                               NULL,
-                              {c->read_bytes, c->read_ios, c->write_bytes, c->write_ios,
-                               c->errors, c->meta_ops, true, true},
+                              {c->io, true, true},
                               c->reported,
                               c->clat_p50_ns,
                               c->clat_p99_ns};
@@ -139,20 +138,10 @@ static bool parse_row(const run_t *run, const char *line, run_iv_row_t *row, lon
         row->reported = reported;
         row->k = k;
         row->a = *rank < 0 ? NULL : &run->agents[*rank];
-        row->v = (run_interval_t){v[0], v[1], v[2], v[3], v[4], v[5], true, true};
+        row->v = (run_interval_t){{v[0], v[1], v[2], v[3], v[4], v[5]}, true, true};
         row->clat_p50_ns = p50;
         row->clat_p99_ns = p99;
         return true;
-}
-
-static void add_into(run_interval_t *to, const run_interval_t *v)
-{
-        to->read_bytes += v->read_bytes;
-        to->read_ios += v->read_ios;
-        to->write_bytes += v->write_bytes;
-        to->write_ios += v->write_ios;
-        to->errors += v->errors;
-        to->meta_ops += v->meta_ops;
 }
 
 /* Rewrites the spool with the late intervals in their places (and in their cluster rows): the
@@ -190,7 +179,7 @@ static int merge_late(run_t *run)
                         li++; /* an interval the series never had: cannot be */
                 from = li;
                 while (li < run->n_late && run->late[li].k == k) {
-                        add_into(&row.v, &run->late[li].v);
+                        io_counts_add(&row.v.io, &run->late[li].v.io);
                         row.reported++;
                         li++;
                 }

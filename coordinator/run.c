@@ -334,8 +334,7 @@ static bool owes_interval(const run_agent_t *a, size_t k)
 static void check_degrade(run_t *run, size_t k, run_out_t *out)
 {
         const cluster_interval_t *c = run_civ(run, k);
-        degrade_sample_t smp = {c->read_bytes, c->write_bytes, c->read_ios,
-                                c->write_ios,  c->errors,      run->interval_ns, c->clat};
+        degrade_sample_t smp = {c->io, run->interval_ns, c->clat};
         size_t before = run->degrade.n_alerts, fired;
         if (!run->degrade.n_rules)
                 return;
@@ -388,21 +387,16 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
                                 missing[n_missing++] = a->name;
                         continue;
                 }
-                a->shown_read_bytes += iv->read_bytes;
-                a->shown_write_bytes += iv->write_bytes;
-                a->shown_read_ios += iv->read_ios;
-                a->shown_write_ios += iv->write_ios;
-                a->shown_errors += iv->errors;
                 iv->shown = true;
                 if (!pa || !pp)
                         continue;
                 iofleet__agent_interval__init(&pa[n]);
                 pa[n].name = a->name;
-                pa[n].read_bytes = iv->read_bytes;
-                pa[n].read_ios = iv->read_ios;
-                pa[n].write_bytes = iv->write_bytes;
-                pa[n].write_ios = iv->write_ios;
-                pa[n].errors = iv->errors;
+                pa[n].read_bytes = iv->io.read_bytes;
+                pa[n].read_ios = iv->io.read_ios;
+                pa[n].write_bytes = iv->io.write_bytes;
+                pa[n].write_ios = iv->io.write_ios;
+                pa[n].errors = iv->io.errors;
                 pp[n] = &pa[n];
                 n++;
         }
@@ -410,12 +404,12 @@ static void emit_interval(run_t *run, size_t k, run_out_t *out)
         run_progress(run, &u);
         u.index = k;
         u.interval_ns = run->interval_ns;
-        u.read_bytes = c->read_bytes;
-        u.read_ios = c->read_ios;
-        u.write_bytes = c->write_bytes;
-        u.write_ios = c->write_ios;
-        u.errors = c->errors;
-        u.meta_ops = c->meta_ops;
+        u.read_bytes = c->io.read_bytes;
+        u.read_ios = c->io.read_ios;
+        u.write_bytes = c->io.write_bytes;
+        u.write_ios = c->io.write_ios;
+        u.errors = c->io.errors;
+        u.meta_ops = c->io.meta_ops;
         u.reported = c->reported;
         u.agents = expected;
         u.per_agent = pp;
@@ -598,12 +592,12 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
                 return;
         }
         v = (run_interval_t){
-            .read_bytes = m->read ? m->read->bytes : 0,
-            .read_ios = m->read ? m->read->ios : 0,
-            .write_bytes = m->write ? m->write->bytes : 0,
-            .write_ios = m->write ? m->write->ios : 0,
-            .errors = (m->read ? m->read->errors : 0) + (m->write ? m->write->errors : 0),
-            .meta_ops = m->meta_ops,
+            .io = {.read_bytes = m->read ? m->read->bytes : 0,
+                   .read_ios = m->read ? m->read->ios : 0,
+                   .write_bytes = m->write ? m->write->bytes : 0,
+                   .write_ios = m->write ? m->write->ios : 0,
+                   .errors = (m->read ? m->read->errors : 0) + (m->write ? m->write->errors : 0),
+                   .meta_ops = m->meta_ops},
             .received = true,
         };
         if (m->last) {
@@ -613,6 +607,13 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
                 if (run->submit->submit_run->stonewall && !run->stonewall_ns)
                         stonewall(run, a, now, out);
         }
+        /* Run messages are accepted once each, in order: every interval here is new, and
+         * /metrics counts it now, shown or late. */
+        io_counts_add(&a->recv_io, &v.io);
+        if (m->read)
+                clat_buckets_add_wire(&a->clat_read, m->read->clat);
+        if (m->write)
+                clat_buckets_add_wire(&a->clat_write, m->write->clat);
         if (k < a->iv_base || k < run->civ_base) {
                 /* It left memory (and went to the spool) before it came, as an agent back from
                  * a partition resends: kept aside and merged into the written series. */
@@ -632,12 +633,7 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
                 run_civ(run, k)->owed--;
 
         c = run_civ(run, k);
-        c->read_bytes += iv->read_bytes;
-        c->read_ios += iv->read_ios;
-        c->write_bytes += iv->write_bytes;
-        c->write_ios += iv->write_ios;
-        c->errors += iv->errors;
-        c->meta_ops += iv->meta_ops;
+        io_counts_add(&c->io, &iv->io);
         c->reported++;
         if (!c->emitted && (!c->clat ? hist_new(&c->clat) : 0) == 0) {
                 if (m->read)

@@ -7,9 +7,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "clat-buckets.h"
 #include "degrade.h"
 #include "hist.h"
 #include "idmap.h"
+#include "io-counts.h"
 #include "kv.h"
 #include "options.h"
 #include "registry.h"
@@ -26,9 +28,9 @@ typedef enum run_phase {
 
 /* One agent's counters for one interval. */
 typedef struct run_interval {
-        uint64_t read_bytes, read_ios, write_bytes, write_ios, errors, meta_ops;
+        io_counts_t io;
         bool received;
-        bool shown; /* counted in the agent's shown_* when its cluster interval was shown */
+        bool shown; /* its cluster interval was shown */
 } run_interval_t;
 
 typedef struct run_agent {
@@ -46,8 +48,9 @@ typedef struct run_agent {
         run_interval_t *iv; /* intervals iv_base .. iv_base + n_iv - 1 (older ones spooled) */
         size_t n_iv;
         size_t iv_base;
-        uint64_t shown_read_bytes, shown_write_bytes; /* in intervals shown so far (metrics) */
-        uint64_t shown_read_ios, shown_write_ios, shown_errors;
+        /* What every interval accepted from it says so far, late ones included (/metrics). */
+        io_counts_t recv_io;
+        clat_buckets_t clat_read, clat_write;
         int64_t last_index;   /* index of its final interval, -1 until known */
         /* Delivery: its run messages are numbered (run_seq); they are accepted in order only, and
          * acknowledged (Ack) once kept, so that after a partition it resends from there. */
@@ -72,7 +75,7 @@ typedef struct run_agent {
 
 /* Interval k summed across agents. */
 typedef struct cluster_interval {
-        uint64_t read_bytes, read_ios, write_bytes, write_ios, errors, meta_ops;
+        io_counts_t io;
         uint32_t reported;
         uint32_t owed; /* agents that owe it and have not sent it; kept until it is shown */
         bool emitted;

@@ -308,29 +308,33 @@ static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e, co
         update_status(srv);
 }
 
-/* A heartbeat is answered when it carries a time probe (the agent's own pace: every other
- * beat), else when the last answer is about two beats old: the agent's lease of us is
- * lost_after beats, so half the answers keep it, and thousands of agents cost half the
- * messages. With a lease of fewer than 4 beats, every one. */
-static bool beat_needs_answer(server_t *srv, agent_t *a, const Iofleet__Heartbeat *hb)
+static uint64_t ack_of_runs(void *user, agent_t *a, const char **run_id)
 {
-        int64_t now = clock_mono_ns(), beat = (int64_t)srv->cfg->heartbeat_ns;
-        if (hb->probe_t1 || srv->cfg->lost_after < 4 || now - a->beat_answered_ns >= beat * 3 / 2) {
-                a->beat_answered_ns = now;
-                return true;
-        }
-        return false;
+        return runs_heartbeat(user, a, run_id);
 }
 
-static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
+/* Heartbeats and clock probes are answered by the registry into the agents' outbox, sent at
+ * once: the probe's t3 is stamped now, and nothing slow may come between it and the send. */
+static void on_beat(server_t *srv, agent_t *a, const envelope_t *e, int64_t t_recv)
+{
+        registry_pace_t pace = {srv->cfg->heartbeat_ns, srv->cfg->lost_after};
+        registry_now_t now = {clock_mono_ns(), t_recv, now_timeline()};
+        if (e->body_case == IOFLEET__ENVELOPE__BODY_HEARTBEAT)
+                registry_heartbeat(a, e->heartbeat, &pace, &now, ack_of_runs, srv->runs,
+                                   &srv->out.agents);
+        else
+                registry_time_probe(a, e->time_probe, &now, &srv->out.agents);
+        flush_agents(srv, &srv->out.agents);
+}
+
+/* An agent's message decoded into *ret, or refused (another protocol version, a bad message)
+ * with an answer and a log line, a few a minute per peer. 0 or -errno. */
+static int decode_agent_message(server_t *srv, const sock_msg_t *m, const char *who,
+                                envelope_t **ret)
 {
         envelope_t *e = NULL;
-        agent_t *a;
-        char err[512], who[128], note[96];
-        int r;
-
-        agent_peer(m, who, sizeof(who));
-        r = wire_decode(m->data, m->len, WIRE_MAX_AGENT_MSG, &e, err, sizeof(err));
+        char err[512], note[96];
+        int r = wire_decode(m->data, m->len, WIRE_MAX_AGENT_MSG, &e, err, sizeof(err));
         if (r == -EPROTO) {
                 if (log_allowed(srv, who, note, sizeof(note))) {
                         log_error("refused %s: %s%s", who, err, note);
@@ -338,7 +342,7 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                                    IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION, NULL, err);
                 }
                 wire_free(&e);
-                return;
+                return r;
         }
         if (r < 0) {
                 /* A flood of them gets a few answers and log lines a minute, not one each. */
@@ -347,8 +351,21 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                         send_error(srv->agents_sock, m->peer, NULL,
                                    IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE, NULL, err);
                 }
-                return;
+                return r;
         }
+        *ret = e;
+        return 0;
+}
+
+static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
+{
+        envelope_t *e = NULL;
+        agent_t *a;
+        char who[128], note[96];
+
+        agent_peer(m, who, sizeof(who));
+        if (decode_agent_message(srv, m, who, &e) < 0)
+                return;
         if (e->body_case == IOFLEET__ENVELOPE__BODY_HELLO) {
                 on_hello(srv, m, e, who);
                 wire_free(&e);
@@ -372,47 +389,10 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
         a->seq_in = e->seq;
 
         switch (e->body_case) {
-        case IOFLEET__ENVELOPE__BODY_HEARTBEAT: {
-                /* One answer: liveness, the time probe riding along, and the Ack of what is on
-                 * disk. */
-                envelope_t rep = IOFLEET__ENVELOPE__INIT;
-                Iofleet__Heartbeat hb = IOFLEET__HEARTBEAT__INIT;
-                const char *run_id;
-                if (e->heartbeat->rtt_ns) {
-                        a->offset_ns = e->heartbeat->offset_ns;
-                        a->rtt_ns = e->heartbeat->rtt_ns;
-                        a->have_offset = true;
-                        a->wall_offset_ns = e->heartbeat->wall_offset_ns;
-                        a->have_wall_offset = e->heartbeat->wall_offset_known;
-                }
-                if (!beat_needs_answer(srv, a, e->heartbeat))
-                        break;
-                hb.ack_upto = runs_heartbeat(srv->runs, a, &run_id);
-                hb.run_id = (char *)run_id;
-                if (e->heartbeat->probe_t1) {
-                        hb.probe_t1 = e->heartbeat->probe_t1;
-                        hb.probe_t2 = t_recv;
-                }
-                rep.seq = ++a->seq_out;
-                rep.body_case = IOFLEET__ENVELOPE__BODY_HEARTBEAT;
-                rep.heartbeat = &hb;
-                if (hb.probe_t1)
-                        hb.probe_t3 = now_timeline();
-                sock_send_env(srv->agents_sock, a->peer, &rep);
+        case IOFLEET__ENVELOPE__BODY_HEARTBEAT:
+        case IOFLEET__ENVELOPE__BODY_TIME_PROBE:
+                on_beat(srv, a, e, t_recv);
                 break;
-        }
-        case IOFLEET__ENVELOPE__BODY_TIME_PROBE: {
-                envelope_t rep = IOFLEET__ENVELOPE__INIT;
-                Iofleet__TimeReply tr = IOFLEET__TIME_REPLY__INIT;
-                tr.t1 = e->time_probe->t1;
-                tr.t2 = t_recv;
-                rep.seq = ++a->seq_out;
-                rep.body_case = IOFLEET__ENVELOPE__BODY_TIME_REPLY;
-                rep.time_reply = &tr;
-                tr.t3 = now_timeline();
-                sock_send_env(srv->agents_sock, a->peer, &rep);
-                break;
-        }
         case IOFLEET__ENVELOPE__BODY_GOODBYE:
                 /* Stopping cleanly: gone now, not lost after a lease. */
                 log_info("agent %s said goodbye: %s", a->name,
@@ -901,9 +881,12 @@ int server_run(const coord_config_t *cfg)
         if (r < 0)
                 log_warning("metrics_listen=%s: cannot listen (%s): /metrics is off",
                             cfg->metrics_listen, strerror(-r));
-        else if (srv.metrics)
-                log_info("metrics: GET /metrics on %s, port %u", cfg->metrics_listen,
-                         (unsigned)metrics_port(srv.metrics));
+        else if (srv.metrics) {
+                if (metrics_set_results_dir(srv.metrics, cfg->results_dir) < 0)
+                        log_warning("metrics: out of memory: the web page lists no past run");
+                log_info("metrics: GET /metrics on %s, port %u (the live page at /)",
+                         cfg->metrics_listen, (unsigned)metrics_port(srv.metrics));
+        }
         r = 0; /* a coordinator without /metrics still coordinates, and exits 0 */
         if (runs_recover(srv.runs, now_timeline()))
                 update_status(&srv);

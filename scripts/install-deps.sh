@@ -10,7 +10,7 @@ pkgs=(build-essential cmake pkg-config
       libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libsystemd-dev uuid-dev
       libcmocka-dev libinih-dev libjansson-dev libsodium-dev liburing-dev libaio-dev libxxhash-dev nettle-dev
       libnfs-dev nfs-ganesha nfs-ganesha-vfs rpcbind nfs-kernel-server libmicrohttpd-dev
-      iproute2 jq curl python3 libxml2-utils systemd fio clang libclang-rt-14-dev chromium prometheus
+      iproute2 jq curl python3 python3-yaml libxml2-utils systemd fio clang libclang-rt-14-dev chromium prometheus
       dbus scdoc zsh
       ansible ansible-lint python3-apt
       dpkg-dev debhelper lintian

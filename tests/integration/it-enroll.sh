@@ -250,7 +250,7 @@ MANY=$(token --count=40 --expires=10m)
 FLOOD=()
 for i in $(seq 22); do
 	mkdir -p "$T/m$i"
-	timeout 4 "$AGENT" --coordinator="$COORD_EP" --enroll-endpoint="$ENROLL_EP" --enroll-timeout=3s \
+	timeout -k 2 4 "$AGENT" --coordinator="$COORD_EP" --enroll-endpoint="$ENROLL_EP" --enroll-timeout=3s \
 		--coordinator-key="$T/m$i/coordinator.pub" --key="$T/m$i/agent.key" --state-dir="$T/m$i/state" \
 		--enroll-token="$MANY" --work-dir="$T/data" --allow-paths="$T" --name=m$i --roles=client >"$T/many-$i.log" 2>&1 &
 	FLOOD+=($!)

@@ -86,7 +86,7 @@ timeout 60 "$IOFLEET" run --coordinator="$CTL" --agents=name=a0 --ioengine=null 
 	--name=timed --time_based --runtime=2s --name=sized --size=1m \
 	--output-format=json --output="$T/mixed.json" >"$T/mixed.log" 2>&1
 check "a run mixing timed and size-bound jobs ends" [ $? -eq 0 ]
-jqcheck "the timed job ran its runtime, not the run's whole length" "$T/mixed.json" '[.client_stats[] | select(.jobname == "timed") | .read.runtime > 1000 and .read.runtime <= 2100] == [true]'
+jqcheck "the timed job ran its runtime, not the run's whole length" "$T/mixed.json" '[.client_stats[] | select(.jobname == "timed") | .read.runtime > 1000 and .read.runtime < 3000] == [true]'
 jqcheck "the size-bound job moved its size" "$T/mixed.json" '[.client_stats[] | select(.jobname == "sized") | .read.io_bytes] == [1048576]'
 
 # An agent told to stop while waiting for a far start instant stops now, and cleanly.

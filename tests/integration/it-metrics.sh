@@ -50,28 +50,37 @@ check "idle: 3 idle agents by state" [ "$(value iofleet_agents 'state="idle"')" 
 check "idle: no run" [ "$(value iofleet_run_active)" = 0 ]
 promcheck idle "$T/idle.txt"
 check "POST is refused with 405" [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL")" = 405 ]
-check "another path is 404" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")" = 404 ]
+check "another path is 404" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/nothing")" = 404 ]
 
 "$IOFLEET" run --coordinator="$CTL" --name=r --rw=read --bs=64k --size=8m --time_based --runtime=5s \
 	--directory="$T/data" --output-format=json --output="$T/out.json" >"$T/run.log" 2>&1 &
 RUN_PID=$!
 
-# During the run: scrape until a complete interval shows in the cluster bandwidth gauge.
-bw=""
+# sum_read FILE: what sum(iofleet_bytes_total{direction="read"}) gives over a scrape.
+sum_read() {
+	awk '$1 ~ /^iofleet_bytes_total\{.*direction="read"/ { s += $2 } END { printf "%.0f", s }' "$1"
+}
+
+# During the run: scrape until a complete interval shows in the agents' read counters.
+bytes=0
 for _ in $(seq 100); do
 	if scrape "$T/running.txt"; then
-		bw=$(value_of_run iofleet_cluster_read_bytes_per_second)
-		[ -n "$bw" ] && awk -v b="$bw" 'BEGIN { exit !(b > 0) }' && break
+		bytes=$(sum_read "$T/running.txt")
+		[ "$bytes" -gt 0 ] && break
 	fi
 	sleep 0.1
 done
-check "running: the cluster read bandwidth gauge is > 0 ($bw)" awk -v b="${bw:-0}" 'BEGIN { exit !(b > 0) }'
+check "running: the agents' read byte counters grow ($bytes)" [ "$bytes" -gt 0 ]
+check "running: no precomputed rate (rate() gives it)" [ "$(grep -c '_per_second\|_iops{' "$T/running.txt")" = 0 ]
 check "running: agents_up is still 3" [ "$(value iofleet_agents_up)" = 3 ]
 check "running: 3 busy agents" [ "$(value iofleet_agents 'state="busy"')" = 3 ]
 check "running: the run is active" [ "$(value iofleet_run_active)" = 1 ]
-check "running: run_info names a run" grep -q '^iofleet_run_info{run_id="[^"]\+",phase="running"} 1$' "$T/running.txt"
-check "running: a per-agent gauge for each agent" \
-	[ "$(grep -c '^iofleet_agent_read_bytes_per_second{agent="a[012]",host="[^"]*",run_id="' "$T/running.txt")" = 3 ]
+check "running: run_info names a run" grep -q '^iofleet_run_info{run_id="[^"]\+",phase="running"[,}].* 1$' "$T/running.txt"
+check "running: a read byte counter for each agent" \
+	[ "$(grep -c '^iofleet_bytes_total{agent="a[012]",host="[^"]*",direction="read"}' "$T/running.txt")" = 3 ]
+check "running: a latency histogram for each agent and direction" \
+	[ "$(grep -c '^iofleet_clat_seconds_bucket{agent="a[012]",host="[^"]*",direction="\(read\|write\)",le="+Inf"}' "$T/running.txt")" = 6 ]
+check "running: run_info labels the run's job" grep -q '^iofleet_run_info{run_id="[^"]*",phase="running",plan="",job="r",rw="read",bs="64k"' "$T/running.txt"
 check "running: the interval index is set" [ -n "$(value_of_run iofleet_run_interval_index)" ]
 check "running: no agent of the run is away" [ "$(value_of_run iofleet_run_agents_away)" = 0 ]
 promcheck running "$T/running.txt"
@@ -82,14 +91,17 @@ total=$(jq '.client_stats[-1].read.io_bytes' "$T/out.json" 2>/dev/null)
 # After the run: counters hold every byte of it; the next snapshot comes within a second.
 for _ in $(seq 40); do
 	scrape "$T/after.txt" && [ "$(value iofleet_run_active)" = 0 ] &&
-		[ "$(value iofleet_cluster_read_bytes_total)" = "$total" ] && break
+		[ "$(sum_read "$T/after.txt")" = "$total" ] && break
 	sleep 0.1
 done
 check "after: the run is over" [ "$(value iofleet_run_active)" = 0 ]
-check "after: cluster read bytes counter = the run's total ($total)" \
-	test -n "$total" -a "$(value iofleet_cluster_read_bytes_total)" = "$total"
-sum=$(awk '$1 ~ /^iofleet_agent_read_bytes_total\{/ { s += $2 } END { printf "%.0f", s }' "$T/after.txt")
-check "after: per-agent counters add up to the cluster's" [ "$sum" = "$total" ]
+check "after: the agents' read byte counters add up to the run's total ($total)" \
+	test -n "$total" -a "$(sum_read "$T/after.txt")" = "$total"
+ios=$(awk '$1 ~ /^iofleet_ios_total\{.*direction="read"/ { s += $2 } END { printf "%.0f", s }' "$T/after.txt")
+check "after: the read I/O counters add up to the run's ($ios)" \
+	[ "$ios" = "$(jq '.client_stats[-1].read.total_ios' "$T/out.json" 2>/dev/null)" ]
+inf=$(awk '$1 ~ /^iofleet_clat_seconds_count\{.*direction="read"/ { s += $2 } END { printf "%.0f", s }' "$T/after.txt")
+check "after: the latency histograms count every read I/O ($inf)" [ "$inf" = "$ios" ]
 check "after: agents idle again" [ "$(value iofleet_agents 'state="idle"')" = 3 ]
 promcheck after "$T/after.txt"
 finish

@@ -26,8 +26,8 @@ static degrade_sample_t bw_sample(double mib_per_s)
 {
         degrade_sample_t s = {0};
         s.interval_ns = NSEC_PER_SEC / 2; /* half a second: figures are per second */
-        s.read_bytes = (uint64_t)(mib_per_s * 1024 * 1024 / 2);
-        s.read_ios = 100;
+        s.io.read_bytes = (uint64_t)(mib_per_s * 1024 * 1024 / 2);
+        s.io.read_ios = 100;
         return s;
 }
 
@@ -36,9 +36,9 @@ static void test_metrics(void **state)
         Iofleet__DegradeRule r = rule("read_bw", "<", 0, 1, "");
         degrade_sample_t s = bw_sample(100);
         hist_t *h;
-        s.write_bytes = 1024 * 1024;
-        s.write_ios = 50;
-        s.errors = 3;
+        s.io.write_bytes = 1024 * 1024;
+        s.io.write_ios = 50;
+        s.io.errors = 3;
         assert_true(degrade_metric(&r, &s) == 100.0 * 1024 * 1024);
         r.metric = "bw";
         assert_true(degrade_metric(&r, &s) == 102.0 * 1024 * 1024);
@@ -73,7 +73,7 @@ static void test_streaks(void **state)
         assert_int_equal(degrade_init(&d, rules, 2), 0);
         for (size_t k = 0; k < ELEMENTSOF(figs); k++) {
                 degrade_sample_t s = bw_sample(figs[k]);
-                s.errors = k == 5 ? 2 : 0;
+                s.io.errors = k == 5 ? 2 : 0;
                 size_t before = d.n_alerts;
                 degrade_feed(&d, k, &s);
                 for (size_t i = before; i < d.n_alerts; i++)
@@ -113,7 +113,7 @@ static void test_kept_alerts_bounded(void **state)
         for (uint64_t k = 0; k < 2 * DEGRADE_MAX_ALERTS + 10; k++) {
                 degrade_sample_t s = {0};
                 s.interval_ns = NSEC_PER_SEC;
-                s.errors = k % 2; /* every other interval: a new streak each time */
+                s.io.errors = k % 2; /* every other interval: a new streak each time */
                 degrade_feed(&d, k, &s);
         }
         assert_int_equal(d.n_alerts, DEGRADE_MAX_ALERTS);

@@ -238,11 +238,11 @@ static void test_replay_same_state(void **state)
                         const run_interval_t *x = run_agent_iv(a, k), *y = run_agent_iv(b, k);
                         assert_int_equal(x && x->received, y && y->received);
                         if (x && x->received)
-                                assert_int_equal(x->read_bytes, y->read_bytes);
+                                assert_int_equal(x->io.read_bytes, y->io.read_bytes);
                 }
         }
         for (size_t k = 0; k < 4; k++)
-                assert_int_equal(run_civ(fx.run, k)->read_bytes, run_civ(r2, k)->read_bytes);
+                assert_int_equal(run_civ(fx.run, k)->io.read_bytes, run_civ(r2, k)->io.read_bytes);
         /* Nothing kept on the replay's own account. */
         assert_null(r2->keep);
         journal_close(&j2);

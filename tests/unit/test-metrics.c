@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clat-buckets.h"
 #include "hist.h"
 #include "metrics.h"
 #include "registry.h"
@@ -44,8 +45,8 @@ static const char *const hosts[N_AGENTS] = {"host-a", "we\"ird\\host", "two\nlin
 typedef struct sample {
         char name[128];
         char labels[512]; /* as written, escaped */
-        char label_vals[4][256];
-        char label_keys[4][64];
+        char label_vals[10][256];
+        char label_keys[10][64];
         size_t n_labels;
         double value;
 } sample_t;
@@ -77,7 +78,7 @@ static bool ends_with(const char *s, const char *suffix)
         return a >= b && streq(s + a - b, suffix);
 }
 
-/* The family a sample name belongs to: itself, or a summary's _sum/_count. */
+/* The family a sample name belongs to: itself, or a histogram's _bucket/_sum/_count. */
 static family_t *family_of(expo_t *e, const char *name)
 {
         family_t *f = find_family(e, name);
@@ -89,10 +90,12 @@ static family_t *family_of(expo_t *e, const char *name)
                 base[strlen(base) - 4] = 0;
         else if (ends_with(base, "_count"))
                 base[strlen(base) - 6] = 0;
+        else if (ends_with(base, "_bucket"))
+                base[strlen(base) - 7] = 0;
         else
                 return NULL;
         f = find_family(e, base);
-        return f && streq(f->type, "summary") ? f : NULL;
+        return f && streq(f->type, "histogram") ? f : NULL;
 }
 
 /* Parses the label set starting after '{'; returns a pointer after '}' or NULL. */
@@ -101,7 +104,7 @@ static const char *parse_labels(const char *p, sample_t *s)
         const char *start = p;
         while (*p != '}') {
                 size_t k = 0, v = 0;
-                assert_true(s->n_labels < 4);
+                assert_true(s->n_labels < 10);
                 while (*p && *p != '=')
                         s->label_keys[s->n_labels][k++] = *p++;
                 if (*p++ != '=' || *p++ != '"')
@@ -159,7 +162,7 @@ static void parse(const char *text, expo_t *e)
                                 fail_msg("TYPE of %s without HELP before it", name);
                         assert_true(f->type[0] == 0);
                         assert_true(streq(type, "gauge") || streq(type, "counter") ||
-                                    streq(type, "summary"));
+                                    streq(type, "histogram"));
                         snprintf(f->type, sizeof(f->type), "%s", type);
                         if (streq(type, "counter") && !ends_with(name, "_total"))
                                 fail_msg("counter %s does not end in _total", name);
@@ -225,6 +228,45 @@ static double must_get(const expo_t *e, const char *name, const char *key, const
         if (!get(e, name, key, val, &v))
                 fail_msg("no sample %s{%s=\"%s\"}", name, key ? key : "", val ? val : "");
         return v;
+}
+
+static bool has_label(const sample_t *s, const char *key, const char *val)
+{
+        for (size_t l = 0; l < s->n_labels; l++)
+                if (streq(s->label_keys[l], key))
+                        return streq(s->label_vals[l], val);
+        return false;
+}
+
+/* The value of the series name with labels k1=v1, k2=v2 and (k3 non-NULL) k3=v3. */
+static double must_get3(const expo_t *e, const char *name, const char *k1, const char *v1,
+                        const char *k2, const char *v2, const char *k3, const char *v3)
+{
+        for (size_t i = 0; i < e->n; i++) {
+                const sample_t *s = &e->s[i];
+                if (streq(s->name, name) && has_label(s, k1, v1) && has_label(s, k2, v2) &&
+                    (!k3 || has_label(s, k3, v3)))
+                        return s->value;
+        }
+        fail_msg("no sample %s{%s=\"%s\",%s=\"%s\",%s=\"%s\"}", name, k1, v1, k2, v2,
+                 k3 ? k3 : "", v3 ? v3 : "");
+        return 0;
+}
+
+/* Agent name's counter family in one direction ("read", "write"). */
+static double agent_dir(const expo_t *e, const char *family, const char *agent, const char *dir)
+{
+        return must_get3(e, family, "agent", agent, "direction", dir, NULL, NULL);
+}
+
+/* sum(family{direction=dir}): what PromQL adds up across agents. */
+static double sum_dir(const expo_t *e, const char *family, const char *dir)
+{
+        double sum = 0;
+        for (size_t i = 0; i < e->n; i++)
+                if (streq(e->s[i].name, family) && has_label(&e->s[i], "direction", dir))
+                        sum += e->s[i].value;
+        return sum;
 }
 
 static size_t count_samples(const expo_t *e, const char *name)
@@ -468,8 +510,11 @@ static void test_idle(void **state)
         assert_true(must_get(&e, "iofleet_agents", "state", "busy") == 0);
         assert_true(must_get(&e, "iofleet_run_active", NULL, NULL) == 0);
         assert_int_equal(count_samples(&e, "iofleet_run_info"), 0);
-        assert_int_equal(count_samples(&e, "iofleet_cluster_read_bytes_per_second"), 0);
-        assert_true(must_get(&e, "iofleet_cluster_read_bytes_total", NULL, NULL) == 0);
+        /* No agent has counted anything yet; each agent's up is its state. */
+        assert_int_equal(count_samples(&e, "iofleet_bytes_total"), 0);
+        assert_true(must_get(&e, "iofleet_agent_up", "agent", "alpha") == 1);
+        assert_true(must_get(&e, "iofleet_agent_up", "agent", "gamma") == 0);
+        assert_true(must_get(&e, "iofleet_agent_up", "host", hosts[1]) == 1);
         /* Every family is declared even when it has no sample yet. */
         assert_non_null(find_family(&e, "iofleet_clat_seconds"));
         assert_non_null(find_family(&e, "iofleet_alerts_total"));
@@ -489,10 +534,15 @@ static void test_running(void **state)
 
         fx_registry(&fx);
         fx_run(&fx, RUN_ID);
-        /* Before the first interval there is no rate to show. */
+        /* Before the first interval: counters at 0, and no precomputed rate (rate() does it). */
         text = render(&fx, NULL, 0);
         parse(text, &e);
-        assert_int_equal(count_samples(&e, "iofleet_agent_read_bytes_per_second"), 0);
+        assert_int_equal(count_samples(&e, "iofleet_bytes_total"), 2 * N_AGENTS);
+        assert_true(agent_dir(&e, "iofleet_bytes_total", "beta", "read") == 0);
+        assert_null(find_family(&e, "iofleet_agent_read_bytes_per_second"));
+        assert_null(find_family(&e, "iofleet_cluster_read_bytes_per_second"));
+        assert_true(fabs(must_get(&e, "iofleet_run_start_time_seconds", "run_id", RUN_ID) -
+                         (double)fx.run->start_ns / 1e9) < 1e-3);
         assert_true(must_get(&e, "iofleet_run_active", NULL, NULL) == 1);
         expo_done(&e);
         free(text);
@@ -518,53 +568,67 @@ static void test_running(void **state)
         assert_true(must_get(&e, "iofleet_run_agents_away", "run_id", RUN_ID) == 0);
         assert_true(must_get(&e, "iofleet_run_interval_seconds", "run_id", RUN_ID) == 1.0);
         assert_true(must_get(&e, "iofleet_run_start_skew_seconds", "run_id", RUN_ID) >= 0);
-        /* An agent's gauges name the run it is in. */
-        assert_int_equal(count_samples(&e, "iofleet_agent_read_bytes_per_second"), N_AGENTS);
-        assert_true(must_get(&e, "iofleet_agent_read_bytes_per_second", "run_id", RUN_ID) > 0);
+        /* The run's info labels: what it is. */
+        assert_true(must_get3(&e, "iofleet_run_info", "run_id", RUN_ID, "rw", "rw", "job", "mix") ==
+                    1);
+        assert_true(must_get3(&e, "iofleet_run_info", "run_id", RUN_ID, "bs", "4k", "point", "") ==
+                    1);
+        /* Counters per agent, the direction a label; the host label comes back unescaped
+         * exactly as the agent sent it. */
         for (size_t i = 0; i < N_AGENTS; i++) {
-                double r = must_get(&e, "iofleet_agent_read_bytes_per_second", "agent", names[i]);
-                double w = must_get(&e, "iofleet_agent_write_bytes_per_second", "agent", names[i]);
-                /* The host label comes back unescaped exactly as the agent sent it. */
-                assert_true(must_get(&e, "iofleet_agent_read_iops", "host", hosts[i]) ==
-                            (double)(fig_read(i, 1) / 4096));
-                assert_true(r == (double)fig_read(i, 1));
-                assert_true(w == (double)fig_write(i, 1));
+                double r = agent_dir(&e, "iofleet_bytes_total", names[i], "read");
+                double w = agent_dir(&e, "iofleet_bytes_total", names[i], "write");
+                assert_true(must_get3(&e, "iofleet_ios_total", "host", hosts[i], "direction",
+                                      "read", NULL, NULL) ==
+                            (double)(fig_read(i, 0) / 4096 + fig_read(i, 1) / 4096));
+                assert_true(r == (double)(fig_read(i, 0) + fig_read(i, 1)));
+                assert_true(w == (double)(fig_write(i, 0) + fig_write(i, 1)));
                 sum_r += r;
                 sum_w += w;
-                assert_true(must_get(&e, "iofleet_agent_read_bytes_total", "agent", names[i]) ==
-                            (double)(fig_read(i, 0) + fig_read(i, 1)));
-                assert_true(must_get(&e, "iofleet_agent_errors_total", "agent", names[i]) ==
+                assert_true(must_get(&e, "iofleet_errors_total", "agent", names[i]) ==
                             (i == 2 ? 2 : 0));
         }
-        assert_true(must_get(&e, "iofleet_cluster_read_bytes_per_second", "run_id", RUN_ID) ==
-                    sum_r);
-        assert_true(must_get(&e, "iofleet_cluster_write_bytes_per_second", "run_id", RUN_ID) ==
-                    sum_w);
-        assert_true(must_get(&e, "iofleet_cluster_write_bytes_total", NULL, NULL) ==
-                    (double)(fig_write(0, 0) + fig_write(1, 0) + fig_write(2, 0) + fig_write(0, 1) +
-                             fig_write(1, 1) + fig_write(2, 1)));
-        assert_true(must_get(&e, "iofleet_cluster_errors_total", NULL, NULL) == 2);
+        assert_true(sum_r > 0 && sum_w > 0);
+        assert_null(find_family(&e, "iofleet_cluster_read_bytes_total"));
         /* Escaped on the wire: the raw text holds the escapes, never a bare newline. */
         assert_non_null(strstr(text, "host=\"we\\\"ird\\\\host\""));
         assert_non_null(strstr(text, "host=\"two\\nlines\""));
         assert_true(must_get(&e, "iofleet_alerts_total", "rule", "bandwidth_drop") == 3);
         assert_true(must_get(&e, "iofleet_alerts_total", "rule", "odd \"rule\"\\\n") == 1);
 
-        /* Quantiles: increasing with the quantile, inside the histogram, as hist_percentile. */
+        /* Latency: a cumulative histogram per agent and direction. Agent i recorded 100
+         * values from (i+1)*100 us in each of 2 intervals, read only; the buckets count what is
+         * at or below their bound (a log-linear bucket straddling a bound counts above it). */
         expected_hist(&want);
-        static const char *const q[] = {"0.5", "0.9", "0.99", "0.999"};
-        static const double p[] = {50, 90, 99, 99.9};
-        for (size_t i = 0; i < 4; i++) {
-                double v = must_get(&e, "iofleet_clat_seconds", "quantile", q[i]);
-                assert_true(v >= prev);
-                assert_true(v >= (double)want.min / 1e9 && v <= (double)want.max / 1e9);
-                assert_true(v == (double)hist_percentile(&want, p[i]) / 1e9);
-                prev = v;
+        for (size_t i = 0; i < N_AGENTS; i++) {
+                double prev_b = 0;
+                for (size_t k = 0; k < CLAT_BUCKETS; k++) {
+                        double b = must_get3(&e, "iofleet_clat_seconds_bucket", "agent", names[i],
+                                             "direction", "read", "le", clat_bounds[k].le);
+                        assert_true(b >= prev_b); /* cumulative */
+                        prev_b = b;
+                }
+                assert_true(must_get3(&e, "iofleet_clat_seconds_bucket", "agent", names[i],
+                                      "direction", "read", "le", "+Inf") == 200);
+                assert_true(agent_dir(&e, "iofleet_clat_seconds_count", names[i], "read") == 200);
+                assert_true(agent_dir(&e, "iofleet_clat_seconds_count", names[i], "write") == 0);
+                /* The sum is exact: 2 x sum of (i+1)*100 us + v us, v < 100. */
+                assert_true(fabs(agent_dir(&e, "iofleet_clat_seconds_sum", names[i], "read") -
+                                 2 * (100 * (i + 1) * 100e-6 + 4950e-6)) < 1e-9);
+                prev += agent_dir(&e, "iofleet_clat_seconds_sum", names[i], "read");
         }
-        assert_true(must_get(&e, "iofleet_clat_seconds_count", "run_id", RUN_ID) ==
-                    (double)want.n);
-        assert_true(fabs(must_get(&e, "iofleet_clat_seconds_sum", "run_id", RUN_ID) -
-                         (double)want.sum / 1e9) < 1e-9);
+        assert_true(fabs(prev - 2 * (double)want.sum / 1e9) < 1e-9);
+        assert_true(must_get3(&e, "iofleet_clat_seconds_bucket", "agent", "alpha", "direction",
+                              "read", "le", "0.0001") == 0);
+        assert_true(must_get3(&e, "iofleet_clat_seconds_bucket", "agent", "alpha", "direction",
+                              "read", "le", "0.00025") == 200);
+        assert_true(must_get3(&e, "iofleet_clat_seconds_bucket", "agent", "beta", "direction",
+                              "read", "le", "0.00025") == 100);
+        assert_true(must_get3(&e, "iofleet_clat_seconds_bucket", "agent", "beta", "direction",
+                              "read", "le", "0.0005") == 200);
+        assert_true(must_get3(&e, "iofleet_clat_seconds_bucket", "agent", "gamma", "direction",
+                              "read", "le", "0.00025") == 0);
+        assert_null(find_family(&e, "iofleet_clat_seconds_quantile"));
         expo_done(&e);
         free(text);
         fx_done(&fx);
@@ -599,7 +663,7 @@ static void test_totals_across_runs(void **state)
                 run1 += fig_read(i, 0) + fig_read(i, 1);
         text = metrics_snapshot(m);
         parse(text, &e);
-        assert_true(must_get(&e, "iofleet_cluster_read_bytes_total", NULL, NULL) == (double)run1);
+        assert_true(sum_dir(&e, "iofleet_bytes_total", "read") == (double)run1);
         assert_true(must_get(&e, "iofleet_run_active", NULL, NULL) == 0);
         expo_done(&e);
         free(text);
@@ -623,8 +687,8 @@ static void test_totals_across_runs(void **state)
         text = metrics_snapshot(m);
         parse(text, &e);
         assert_int_equal(count_samples(&e, "iofleet_run_info"), 0);
-        assert_true(must_get(&e, "iofleet_cluster_read_bytes_total", NULL, NULL) == (double)run1);
-        assert_true(must_get(&e, "iofleet_agent_read_bytes_total", "agent", "beta") ==
+        assert_true(sum_dir(&e, "iofleet_bytes_total", "read") == (double)run1);
+        assert_true(agent_dir(&e, "iofleet_bytes_total", "beta", "read") ==
                     (double)(fig_read(1, 0) + fig_read(1, 1)));
         expo_done(&e);
         free(text);
@@ -637,11 +701,11 @@ static void test_totals_across_runs(void **state)
         metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1);
         text = metrics_snapshot(m);
         parse(text, &e);
-        assert_true(must_get(&e, "iofleet_cluster_read_bytes_total", NULL, NULL) ==
+        assert_true(sum_dir(&e, "iofleet_bytes_total", "read") ==
                     (double)(run1 + fig_read(0, 0) + fig_read(1, 0) + fig_read(2, 0)));
-        assert_true(must_get(&e, "iofleet_agent_read_bytes_total", "agent", "alpha") ==
+        assert_true(agent_dir(&e, "iofleet_bytes_total", "alpha", "read") ==
                     (double)(fig_read(0, 0) * 2 + fig_read(0, 1)));
-        assert_int_equal(count_samples(&e, "iofleet_agent_read_bytes_total"), N_AGENTS);
+        assert_int_equal(count_samples(&e, "iofleet_bytes_total"), 2 * N_AGENTS);
         expo_done(&e);
         free(text);
 
@@ -789,13 +853,26 @@ static void test_http(void **state)
         assert_non_null(strstr(buf, "iofleet_agents_up 3\n"));
         assert_int_equal(http(metrics_port(m), "POST", "/metrics", buf, sizeof(buf)), 405);
         assert_non_null(strstr(buf, "Allow: GET, HEAD"));
-        assert_int_equal(http(metrics_port(m), "GET", "/", buf, sizeof(buf)), 404);
+        /* The live page and its JSON; paths outside what is served are 404, never a file. */
+        assert_int_equal(http(metrics_port(m), "GET", "/", buf, sizeof(buf)), 200);
+        assert_non_null(strstr(buf, "Content-Security-Policy: default-src 'self'"));
+        assert_non_null(strstr(buf, "<script src=\"/app.js\">"));
+        assert_int_equal(http(metrics_port(m), "GET", "/api/runs", buf, sizeof(buf)), 200);
+        assert_non_null(strstr(buf, "\r\n\r\n[]"));
+        assert_int_equal(http(metrics_port(m), "GET", "/results/../../etc/passwd", buf, sizeof(buf)),
+                         404);
+        assert_int_equal(http(metrics_port(m), "GET", "/results/.by-id/result.json", buf,
+                              sizeof(buf)),
+                         404);
+        assert_int_equal(http(metrics_port(m), "GET", "/nothing", buf, sizeof(buf)), 404);
+        assert_int_equal(http(metrics_port(m), "GET", "/api/state", buf, sizeof(buf)), 200);
+        assert_non_null(strstr(buf, "\"agents_up\":3"));
         assert_int_equal(http(metrics_port(m), "GET", "/metricsx", buf, sizeof(buf)), 404);
         /* Each scrape sees the registry as it is then. */
         fx.ap[2]->state = AGENT_LOST;
         assert_int_equal(http(metrics_port(m), "GET", "/metrics", buf, sizeof(buf)), 200);
         assert_non_null(strstr(buf, "iofleet_agents_up 2\n"));
-        assert_int_equal(renders_settled(&l, 2), 2); /* the 405 and 404 cost no rendering */
+        assert_int_equal(renders_settled(&l, 3), 3); /* the 405 and 404s cost no rendering */
         l.stop = true;
         pthread_join(th, NULL);
         fx_done(&fx);

@@ -493,6 +493,125 @@ static void test_keyed_against_model(void **state)
         idbind_free(&b);
 }
 
+/* The fake runs behind a heartbeat's Ack: counts how often they were asked. */
+typedef struct beat_runs {
+        int asked;
+        uint64_t upto;
+        const char *run_id;
+} beat_runs_t;
+
+static uint64_t beat_ack(void *user, agent_t *a, const char **run_id)
+{
+        beat_runs_t *br = user;
+        (void)a;
+        br->asked++;
+        *run_id = br->run_id;
+        return br->upto;
+}
+
+/* The one message in ob, decoded; the box is emptied. */
+static envelope_t *take_one(outbox_t *ob, const char *to)
+{
+        envelope_t *e = NULL;
+        char err[256];
+        assert_int_equal(ob->n, 1);
+        assert_string_equal(ob->items[0].peer, to);
+        assert_int_equal(wire_decode(ob->items[0].buf, ob->items[0].len, WIRE_MAX_AGENT_MSG, &e,
+                                     err, sizeof(err)),
+                         0);
+        outbox_clear(ob);
+        return e;
+}
+
+/* Heartbeats and clock probes are answered through the outbox, without sockets: clock figures
+ * noted, probes answered with their times, plain beats every 1.5 beats (every one with a short
+ * lease), the Ack asked of the runs only when an answer goes. */
+static void test_heartbeat_answers(void **state)
+{
+        registry_t *reg;
+        agent_t *a;
+        outbox_t ob = {0};
+        beat_runs_t br = {0, 7, "run-1"};
+        registry_pace_t pace = {SEC, 5};
+        registry_now_t now = {100 * SEC, 5000, 5100};
+        Iofleet__Heartbeat hb = IOFLEET__HEARTBEAT__INIT;
+        Iofleet__TimeProbe tp = IOFLEET__TIME_PROBE__INIT;
+        envelope_t *e;
+
+        assert_int_equal(registry_new(&reg), 0);
+        a = hello(reg, "00aa", "id-a", "alpha", "ka", 0, 0);
+        a->seq_out = 3;
+
+        /* A probe rides along: answered with t1, t2 (received), t3 (sent) and the Ack. */
+        hb.probe_t1 = 4000;
+        hb.rtt_ns = 250000;
+        hb.offset_ns = -42;
+        hb.wall_offset_ns = 17;
+        hb.wall_offset_known = true;
+        assert_int_equal(registry_heartbeat(a, &hb, &pace, &now, beat_ack, &br, &ob), 1);
+        assert_true(a->have_offset && a->have_wall_offset);
+        assert_int_equal(a->offset_ns, -42);
+        assert_int_equal(a->rtt_ns, 250000);
+        assert_int_equal(a->wall_offset_ns, 17);
+        e = take_one(&ob, "id-a");
+        assert_int_equal(e->body_case, IOFLEET__ENVELOPE__BODY_HEARTBEAT);
+        assert_int_equal(e->seq, 4);
+        assert_int_equal(e->heartbeat->probe_t1, 4000);
+        assert_int_equal(e->heartbeat->probe_t2, 5000);
+        assert_int_equal(e->heartbeat->probe_t3, 5100);
+        assert_int_equal(e->heartbeat->ack_upto, 7);
+        assert_string_equal(e->heartbeat->run_id, "run-1");
+        wire_free(&e);
+        assert_int_equal(br.asked, 1);
+
+        /* A plain beat a second later: the last answer is fresh, none goes, nothing is acked. */
+        hb = (Iofleet__Heartbeat)IOFLEET__HEARTBEAT__INIT;
+        now.mono += SEC;
+        assert_int_equal(registry_heartbeat(a, &hb, &pace, &now, beat_ack, &br, &ob), 0);
+        assert_int_equal(ob.n, 0);
+        assert_int_equal(br.asked, 1);
+        assert_int_equal(a->seq_out, 4);
+        assert_int_equal(a->offset_ns, -42); /* no figures in it: the last ones stay */
+
+        /* Half a beat later (1.5 since the last answer): answered, no probe times in it. */
+        now.mono += SEC / 2;
+        assert_int_equal(registry_heartbeat(a, &hb, &pace, &now, beat_ack, &br, &ob), 1);
+        e = take_one(&ob, "id-a");
+        assert_int_equal(e->seq, 5);
+        assert_int_equal(e->heartbeat->probe_t1, 0);
+        assert_int_equal(e->heartbeat->probe_t3, 0);
+        assert_int_equal(e->heartbeat->ack_upto, 7);
+        wire_free(&e);
+
+        /* A lease of fewer than 4 beats: every beat is answered. */
+        pace.lost_after = 3;
+        assert_int_equal(registry_heartbeat(a, &hb, &pace, &now, beat_ack, &br, &ob), 1);
+        outbox_clear(&ob);
+        assert_int_equal(br.asked, 3);
+
+        /* No run holds it: an answer with nothing acknowledged. */
+        br = (beat_runs_t){0, 0, ""};
+        assert_int_equal(registry_heartbeat(a, &hb, &pace, &now, beat_ack, &br, &ob), 1);
+        e = take_one(&ob, "id-a");
+        assert_int_equal(e->heartbeat->ack_upto, 0);
+        assert_string_equal(e->heartbeat->run_id, "");
+        wire_free(&e);
+
+        /* A clock probe of its own: a TimeReply with its t1 and our t2, t3. */
+        tp.t1 = 123;
+        assert_int_equal(registry_time_probe(a, &tp, &now, &ob), 0);
+        e = take_one(&ob, "id-a");
+        assert_int_equal(e->body_case, IOFLEET__ENVELOPE__BODY_TIME_REPLY);
+        assert_int_equal(e->seq, a->seq_out);
+        assert_int_equal(e->time_reply->t1, 123);
+        assert_int_equal(e->time_reply->t2, 5000);
+        assert_int_equal(e->time_reply->t3, 5100);
+        wire_free(&e);
+
+        outbox_done(&ob);
+        registry_free(&reg);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -508,6 +627,7 @@ int main(void)
             cmocka_unit_test(test_peer_taken_over),
             cmocka_unit_test(test_against_scan),
             cmocka_unit_test(test_keyed_against_model),
+            cmocka_unit_test(test_heartbeat_answers),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

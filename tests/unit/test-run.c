@@ -770,10 +770,10 @@ static void test_interval_sums_in_order(void **state)
                         rb += fig_read(i, k);
                         wb += fig_write(i, k);
                         assert_true(fx.run->agents[i].iv[k].received);
-                        assert_int_equal(fx.run->agents[i].iv[k].read_bytes, fig_read(i, k));
+                        assert_int_equal(fx.run->agents[i].iv[k].io.read_bytes, fig_read(i, k));
                 }
-                assert_int_equal(fx.run->civ[k].read_bytes, rb);
-                assert_int_equal(fx.run->civ[k].write_bytes, wb);
+                assert_int_equal(fx.run->civ[k].io.read_bytes, rb);
+                assert_int_equal(fx.run->civ[k].io.write_bytes, wb);
                 assert_int_equal(fx.run->civ[k].reported, 3);
                 assert_true(fx.run->civ[k].emitted);
                 /* Freed once the next is shown; the last shown one stays for /metrics. */
@@ -787,7 +787,7 @@ static void test_interval_sums_in_order(void **state)
         fx_clear(&fx);
         assert_int_equal(send_interval(&fx, 1, 1, false, s + 2 * SEC + 70 * MSEC), 0);
         assert_int_equal(fx.run->civ[1].reported, 3);
-        assert_int_equal(fx.run->civ[1].read_bytes,
+        assert_int_equal(fx.run->civ[1].io.read_bytes,
                          fig_read(0, 1) + fig_read(1, 1) + fig_read(2, 1));
         assert_int_equal(fx.out.control.n, 0);
         /* Another run's interval is ignored. */
@@ -827,9 +827,9 @@ static void test_interval_late_agent(void **state)
         assert_int_equal(send_interval(&fx, 1, 0, false, s + SEC + 700 * MSEC), 0);
         assert_int_equal(count_updates(&fx.out.control, KIND(INTERVAL)), 0);
         assert_int_equal(fx.run->civ[0].reported, 3);
-        assert_int_equal(fx.run->civ[0].read_bytes,
+        assert_int_equal(fx.run->civ[0].io.read_bytes,
                          fig_read(0, 0) + fig_read(1, 0) + fig_read(2, 0));
-        assert_int_equal(fx.run->civ[0].write_bytes,
+        assert_int_equal(fx.run->civ[0].io.write_bytes,
                          fig_write(0, 0) + fig_write(1, 0) + fig_write(2, 0));
         assert_true(fx.run->civ[0].emitted);
         assert_true(fx.run->agents[1].iv[0].received);
@@ -1655,7 +1655,7 @@ static int count_rows(void *user, const run_iv_row_t *row)
         size_t *n = user;
         n[row->a ? 1 : 0]++;
         if (!row->a)
-                n[2] += row->v.read_bytes;
+                n[2] += row->v.io.read_bytes;
         return 0;
 }
 
@@ -1667,11 +1667,11 @@ static int late_row_at(void *user, const run_iv_row_t *row)
                 return 0;
         if (!row->a) {
                 assert_int_equal(row->reported, 3);
-                assert_int_equal(row->v.read_bytes, fig_read(0, 5) + fig_read(1, 5) + fig_read(2, 5));
+                assert_int_equal(row->v.io.read_bytes, fig_read(0, 5) + fig_read(1, 5) + fig_read(2, 5));
                 assert_int_equal(*seen, 0);
         } else {
                 assert_int_equal(row->a->rank, (uint32_t)(*seen - 1));
-                assert_int_equal(row->v.read_bytes, fig_read((size_t)(*seen - 1), 5));
+                assert_int_equal(row->v.io.read_bytes, fig_read((size_t)(*seen - 1), 5));
         }
         ++*seen;
         return 0;
