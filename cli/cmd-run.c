@@ -321,7 +321,7 @@ static int start_local(const run_opts_t *o, const jobargs_t *ja, const plan_t *p
                        cli_config_t *cfg, local_fleet_t **fleet)
 {
         local_options_t lo = {.agents = o->local, .insecure = o->insecure, .verbose = o->verbose};
-        char err[16384], control_ep[PATH_MAX + 32], results[PATH_MAX], cwd[PATH_MAX], allow[8192];
+        char err[2048], control_ep[PATH_MAX + 32], results[PATH_MAX], cwd[PATH_MAX], allow[8192];
         int r;
 
         if (!getcwd(cwd, sizeof(cwd)))
@@ -408,7 +408,7 @@ int cmd_run(int argc, char **argv)
         cli_config_t cfg = {0};
         client_t *c = NULL;
         local_fleet_t *fleet = NULL;
-        char err[16384] = "";
+        char err[16384] = ""; /* every refused option of the job files, a line each */
         plan_t plan = {0}; /* a plan file, read and checked once */
         FILE *live;
         int r, rc = 1;

@@ -82,8 +82,8 @@ int follow_watch(client_t *c, const char *run_id)
         return client_send(c, &req);
 }
 
-/* The result as --output and --output-format ask (cli/output.c: JSON, json+, terse, the summary,
- * or several), to a file or stdout. */
+/* The result as --output and --output-format ask: each of fio's formats asked for (cli/output.c),
+ * to a file or stdout. */
 static int write_output(const run_opts_t *o, json_t *doc, const char *results_dir)
 {
         FILE *f = stdout;

@@ -13,7 +13,7 @@ const char job_fio_unsupported_options[] =
     "bs_is_seq_rand dedupe_global iomem mem iomem_align mem_align "
     "hugepage-size lockmem atomic "
     /* I/O type and pattern */
-    "unified_rw_reporting softrandommap sprandom "
+    "softrandommap sprandom "
     /* depth and submission */
     "iodepth_batch_complete_max iodepth_low serialize_overlap "
     /* rates and latency targets */

@@ -51,6 +51,10 @@ static int check_percentiles(const char *key, const char *s, char *err, size_t e
         return job_percentile_list(s, p, err, errlen) < 0 ? -EINVAL : 0;
 }
 
+static const char *const unified_choices[] = {"none", "mixed", "both", "0", "1", "2", NULL};
+static const int unified_values[] = {JOB_UNIFIED_NONE, JOB_UNIFIED_MIXED, JOB_UNIFIED_BOTH,
+                                     JOB_UNIFIED_NONE, JOB_UNIFIED_MIXED, JOB_UNIFIED_BOTH};
+
 const job_option_t options_table_stats[] = {
     {
         .name = "clat_percentiles",
@@ -117,6 +121,16 @@ const job_option_t options_table_stats[] = {
         .offset = FIELD(bool, gtod_reduce),
         .def = "0",
         .help = "All four disable_* options: no latencies, only counts",
+    },
+    {
+        .name = "unified_rw_reporting",
+        .type = OPT_ENUM,
+        .offset = FIELD_ENUM(int, unified_rw),
+        .choices = unified_choices,
+        .values = unified_values,
+        .def = "none",
+        .example = "mixed",
+        .help = "Reads and writes reported together as 'mixed' (both: and apart)",
     },
     {
         .name = "stats",

@@ -284,7 +284,10 @@ typedef struct job_spec {
         bool disable_bw;            /* disable_bw_measurement: no bw/iops series figures */
         bool gtod_reduce;           /* all four of them, as fio */
         bool stats;                 /* the job is in the result (default 1) */
+        int unified_rw;             /* unified_rw_reporting: JOB_UNIFIED_* */
 } job_spec_t;
+
+enum { JOB_UNIFIED_NONE = 0, JOB_UNIFIED_MIXED = 1, JOB_UNIFIED_BOTH = 2 };
 
 #define JOB_PERCENTILES_MAX 20 /* fio's FIO_IO_U_LIST_MAX_LEN */
 /* percentile_list's values, ascending, into p (JOB_PERCENTILES_MAX); their count, or -EINVAL with

@@ -530,8 +530,8 @@ static int check_job_result(const Iofleet__JobResult *j, char *err, size_t errle
                 return errorf(err, errlen, -EBADMSG, "finished.job.groupid %u out of range 0..%d",
                               j->groupid, WIRE_MAX_JOBS);
         if (j->steadystate &&
-            ((r = check_str(j->steadystate->ss, WIRE_MAX_NAME, false,
-                            "finished.job.steadystate.ss", err, errlen)) < 0 ||
+            ((r = check_str(j->steadystate->ss, WIRE_MAX_NAME, false, "finished.job.steadystate.ss",
+                            err, errlen)) < 0 ||
              (r = check_str(j->steadystate->criterion, WIRE_MAX_NAME, false,
                             "finished.job.steadystate.criterion", err, errlen)) < 0))
                 return r;

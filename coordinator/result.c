@@ -63,6 +63,23 @@ static void dir_acc_add(dir_acc_t *d, const Iofleet__DirStats *s)
         wire_hist_add(d->lat, s->lat && s->lat->n ? s->lat : s->clat);
 }
 
+/* d += s, as two directions become fio's "mixed". */
+static void dir_acc_merge(dir_acc_t *d, const dir_acc_t *s)
+{
+        d->bytes += s->bytes;
+        d->ios += s->ios;
+        d->errors += s->errors;
+        d->short_ios += s->short_ios;
+        d->issued += s->issued;
+        d->dropped += s->dropped;
+        d->syncs += s->syncs;
+        d->verify_errors += s->verify_errors;
+        hist_merge(d->sync_lat, s->sync_lat);
+        hist_merge(d->clat, s->clat);
+        hist_merge(d->slat, s->slat);
+        hist_merge(d->lat, s->lat);
+}
+
 /* What a job's statistics options ask the result for (fio's percentile_list, clat/lat/
  * slat_percentiles, disable_*, gtod_reduce, stats). */
 typedef struct report_opts {
@@ -71,6 +88,7 @@ typedef struct report_opts {
         bool pct[3];      /* percentiles of slat, clat, lat */
         bool lat_off, bw_off;
         bool stats;
+        int unified; /* JOB_UNIFIED_*: a "mixed" block instead of, or beside, read and write */
 } report_opts_t;
 
 static void report_opts_default(report_opts_t *ro)
@@ -105,6 +123,7 @@ static void report_opts_of(const run_t *run, const char *name, report_opts_t *ro
         ro->lat_off = j->disable_lat || j->gtod_reduce;
         ro->bw_off = j->disable_bw || j->gtod_reduce;
         ro->stats = j->stats;
+        ro->unified = j->unified_rw;
 }
 
 /* A latency block; with pct its percentiles (ro's list) and json+'s bins. h NULL: not
@@ -564,8 +583,27 @@ static json_t *client_entry(const char *jobname, const char *hostname, const cha
         json_object_set_new(o, "groupid", json_integer(0));
         json_object_set_new(o, "error", json_integer(error));
         json_object_set_new(o, "job options", options ? options : json_object());
-        json_object_set_new(o, "read", dir_json(rd, runtime_ns, rbw, riops, share_r, ro));
-        json_object_set_new(o, "write", dir_json(wr, runtime_ns, wbw, wiops, share_w, ro));
+        if (ro->unified != JOB_UNIFIED_MIXED) {
+                json_object_set_new(o, "read", dir_json(rd, runtime_ns, rbw, riops, share_r, ro));
+                json_object_set_new(o, "write", dir_json(wr, runtime_ns, wbw, wiops, share_w, ro));
+        }
+        if (ro->unified != JOB_UNIFIED_NONE) {
+                /* fio's unified_rw_reporting: both directions as one; the interval series are
+                 * per direction, so the mixed block has no bw/iops series figures */
+                static const series_t none;
+                /* the cluster's totals behind each share, for the mixed block's share */
+                double tot = (share_r > 0 ? rd->bytes * 100.0 / share_r : 0) +
+                             (share_w > 0 ? wr->bytes * 100.0 / share_w : 0);
+                dir_acc_t mx;
+                if (dir_acc_init(&mx) == 0) {
+                        dir_acc_merge(&mx, rd);
+                        dir_acc_merge(&mx, wr);
+                        json_object_set_new(o, "mixed",
+                                            dir_json(&mx, runtime_ns, &none, &none,
+                                                     tot > 0 ? 100.0 * mx.bytes / tot : 0, ro));
+                }
+                dir_acc_done(&mx);
+        }
         {
                 /* fio's "sync" block: the fsync/fdatasync issued every N writes. */
                 json_t *sync = json_object();

@@ -78,6 +78,19 @@ jqcheck "stats=0 leaves the job out" "$T/st.json" '[.jobs[].jobname] == ["pl", "
 jqcheck "by default only clat has percentiles, as fio" "$T/plain.json" \
 	'.jobs[0].read | (has("clat_ns") and (.clat_ns | has("percentile")) and (.lat_ns | has("percentile") | not) and (.slat_ns | has("percentile") | not))'
 
+# unified_rw_reporting: the blocks fio 3.33 writes for mixed and both, the mixed one the sum.
+for m in mixed both; do
+	"$IOFLEET" run --local=1 --results-dir="$T/runs" --directory="$D" --name=u --rw=randrw \
+		--bs=4k --size=1m --unified_rw_reporting=$m --output-format=json >"$T/u$m.json" 2>/dev/null
+	fio --name=u --rw=randrw --bs=4k --size=1m --directory="$T/fiod" --unified_rw_reporting=$m \
+		--output-format=json 2>/dev/null | sed -n '/^{/,$p' >"$T/fu$m.json"
+	want=$(jq -c '.jobs[0] | [has("read"), has("write"), has("trim"), has("mixed"), .mixed.io_bytes]' "$T/fu$m.json")
+	got=$(jq -c '.jobs[0] | [has("read"), has("write"), has("trim"), has("mixed"), .mixed.io_bytes]' "$T/u$m.json")
+	check "unified_rw_reporting=$m: fio's blocks ($got vs $want)" [ "$got" = "$want" ]
+done
+jqcheck "mixed counts every I/O of both directions" "$T/uboth.json" \
+	'.jobs[0] | .mixed.total_ios == .read.total_ios + .write.total_ios and .mixed.clat_ns.N == .read.clat_ns.N + .write.clat_ns.N'
+
 # An unknown format is refused naming the allowed ones.
 "$IOFLEET" run --local=1 --name=x --size=1m --output-format=json,xml >"$T/bad.log" 2>&1
 check "unknown format refused" [ $? -ne 0 ]
