@@ -41,6 +41,24 @@ int run_add_watcher(run_t *run, const char *peer)
         return 0;
 }
 
+void run_replay_alerts(run_t *run, const char *peer, run_out_t *out)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        for (size_t i = 0; i < run->degrade.n_alerts; i++) {
+                Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
+                char msg[512];
+                degrade_describe(&run->degrade, &run->degrade.alerts[i], msg, sizeof(msg));
+                u.run_id = run->id;
+                u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_ALERT;
+                u.index = run->degrade.alerts[i].index;
+                u.message = msg;
+                e.body_case = IOFLEET__ENVELOPE__BODY_RUN_UPDATE;
+                e.run_update = &u;
+                e.seq = run->seq ? ++*run->seq : 0;
+                outbox_push(&out->control, peer, &e);
+        }
+}
+
 void run_event(run_t *run, run_out_t *out, const char *fmt, ...)
 {
         Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;

@@ -267,6 +267,8 @@ bool run_done(const run_t *run);
 /* Another control client follows the run (iofleet watch): it gets every update from now on.
  * 0, or -ENOSPC when RUN_MAX_WATCHERS already watch. */
 int run_add_watcher(run_t *run, const char *peer);
+/* The alerts the run has raised so far, to one peer (a watcher that attached after them). */
+void run_replay_alerts(run_t *run, const char *peer, run_out_t *out);
 
 /* Streams intervals to path (intervals.csv of the run directory) as they leave memory; the run
  * then holds a window of them only. Without it every interval stays in memory. 0 or -errno. */

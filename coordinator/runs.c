@@ -596,6 +596,8 @@ void runs_watch(runs_t *rs, const char *peer, const Iofleet__WatchRun *w)
         agent_list_push(&rs->ctx.out->control, peer, rs->ctx.control_seq, sel, n, run->id,
                         run_of_agent_cb, rs);
         free(sel);
+        /* Attached late: what was raised before is news to it too. */
+        run_replay_alerts(run, peer, rs->ctx.out);
 }
 
 void runs_cancel(runs_t *rs, const char *peer, const Iofleet__CancelRun *c, int64_t now)

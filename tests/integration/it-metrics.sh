@@ -61,12 +61,14 @@ sum_read() {
 	awk '$1 ~ /^iofleet_bytes_total\{.*direction="read"/ { s += $2 } END { printf "%.0f", s }' "$1"
 }
 
-# During the run: scrape until a complete interval shows in the agents' read counters.
+# During the run: scrape until a complete interval shows in the agents' read counters and the
+# cluster has shown one (counters count an interval when it comes, the index when it is shown);
+# bounded by the run itself.
 bytes=0
-for _ in $(seq 100); do
+while kill -0 "$RUN_PID" 2>/dev/null; do
 	if scrape "$T/running.txt"; then
 		bytes=$(sum_read "$T/running.txt")
-		[ "$bytes" -gt 0 ] && break
+		[ "$bytes" -gt 0 ] && [ -n "$(value_of_run iofleet_run_interval_index)" ] && break
 	fi
 	sleep 0.1
 done

@@ -113,7 +113,7 @@ timeout 60 "$IOFLEET" run --coordinator="$CTL" --name=soak --rw=write --bs=64k -
 	--degrade='bw < 10MiB/s for 3' --degrade='clat_p99 > 1h' \
 	--output-format=json --output="$T/soak.json" >"$T/soak.log" 2>&1 &
 RUN=$!
-for _ in $(seq 100); do grep -q "started on" "$T/soak.log" && break; sleep 0.05; done
+wait_line "$T/soak.log" "started on" 30
 timeout 30 "$IOFLEET" watch --coordinator="$CTL" --output-format=json --output="$T/watch.json" >"$T/watch.log" 2>&1
 check "iofleet watch follows the run to its end" [ $? -eq 0 ]
 check "... with live lines" grep -q '^\[ *[0-9]' "$T/watch.log"
