@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "intervals.h"
+#include "jobgroups.h"
 #include "log.h"
 #include "options.h"
 #include "run-queue.h"
@@ -43,6 +44,9 @@ struct arun {
         uint64_t sent_upto;   /* sent in this session */
         int64_t last_ack;     /* when an Ack last moved things on, or the last resend */
         uint64_t read_bytes, write_bytes; /* the agent's own count, from its intervals */
+        /* The cluster-wide stonewall: the last group reported ready, given its instant, and
+         * reported started (0: none yet; group 0 is the run's own start). */
+        unsigned group_ready, group_given, group_started;
 };
 
 static const char *const phase_names[] = {"preparing", "preparing", "prepared", "running",
@@ -289,7 +293,6 @@ int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun
 {
         arun_t *ar = calloc(1, sizeof(*ar));
         uint64_t runtime = 0;
-        bool all_timed = p->n_jobs > 0;
         int r;
         if (!ar)
                 return -ENOMEM;
@@ -302,22 +305,23 @@ int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun
         ar->interval_ns = p->interval_ns;
         ar->connected = ar->synced = true;
         ar->last_ack = now;
-        /* The interval count of a timed run: both sides derive it from the jobs. */
-        for (size_t i = 0; i < p->n_jobs; i++) {
-                job_spec_t spec;
+        /* The interval count of a timed run: both sides derive it from the jobs; groups
+         * (stonewall) run one after another, so the run lasts their sum (0: open-ended). */
+        {
+                job_spec_t *specs = calloc(p->n_jobs + 1, sizeof(*specs));
+                size_t n = 0;
                 char err[256];
-                if (wire_job_spec(p->jobs[i], &spec, err, sizeof(err)) < 0) {
-                        all_timed = false;
-                        continue;
-                }
-                if (!spec.runtime_ns)
-                        all_timed = false;
-                if (intervals_job_span(&spec) > runtime)
-                        runtime = intervals_job_span(&spec);
-                job_spec_done(&spec);
+                for (size_t i = 0; specs && i < p->n_jobs; i++, n++)
+                        if (wire_job_spec(p->jobs[i], &specs[i], err, sizeof(err)) < 0)
+                                break;
+                if (specs && n == p->n_jobs && n > 0)
+                        runtime = jobgroups_span(specs, n);
+                for (size_t i = 0; i < n; i++)
+                        job_spec_done(&specs[i]);
+                free(specs);
+                if (runtime)
+                        ar->max_intervals = intervals_of_runtime(runtime, ar->interval_ns);
         }
-        if (all_timed)
-                ar->max_intervals = intervals_of_runtime(runtime, ar->interval_ns);
         if ((r = make_dir(ar->dir)) < 0 || (r = rqueue_create(ar->dir, cfg->mem_bytes, &ar->q)) < 0) {
                 free(ar);
                 return r;
@@ -514,6 +518,48 @@ void arun_on_start(arun_t *ar, int64_t start_mono, const char *err, int64_t now,
         out->todo |= ARUN_DO_START;
         out->start_mono = start_mono;
         set_phase(ar, ARUN_STARTING);
+}
+
+void arun_group_waiting(arun_t *ar, unsigned group, int64_t now, arun_out_t *out)
+{
+        arun_pack_t p = {.what = ARUN_MSG_GROUP_READY, .group = group};
+        if (ar->phase != ARUN_RUNNING || group <= ar->group_ready)
+                return;
+        ar->group_ready = group;
+        pack_keep(ar, &p, now, out);
+}
+
+void arun_on_start_group(arun_t *ar, unsigned group, int64_t start_mono, uint64_t max_intervals,
+                         const char *err, int64_t now, arun_out_t *out)
+{
+        /* Sent again (a rejoin), or for a group this agent has not reported waiting: left. */
+        if (ar->phase != ARUN_RUNNING || group != ar->group_ready || group <= ar->group_given)
+                return;
+        if (err) {
+                arun_fail(ar, IOFLEET__ERROR_CODE__ERROR_PREPARE, err, now, out);
+                return;
+        }
+        ar->group_given = group;
+        /* The run grew by the barrier's waits: its intervals go on counting to the new end. */
+        if (ar->max_intervals && max_intervals > ar->max_intervals)
+                ar->max_intervals = max_intervals;
+        out->todo |= ARUN_DO_START_GROUP;
+        out->group = group;
+        out->group_mono = start_mono;
+}
+
+void arun_group_started(arun_t *ar, unsigned group, int64_t now, arun_out_t *out)
+{
+        arun_pack_t p = {.what = ARUN_MSG_GROUP_STARTED, .group = group};
+        if (ar->phase != ARUN_RUNNING || group != ar->group_given || group <= ar->group_started)
+                return;
+        ar->group_started = group;
+        pack_keep(ar, &p, now, out);
+}
+
+uint64_t arun_max_intervals(const arun_t *ar)
+{
+        return ar->max_intervals;
 }
 
 void arun_runner_running(arun_t *ar, int64_t now, arun_out_t *out)

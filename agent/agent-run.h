@@ -34,6 +34,7 @@ enum {
         ARUN_DO_FORCE = 1 << 7,       /* workers still blocked in I/O long after the stop: fail
                                        * the mount's pending requests (umount -f), so that they
                                        * return; asked again every ARUN_FORCE_EVERY_NS */
+        ARUN_DO_START_GROUP = 1 << 8, /* runner_start_group_at(out->group, out->group_mono) */
 };
 
 /* A client's workers not ended this long after a stop are blocked in I/O on their mount (a
@@ -48,6 +49,8 @@ typedef struct arun_out {
         outbox_t coord;     /* encoded messages for the coordinator, in order */
         unsigned todo;      /* ARUN_DO_* */
         int64_t start_mono; /* ARUN_DO_START */
+        unsigned group;     /* ARUN_DO_START_GROUP */
+        int64_t group_mono;
 } arun_out_t;
 
 /* Messages whose content the daemon holds (runner counters, clock, host settings). */
@@ -57,6 +60,8 @@ typedef enum arun_msg {
         ARUN_MSG_INTERVAL,
         ARUN_MSG_FINISHED,
         ARUN_MSG_RESTORED,
+        ARUN_MSG_GROUP_READY,   /* the cluster-wide stonewall: group laid out, waiting */
+        ARUN_MSG_GROUP_STARTED, /* ... and the instant it started */
 } arun_msg_t;
 
 typedef struct arun_pack {
@@ -67,6 +72,7 @@ typedef struct arun_pack {
         bool last;          /* INTERVAL: the agent's final one */
         const char *error;  /* FINISHED, RESTORED: "" or what went wrong */
         uint32_t intervals; /* FINISHED: how many the agent made */
+        unsigned group;     /* GROUP_READY, GROUP_STARTED */
         /* INTERVAL, filled by the packer: what the workers did so far (the agent's own count). */
         uint64_t read_bytes, write_bytes;
 } arun_pack_t;
@@ -108,6 +114,17 @@ void arun_fail(arun_t *ar, Iofleet__ErrorCode code, const char *why, int64_t now
 void arun_runner_prepared(arun_t *ar, int64_t now, arun_out_t *out);
 void arun_runner_running(arun_t *ar, int64_t now, arun_out_t *out);
 void arun_runner_done(arun_t *ar, int64_t end_mono, int64_t now, arun_out_t *out);
+/* The cluster-wide stonewall (a Prepare with group_barrier): the runner's group `group` is laid
+ * out and waits (GroupReady goes out once per group); the coordinator's StartGroup, its instant
+ * mapped to CLOCK_MONOTONIC (err non-NULL when it could not be) and the run's interval count,
+ * grown by the barrier's waits (ARUN_DO_START_GROUP, once per group: a duplicate, or one for
+ * a group not reported ready, is left); the group started (GroupStarted, once per group). */
+void arun_group_waiting(arun_t *ar, unsigned group, int64_t now, arun_out_t *out);
+void arun_on_start_group(arun_t *ar, unsigned group, int64_t start_mono, uint64_t max_intervals,
+                         const char *err, int64_t now, arun_out_t *out);
+void arun_group_started(arun_t *ar, unsigned group, int64_t now, arun_out_t *out);
+/* The interval count of a timed run as it stands (0: open-ended). */
+uint64_t arun_max_intervals(const arun_t *ar);
 /* The clock burst before Prepared is over; ok when it gave a sample. */
 void arun_clock_ready(arun_t *ar, bool ok, int64_t now, arun_out_t *out);
 

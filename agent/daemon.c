@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "host.h"
+#include "iosched.h"
 #include "identity.h"
 #include "intervals.h"
 #include "keys.h"
@@ -104,7 +105,10 @@ static int make_runner(agent_t *ag, char *err, size_t errlen)
 {
         run_ctx_t *run = ag->run;
         const Iofleet__Prepare *p = run->prepare->prepare;
-        runner_params_t params = {.cfg = ag->cfg, .agent_name = ag->name, .rank = p->rank};
+        runner_params_t params = {.cfg = ag->cfg,
+                                  .agent_name = ag->name,
+                                  .rank = p->rank,
+                                  .group_barrier = p->group_barrier};
         char work[4200];
         int r = 0;
 
@@ -125,6 +129,11 @@ static int make_runner(agent_t *ag, char *err, size_t errlen)
                         break;
         }
         params.work_dir = work;
+        /* ioscheduler=: devices switched now (saved in the restore record, put back with the
+         * sysctls and the mount when the run ends) */
+        if (r >= 0)
+                r = iosched_apply(ag->cfg, ag->restore, params.jobs, params.n_jobs, work, ag->name,
+                                  &run->effective, err, errlen);
         if (r < 0) {
                 for (size_t i = 0; i < params.n_jobs; i++)
                         job_spec_done(&params.jobs[i]);
@@ -222,6 +231,12 @@ static void apply(agent_t *ag, arun_out_t *out)
                                           "cannot start the workers", now, out);
                         else
                                 sd_notifyf(0, "STATUS=run %s: starting", run->id);
+                }
+                if ((todo & ARUN_DO_START_GROUP) && run->runner) {
+                        run->group_mono = out->group_mono;
+                        if (runner_start_group_at(run->runner, out->group, out->group_mono) < 0)
+                                arun_fail(run->ar, IOFLEET__ERROR_CODE__ERROR_INTERNAL,
+                                          "cannot start the group: it does not wait", now, out);
                 }
                 if ((todo & ARUN_DO_STOP) && run->runner)
                         runner_stop(run->runner);
@@ -336,36 +351,65 @@ static void take_next_prepare(agent_t *ag, bool drop)
         wire_free(&e);
 }
 
+/* The coordinator's instant, on this agent's clock, then on the kernel's monotonic: NULL, or
+ * why it cannot be placed (why holds it). */
+static const char *map_instant(agent_t *ag, int64_t at_ns, int64_t now, int64_t *mono, char *why,
+                               size_t whylen)
+{
+        time_sample_t best = {};
+        if (session_best_offset(ag, &best) < 0)
+                return "no clock sample from the coordinator: cannot place the start";
+        *mono = clock_local_to_mono(at_ns - best.offset_ns);
+        if (*mono - now > START_MAX_AHEAD_NS) {
+                snprintf(why, whylen,
+                         "start instant %llds away: more than the longest lead (1h) allows",
+                         (long long)((*mono - now) / (int64_t)NSEC_PER_SEC));
+                return why;
+        }
+        return NULL;
+}
+
 static void on_start(agent_t *ag, const Iofleet__Start *s)
 {
         run_ctx_t *run = ag->run;
-        time_sample_t best = {};
         arun_out_t out = {0};
         int64_t mono = 0, now = clock_mono_ns();
         char why[160];
-        const char *err = NULL;
+        const char *err;
 
         if (!run || !streq(run->id, s->run_id)) {
                 session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, s->run_id,
                               "start for a run this agent has not prepared");
                 return;
         }
-        /* The coordinator's instant, on this agent's clock, then on the kernel's monotonic. */
-        if (session_best_offset(ag, &best) < 0)
-                err = "no clock sample from the coordinator: cannot place the start";
-        else {
-                mono = clock_local_to_mono(s->start_ns - best.offset_ns);
-                if (mono - now > START_MAX_AHEAD_NS) {
-                        snprintf(why, sizeof(why),
-                                 "start instant %llds away: more than the longest lead (1h) allows",
-                                 (long long)((mono - now) / (int64_t)NSEC_PER_SEC));
-                        err = why;
-                } else if (mono <= now && arun_phase(run->ar) == ARUN_PREPARED)
-                        log_warning("run %s: start instant already passed by %lldns: starting now",
-                                    run->id, (long long)(now - mono));
-        }
+        err = map_instant(ag, s->start_ns, now, &mono, why, sizeof(why));
+        if (!err && mono <= now && arun_phase(run->ar) == ARUN_PREPARED)
+                log_warning("run %s: start instant already passed by %lldns: starting now",
+                            run->id, (long long)(now - mono));
         arun_on_start(run->ar, mono, err, now, &out);
         apply(ag, &out);
+}
+
+/* The cluster-wide stonewall: group s->group starts at the coordinator's instant. */
+static void on_start_group(agent_t *ag, const Iofleet__StartGroup *s)
+{
+        run_ctx_t *run = ag->run;
+        arun_out_t out = {0};
+        int64_t mono = 0, now = clock_mono_ns();
+        char why[160];
+        const char *err;
+
+        if (!run || !streq(run->id, s->run_id))
+                return; /* a run already over here: nothing waits for it */
+        err = map_instant(ag, s->start_ns, now, &mono, why, sizeof(why));
+        if (!err && mono <= now && run->runner && runner_group_waiting(run->runner, NULL))
+                log_warning("run %s: group %u's instant already passed by %lldns: starting now",
+                            run->id, s->group, (long long)(now - mono));
+        if (!err && mono <= 0)
+                mono = now;
+        arun_on_start_group(run->ar, s->group, mono, s->max_intervals, err, now, &out);
+        apply(ag, &out);
+        outbox_done(&out.coord);
 }
 
 /* A session from scratch: a fresh socket and handshake. A run carries on for its orphan grace
@@ -505,6 +549,9 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
         case IOFLEET__ENVELOPE__BODY_START:
                 on_start(ag, e->start);
                 break;
+        case IOFLEET__ENVELOPE__BODY_START_GROUP:
+                on_start_group(ag, e->start_group);
+                break;
         case IOFLEET__ENVELOPE__BODY_STOP:
                 if (ag->run && streq(ag->run->id, e->stop->run_id)) {
                         arun_on_stop(ag->run->ar, e->stop->reason, clock_mono_ns(), &out);
@@ -542,10 +589,17 @@ static void on_runner(agent_t *ag)
                           now, &out);
         } else if (st == RUNNER_PREPARED && !run->burst) {
                 arun_runner_prepared(run->ar, now, &out);
-        } else if (st == RUNNER_RUNNING) {
+        } else if (st == RUNNER_RUNNING || st == RUNNER_DONE) {
+                unsigned g;
                 arun_runner_running(run->ar, now, &out);
-        } else if (st == RUNNER_DONE) {
-                arun_runner_running(run->ar, now, &out);
+                /* The cluster-wide stonewall: groups started, and the one waiting, if any. */
+                for (g = 1; g < runner_groups(run->runner); g++)
+                        if (runner_group_started_mono(run->runner, g))
+                                arun_group_started(run->ar, g, now, &out);
+                if (st == RUNNER_RUNNING && runner_group_waiting(run->runner, &g))
+                        arun_group_waiting(run->ar, g, now, &out);
+        }
+        if (st == RUNNER_DONE) {
                 arun_runner_done(run->ar, runner_last_done_mono(run->runner), now, &out);
         }
         apply(ag, &out);

@@ -24,15 +24,16 @@ typedef enum entry_kind {
         ENTRY_SERVICE,
         ENTRY_MOUNT,
         ENTRY_DIR,
-        ENTRY_BAD, /* committed but unreadable: kept and reported, never guessed at */
+        ENTRY_ATTR, /* a sysfs attribute (a device's I/O scheduler) and the value to write back */
+        ENTRY_BAD,  /* committed but unreadable: kept and reported, never guessed at */
 } entry_kind_t;
 
 typedef struct entry {
         unsigned num;
         entry_kind_t kind;
-        char *a;     /* file, dir: path; sysctl: name; service: kind; mount: umount_bin */
+        char *a;     /* file, dir, attr: path; sysctl: name; service: kind; mount: umount_bin */
         char *b;     /* sysctl: root; service: name; mount: mountpoint */
-        char *value; /* sysctl: the old value, exactly as read; bad: why */
+        char *value; /* sysctl: the old value, exactly as read; attr: what to write back; bad: why */
         bool flag;   /* file: existed; service: was_running; mount: created_dir */
         mode_t mode;
         uid_t uid;

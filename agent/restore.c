@@ -99,7 +99,7 @@ static bool have(const restore_t *r, entry_kind_t kind, const char *a, const cha
                 const entry_t *e = &r->v[i];
                 if (e->kind != kind)
                         continue;
-                if (kind == ENTRY_FILE && streq(e->a, a))
+                if ((kind == ENTRY_FILE || kind == ENTRY_ATTR) && streq(e->a, a))
                         return true;
                 if (kind == ENTRY_MOUNT && streq(e->b, b))
                         return true;
@@ -224,6 +224,20 @@ int restore_save_mount(restore_t *r, const char *umount_bin, const char *mountpo
         e.a = strdup(umount_bin);
         e.b = strdup(mountpoint);
         int ret = e.a && e.b ? restore_entry_commit(r, &e, NULL, 0) : -ENOMEM;
+        restore_entry_free(&e);
+        return ret;
+}
+
+int restore_save_attr(restore_t *r, const char *path, const char *value)
+{
+        if (!restore_path_ok(path) || strncmp(path, "/sys/", 5) != 0 || !restore_word_ok(value))
+                return -EINVAL;
+        if (have(r, ENTRY_ATTR, path, NULL))
+                return 0;
+        entry_t e = {.kind = ENTRY_ATTR};
+        e.a = strdup(path);
+        e.value = strdup(value);
+        int ret = e.a && e.value ? restore_entry_commit(r, &e, NULL, 0) : -ENOMEM;
         restore_entry_free(&e);
         return ret;
 }
@@ -440,6 +454,20 @@ static int apply_mount(const entry_t *e, char *err, size_t errlen)
 }
 
 /* A directory the agent made: removed when empty; one that holds files now is not ours alone. */
+static int apply_attr(const entry_t *e, char *err, size_t errlen)
+{
+        int fd = open(e->a, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return errorf(err, errlen, -errno, "%s: cannot open: %m", e->a);
+        int ret = restore_write_all(fd, e->value, strlen(e->value));
+        if (close(fd) < 0 && ret == 0)
+                ret = -errno;
+        if (ret < 0)
+                return errorf(err, errlen, ret, "%s: writing back '%s' failed: %s", e->a, e->value,
+                              strerror(-ret));
+        return 0;
+}
+
 static int apply_dir(const entry_t *e, char *err, size_t errlen)
 {
         if (rmdir(e->a) == 0 || errno == ENOENT)
@@ -500,6 +528,9 @@ int restore_apply(restore_t *r, char *err, size_t errlen)
                         break;
                 case ENTRY_DIR:
                         ret = apply_dir(e, msg, sizeof(msg));
+                        break;
+                case ENTRY_ATTR:
+                        ret = apply_attr(e, msg, sizeof(msg));
                         break;
                 default:
                         ret = errorf(msg, sizeof(msg), -EBADMSG,

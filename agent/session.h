@@ -39,6 +39,7 @@ typedef struct run_ctx {
         runner_t *runner;
         runner_dir_t prev[2]; /* totals when the previous interval was packed */
         int64_t start_mono;
+        int64_t group_mono;   /* the instant the last group was given (the cluster's stonewall) */
         int tfd;              /* the run's timer: arun_next_deadline() */
         kvlist_t effective;   /* sysctls and mount (or the export) as they took effect, then the
                                  restore */

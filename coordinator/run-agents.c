@@ -61,6 +61,8 @@ static void resend_due(run_t *run, run_agent_t *a, const char *phase, int64_t no
         }
         if (a->stop_sent && !streq(phase, "done") && !streq(phase, "restoring"))
                 run_send_stop(run, a, run->code ? run->message : "step over", out);
+        else if (streq(phase, "running"))
+                run_groups_resend(run, a, now, out);
 }
 
 void run_agent_hello(run_t *run, const char *agent_id, const char *run_id, const char *phase,

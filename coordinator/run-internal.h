@@ -46,3 +46,28 @@ void run_fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const c
                     int64_t now, run_out_t *out);
 /* Agents away past their orphan grace are given up (run-agents.c). */
 void run_tick_away(run_t *run, int64_t now, run_out_t *out);
+
+/* The cluster-wide stonewall (run-groups.c). */
+/* Per part: its serial groups and their planned starts, from the part's jobs; the barrier is on
+ * when any part has more than one. 0 or -ENOMEM. */
+int run_groups_plan(run_t *run, size_t part, const job_spec_t *specs, size_t n);
+/* After the parts are planned and the agents known: the per-agent state. 0 or -ENOMEM. */
+int run_groups_init(run_t *run);
+void run_groups_free(run_t *run);
+/* GroupReady / GroupStarted from agent a. */
+void run_on_group_ready(run_t *run, run_agent_t *a, const Iofleet__GroupReady *m, int64_t now,
+                        run_out_t *out);
+void run_on_group_started(run_t *run, run_agent_t *a, const Iofleet__GroupStarted *m,
+                          int64_t now, run_out_t *out);
+/* Releases every group whose agents are all ready (or not waited for any more: done, failed,
+ * given up), or whose deadline has passed. */
+void run_groups_check(run_t *run, int64_t now, run_out_t *out);
+/* Deadlines: a group's readiness, an agent's GroupStarted. */
+void run_groups_tick(run_t *run, int64_t now, run_out_t *out);
+int64_t run_groups_next_deadline(const run_t *run);
+/* A group is waiting for agents to be ready: the runtime's end is not due meanwhile. */
+bool run_groups_pending(const run_t *run);
+/* What a rejoining agent missed: its group's instant. */
+void run_groups_resend(run_t *run, run_agent_t *a, int64_t now, run_out_t *out);
+/* The spread of achieved instants (lo..hi) on the shared clock or the timeline. */
+bool run_shared_clock(const run_t *run);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "intervals.h"
+#include "jobgroups.h"
 #include "log.h"
 #include "run-internal.h"
 #include "util.h"
@@ -126,10 +127,13 @@ void run_keep_rec(run_t *run, const run_rec_t *rec)
 }
 
 /* The jobs of the run: the SubmitRun's own, or those of every client part of a plan. */
-static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *max_runtime,
+static int check_jobs(run_t *run, size_t part, Iofleet__Job **jobs, size_t n_jobs,
+                      uint64_t *max_runtime,
                       bool *all_timed, uint64_t *layout, char *err, size_t errlen)
 {
         job_spec_t *specs = realloc(run->specs, (run->n_specs + n_jobs + 1) * sizeof(*specs));
+        size_t first = run->n_specs;
+        uint64_t span;
         if (!specs)
                 return -ENOMEM;
         run->specs = specs;
@@ -146,14 +150,26 @@ static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *
                 if (wire_job_spec(jobs[i], spec, err, errlen) < 0)
                         return -EINVAL;
                 run->n_specs++;
-                if (intervals_job_span(spec) > *max_runtime)
-                        *max_runtime = intervals_job_span(spec);
-                if (!spec->runtime_ns)
-                        *all_timed = false;
                 /* What the agent lays out before it answers Prepared: its files, every clone. */
                 *layout += (spec->filesize ? spec->filesize * job_spec_nrfiles(spec) : spec->size) *
                            (spec->numjobs ? spec->numjobs : 1);
         }
+        /* The part's jobs in fio's order: a wait_for names an earlier job, groups add up. */
+        {
+                jobgroup_t *g = calloc(n_jobs ? n_jobs : 1, sizeof(*g));
+                int r = g ? jobgroups_plan(run->specs + first, n_jobs, g, NULL, err, errlen)
+                          : -ENOMEM;
+                free(g);
+                if (r < 0)
+                        return r;
+        }
+        if (run_groups_plan(run, part, run->specs + first, n_jobs) < 0)
+                return -ENOMEM;
+        span = jobgroups_span(run->specs + first, n_jobs);
+        if (!span && n_jobs)
+                *all_timed = false;
+        if (span > *max_runtime)
+                *max_runtime = span;
         return 0;
 }
 
@@ -178,6 +194,7 @@ static void send_prepare(run_t *run, run_agent_t *a, uint64_t seq, run_out_t *ou
         p.nagents = run->n_agents;
         p.interval_ns = run->interval_ns;
         p.orphan_grace_ns = run->orphan_grace_ns;
+        p.group_barrier = run->group_barrier && a->n_groups > 1;
         if (s->n_parts) {
                 Iofleet__Part *part = s->parts[a->part];
                 p.role = part->role;
@@ -228,10 +245,10 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         /* Every job is checked here, so that no agent is touched by a run that cannot work. */
         if (s->n_parts) {
                 for (size_t i = 0; i < s->n_parts && r == 0; i++)
-                        r = check_jobs(run, s->parts[i]->jobs, s->parts[i]->n_jobs, &max_runtime,
+                        r = check_jobs(run, i, s->parts[i]->jobs, s->parts[i]->n_jobs, &max_runtime,
                                        &all_timed, &layout, err, errlen);
         } else
-                r = check_jobs(run, s->jobs, s->n_jobs, &max_runtime, &all_timed, &layout, err,
+                r = check_jobs(run, 0, s->jobs, s->n_jobs, &max_runtime, &all_timed, &layout, err,
                                errlen);
         if (r < 0) {
                 run_free(&run);
@@ -282,6 +299,10 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
                                       n_agents);
                 }
         }
+        if (run_groups_init(run) < 0) {
+                run_free(&run);
+                return errorf(err, errlen, -ENOMEM, "out of memory for the run's groups");
+        }
         /* Servers first: the clients mount what the servers export. */
         for (size_t i = 0; i < n_agents; i++)
                 if (run->agents[i].server || !run->n_servers)
@@ -300,6 +321,7 @@ void run_free(run_t **rp)
         for (size_t i = 0; i < run->n_specs; i++)
                 job_spec_done(&run->specs[i]);
         free(run->specs);
+        run_groups_free(run);
         for (size_t i = 0; i < run->n_agents; i++) {
                 free(run->agents[i].iv);
                 wire_free(&run->agents[i].finished);
@@ -735,11 +757,9 @@ static void start_all(run_t *run, int64_t now, run_out_t *out)
 
 /* Start skew: the spread of the achieved start instants. Agents on one kernel share
  * CLOCK_MONOTONIC, so their own readings show the true spread, free of offset estimates. */
-static void compute_skew(run_t *run)
+bool run_shared_clock(const run_t *run)
 {
         bool shared = run->n_agents > 0;
-        int64_t lo = INT64_MAX, hi = INT64_MIN, wlo = INT64_MAX, whi = INT64_MIN;
-
         const char *boot = NULL;
         for (size_t i = 0; i < run->n_agents; i++) {
                 if (run->agents[i].server)
@@ -749,6 +769,14 @@ static void compute_skew(run_t *run)
                 if (!run->agents[i].boot_id[0] || !streq(run->agents[i].boot_id, boot))
                         shared = false;
         }
+        return shared;
+}
+
+static void compute_skew(run_t *run)
+{
+        bool shared = run_shared_clock(run);
+        int64_t lo = INT64_MAX, hi = INT64_MIN, wlo = INT64_MAX, whi = INT64_MIN;
+
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
                 int64_t t, w;
@@ -867,6 +895,7 @@ void run_check_all(run_t *run, int64_t now, run_out_t *out)
 {
         check_all_prepared(run, now, out);
         check_all_started(run, out);
+        run_groups_check(run, now, out);
         check_all_finished(run, now, out);
 }
 
@@ -943,6 +972,12 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
         case IOFLEET__ENVELOPE__BODY_INTERVAL:
                 on_interval(run, a, m->interval, now, out);
                 return 0;
+        case IOFLEET__ENVELOPE__BODY_GROUP_READY:
+                run_on_group_ready(run, a, m->group_ready, now, out);
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_GROUP_STARTED:
+                run_on_group_started(run, a, m->group_started, now, out);
+                return 0;
         case IOFLEET__ENVELOPE__BODY_FINISHED:
                 if (a->finished)
                         return -EALREADY;
@@ -963,6 +998,8 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
                 /* Its part is over: an Ack now lets it forget the lot. */
                 if (m->finished->run_seq)
                         run_push_ack(run, a, out);
+                /* A group waited for it no more. */
+                run_groups_check(run, now, out);
                 check_all_finished(run, now, out);
                 return 0;
         case IOFLEET__ENVELOPE__BODY_RESTORED:
@@ -1091,7 +1128,9 @@ void run_tick(run_t *run, int64_t now, run_out_t *out)
                 tick_start(run, now, out);
         if (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING)
                 emit_ready(run, now, false, out);
-        if (run->phase == RUN_RUNNING && now >= run->stop_deadline_ns) {
+        run_groups_tick(run, now, out);
+        /* A group waiting for its agents has its own deadline; its release moves the end. */
+        if (run->phase == RUN_RUNNING && now >= run->stop_deadline_ns && !run_groups_pending(run)) {
                 run_event(run, out,
                           "runtime is over but not every agent has finished: stopping them");
                 for (size_t i = 0; i < run->n_agents; i++)
@@ -1132,8 +1171,11 @@ int64_t run_next_deadline(const run_t *run)
                 if (run->next_emit < run->n_civ &&
                     run_interval_end(run, run->next_emit) + emit_slack(run) < t)
                         t = run_interval_end(run, run->next_emit) + emit_slack(run);
-                if (run->phase == RUN_RUNNING && run->stop_deadline_ns < t)
+                if (run->phase == RUN_RUNNING && run->stop_deadline_ns < t &&
+                    !run_groups_pending(run))
                         t = run->stop_deadline_ns;
+                if (run_groups_next_deadline(run) < t)
+                        t = run_groups_next_deadline(run);
                 if (run->phase == RUN_STOPPING && run->finish_deadline_ns < t)
                         t = run->finish_deadline_ns;
         }

@@ -26,6 +26,28 @@ typedef enum run_phase {
         RUN_DONE,
 } run_phase_t;
 
+/* One agent in one serial group after the first (the cluster-wide stonewall). */
+typedef struct run_agent_group {
+        bool ready;       /* GroupReady: laid out, waiting (the group before ended there) */
+        bool given;       /* StartGroup sent */
+        bool started;     /* GroupStarted */
+        bool late;        /* not ready by the group's deadline: given an instant of its own */
+        int64_t at_ns;    /* the instant it was given, timeline */
+        int64_t start_ns; /* achieved, timeline */
+        int64_t mono_ns;  /* achieved, its own CLOCK_MONOTONIC */
+} run_agent_group_t;
+
+/* A serial group after the first: one instant for every agent once all ended the one before. */
+typedef struct run_group {
+        int64_t first_ready_ns; /* timeline: the first GroupReady (0: none yet) */
+        int64_t deadline_ns;    /* the others are ready by then, or it starts without them */
+        int64_t start_ns;       /* the instant (0 until released) */
+        bool released;
+        uint32_t agents, late;  /* given the instant with the others; given one later */
+        uint64_t skew_ns;       /* spread of the achieved starts of those given the instant */
+        bool skew_shared_clock;
+} run_group_t;
+
 /* One agent's counters for one interval. */
 typedef struct run_interval {
         io_counts_t io;
@@ -71,6 +93,8 @@ typedef struct run_agent {
         uint32_t part;        /* its part of the plan (0 without parts) */
         kvlist_t effective;   /* settings it reported in effect (Prepared, then Finished) */
         char error[1024];     /* why its part failed, if it did */
+        uint32_t n_groups;    /* its part's serial groups */
+        run_agent_group_t *grp; /* [run->n_groups] with the barrier, else NULL */
 } run_agent_t;
 
 /* Interval k summed across agents. */
@@ -181,6 +205,17 @@ struct run {
          * between messages look at every agent only once it has come. Lowered whenever an agent
          * takes a deadline, recomputed after each look. */
         int64_t agent_due_ns;
+        /* The cluster-wide stonewall (run-groups.c): with several serial groups, each after the
+         * first starts at one instant on every agent once all ended the one before. */
+        bool group_barrier;
+        uint32_t n_groups;         /* the most of any part */
+        run_group_t *groups;       /* [n_groups]; [0] is the run's own start */
+        uint64_t group_margin_ns;  /* a group's instant lies this far ahead of its release */
+        uint32_t *part_groups;     /* per part (one without parts): its serial groups */
+        uint64_t *part_span;       /* its length when every job is timed, else 0 */
+        uint64_t **part_starts;    /* [part][group]: where each group starts, planned */
+        size_t n_parts;
+        int64_t group_due_ns;      /* no GroupStarted is overdue before this */
 };
 
 /* The run keeps at least this many intervals (and 2 s of them) in memory behind the last one
