@@ -43,12 +43,12 @@
 /* At SIGTERM, the run's end (its host put back: an unmount may take a minute) gets this long. */
 #define STOP_WAIT_NS (75 * (int64_t)NSEC_PER_SEC)
 
-static void run_dir_of(const agent_t *ag, const char *run_id, char *buf, size_t len)
+static void run_dir_of(const agent_daemon_t *ag, const char *run_id, char *buf, size_t len)
 {
         snprintf(buf, len, "%s/runs/%s", ag->cfg->state_dir, run_id);
 }
 
-static void ctx_free(agent_t *ag)
+static void ctx_free(agent_daemon_t *ag)
 {
         run_ctx_t *run = ag->run;
         if (!run)
@@ -101,7 +101,7 @@ static void arm_timer(run_ctx_t *run)
 }
 
 /* The client's runner, once its host is ready (the jobs' files live in its mount). */
-static int make_runner(agent_t *ag, char *err, size_t errlen)
+static int make_runner(agent_daemon_t *ag, char *err, size_t errlen)
 {
         run_ctx_t *run = ag->run;
         const Iofleet__Prepare *p = run->prepare->prepare;
@@ -150,7 +150,7 @@ static int make_runner(agent_t *ag, char *err, size_t errlen)
         return r;
 }
 
-static void start_host_work(agent_t *ag, hostwork_kind_t kind)
+static void start_host_work(agent_daemon_t *ag, hostwork_kind_t kind)
 {
         run_ctx_t *run = ag->run;
         hostwork_job_t job = {.kind = kind,
@@ -189,7 +189,7 @@ static void start_host_work(agent_t *ag, hostwork_kind_t kind)
 
 /* Does what the run's state machine asked, sends what it made, and frees the run when it is
  * over. Loops while doing one thing asks for another (a failed runner, say). */
-static void apply(agent_t *ag, arun_out_t *out)
+static void apply(agent_daemon_t *ag, arun_out_t *out)
 {
         for (int round = 0; round < 8; round++) {
                 run_ctx_t *run = ag->run;
@@ -267,7 +267,7 @@ static void apply(agent_t *ag, arun_out_t *out)
                 arm_timer(ag->run);
 }
 
-static void on_prepare(agent_t *ag, envelope_t **msg)
+static void on_prepare(agent_daemon_t *ag, envelope_t **msg)
 {
         const Iofleet__Prepare *p = (*msg)->prepare;
         arun_cfg_t cfg = {.pack = report_pack,
@@ -332,7 +332,7 @@ static void on_prepare(agent_t *ag, envelope_t **msg)
 
 /* The Prepare that waited for the last run: taken once that run is freed, refused when it
  * waited too long (or dropped, with drop, when the session it came on is gone). */
-static void take_next_prepare(agent_t *ag, bool drop)
+static void take_next_prepare(agent_daemon_t *ag, bool drop)
 {
         envelope_t *e = ag->next_prepare;
         char err[300];
@@ -353,7 +353,7 @@ static void take_next_prepare(agent_t *ag, bool drop)
 
 /* The coordinator's instant, on this agent's clock, then on the kernel's monotonic: NULL, or
  * why it cannot be placed (why holds it). */
-static const char *map_instant(agent_t *ag, int64_t at_ns, int64_t now, int64_t *mono, char *why,
+static const char *map_instant(agent_daemon_t *ag, int64_t at_ns, int64_t now, int64_t *mono, char *why,
                                size_t whylen)
 {
         time_sample_t best = {};
@@ -369,7 +369,7 @@ static const char *map_instant(agent_t *ag, int64_t at_ns, int64_t now, int64_t 
         return NULL;
 }
 
-static void on_start(agent_t *ag, const Iofleet__Start *s)
+static void on_start(agent_daemon_t *ag, const Iofleet__Start *s)
 {
         run_ctx_t *run = ag->run;
         arun_out_t out = {0};
@@ -391,7 +391,7 @@ static void on_start(agent_t *ag, const Iofleet__Start *s)
 }
 
 /* The cluster-wide stonewall: group s->group starts at the coordinator's instant. */
-static void on_start_group(agent_t *ag, const Iofleet__StartGroup *s)
+static void on_start_group(agent_daemon_t *ag, const Iofleet__StartGroup *s)
 {
         run_ctx_t *run = ag->run;
         arun_out_t out = {0};
@@ -414,7 +414,7 @@ static void on_start_group(agent_t *ag, const Iofleet__StartGroup *s)
 
 /* A session from scratch: a fresh socket and handshake. A run carries on for its orphan grace
  * (its messages wait in its queue for the next session). */
-static void reconnect(agent_t *ag)
+static void reconnect(agent_daemon_t *ag)
 {
         if (ag->run && ag->state == SESSION_REGISTERED) {
                 arun_out_t out = {0};
@@ -428,7 +428,7 @@ static void reconnect(agent_t *ag)
         sd_notify(0, "STATUS=reconnecting");
 }
 
-static void on_welcome(agent_t *ag, const Iofleet__Welcome *w)
+static void on_welcome(agent_daemon_t *ag, const Iofleet__Welcome *w)
 {
         ag->state = SESSION_REGISTERED;
         ag->heartbeat_ns = (int64_t)w->heartbeat_ns;
@@ -456,7 +456,7 @@ static void on_welcome(agent_t *ag, const Iofleet__Welcome *w)
         }
 }
 
-static void on_error(agent_t *ag, const Iofleet__Error *e)
+static void on_error(agent_daemon_t *ag, const Iofleet__Error *e)
 {
         switch (e->code) {
         case IOFLEET__ERROR_CODE__ERROR_NOT_REGISTERED:
@@ -496,7 +496,7 @@ static void on_error(agent_t *ag, const Iofleet__Error *e)
         }
 }
 
-static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
+static void on_message(agent_daemon_t *ag, sock_msg_t *m, int64_t t4)
 {
         envelope_t *e = NULL;
         arun_out_t out = {0};
@@ -573,7 +573,7 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
 }
 
 /* Runner events: laid out (then the clock burst), running, done. */
-static void on_runner(agent_t *ag)
+static void on_runner(agent_daemon_t *ag)
 {
         run_ctx_t *run = ag->run;
         arun_out_t out = {0};
@@ -606,7 +606,7 @@ static void on_runner(agent_t *ag)
         outbox_done(&out.coord);
 }
 
-static void on_host_work(agent_t *ag)
+static void on_host_work(agent_daemon_t *ag)
 {
         run_ctx_t *run = ag->run;
         hostwork_kind_t kind;
@@ -636,7 +636,7 @@ static void on_host_work(agent_t *ag)
         outbox_done(&out.coord);
 }
 
-static void on_run_timer(agent_t *ag)
+static void on_run_timer(agent_daemon_t *ag)
 {
         uint64_t n;
         arun_out_t out = {0};
@@ -648,7 +648,7 @@ static void on_run_timer(agent_t *ag)
 }
 
 /* Prepared goes out when the workers are ready and the fresh probe burst is in (or timed out). */
-static void check_burst(agent_t *ag)
+static void check_burst(agent_daemon_t *ag)
 {
         run_ctx_t *run = ag->run;
         arun_out_t out = {0};
@@ -666,7 +666,7 @@ static void check_burst(agent_t *ag)
         outbox_done(&out.coord);
 }
 
-static void tick(agent_t *ag)
+static void tick(agent_daemon_t *ag)
 {
         int64_t now = clock_mono_ns();
 
@@ -704,7 +704,7 @@ static void tick(agent_t *ag)
                 on_runner(ag);
 }
 
-static int64_t next_wakeup(const agent_t *ag)
+static int64_t next_wakeup(const agent_daemon_t *ag)
 {
         int64_t t = clock_mono_ns() + 200 * (int64_t)NSEC_PER_MSEC;
         if (ag->state != SESSION_REGISTERED && ag->next_hello < t)
@@ -722,7 +722,7 @@ static int64_t next_wakeup(const agent_t *ag)
 
 /* A run an earlier life of the agent left in its state directory: what it did not deliver goes
  * to the coordinator at the next session. */
-static void recover_run(agent_t *ag)
+static void recover_run(agent_daemon_t *ag)
 {
         char runs[4200], dir[4600], id[WIRE_MAX_ID + 1], phase[32];
         arun_cfg_t cfg = {.pack = report_pack,
@@ -764,7 +764,7 @@ static void recover_run(agent_t *ag)
         outbox_done(&out.coord);
 }
 
-static int setup(agent_t *ag)
+static int setup(agent_daemon_t *ag)
 {
         const agent_config_t *cfg = ag->cfg;
         char err[1024];
@@ -816,7 +816,7 @@ static int setup(agent_t *ag)
         return 0;
 }
 
-static void on_signal(agent_t *ag)
+static void on_signal(agent_daemon_t *ag)
 {
         struct signalfd_siginfo si;
         while (read(ag->sigfd, &si, sizeof(si)) == sizeof(si)) {
@@ -837,7 +837,7 @@ static void on_signal(agent_t *ag)
 }
 
 /* The agent stops once its run (if any) has put the host back, or after STOP_WAIT_NS. */
-static bool may_stop(agent_t *ag)
+static bool may_stop(agent_daemon_t *ag)
 {
         int64_t now = clock_mono_ns();
         if (!ag->quit)
@@ -855,7 +855,7 @@ static bool may_stop(agent_t *ag)
 
 int daemon_run(const agent_config_t *cfg)
 {
-        agent_t ag = {.cfg = cfg, .sigfd = -1, .probe_fd = -1};
+        agent_daemon_t ag = {.cfg = cfg, .sigfd = -1, .probe_fd = -1};
         uint64_t watchdog_usec = 0;
         int64_t next_watchdog = 0;
         int r;

@@ -37,7 +37,7 @@ static int encode_settings(envelope_t *e, Iofleet__Setting ***field, size_t *n,
         return r;
 }
 
-static int64_t timeline_of_mono(agent_t *ag, int64_t mono)
+static int64_t timeline_of_mono(agent_daemon_t *ag, int64_t mono)
 {
         time_sample_t s = {};
         session_best_offset(ag, &s);
@@ -45,7 +45,7 @@ static int64_t timeline_of_mono(agent_t *ag, int64_t mono)
         return clock_local_ns() - clock_mono_ns() + mono + s.offset_ns;
 }
 
-static int pack_prepared(agent_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
+static int pack_prepared(agent_daemon_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
                          size_t *len)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
@@ -69,7 +69,7 @@ static int pack_prepared(agent_t *ag, run_ctx_t *run, const arun_pack_t *p, uint
         return encode_settings(&e, &m.effective, &m.n_effective, &run->effective, buf, len);
 }
 
-static int pack_started(agent_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
+static int pack_started(agent_daemon_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
                         size_t *len)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
@@ -363,7 +363,7 @@ static int pack_group_ready(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
 }
 
 /* ... and the instant it started, on the timeline and on this host's own clock. */
-static int pack_group_started(agent_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
+static int pack_group_started(agent_daemon_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
                               size_t *len)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
@@ -385,7 +385,7 @@ static int pack_group_started(agent_t *ag, run_ctx_t *run, const arun_pack_t *p,
 
 int report_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
 {
-        agent_t *ag = user;
+        agent_daemon_t *ag = user;
         run_ctx_t *run = ag->run;
         if (!run)
                 return -ENOENT;

@@ -69,7 +69,7 @@ typedef struct wfile {
 } wfile_t;
 
 /* The loop's state: private to the worker thread. */
-typedef struct run {
+typedef struct worker_run {
         worker_t *w;
         const engine_ops_t *e;
         void *ed;
@@ -127,7 +127,7 @@ typedef struct run {
         int64_t dump_at;   /* error_dump: the last line logged, and those held back since */
         uint64_t dump_held;
         fileservice_t fsv; /* which file the next I/O goes to (agent/fileservice.c) */
-} run_t;
+} worker_run_t;
 
 static void fail(worker_t *w, int err, const char *fmt, ...) _printf_(3, 4);
 static void fail(worker_t *w, int err, const char *fmt, ...)
@@ -141,7 +141,7 @@ static void fail(worker_t *w, int err, const char *fmt, ...)
         va_end(ap);
 }
 
-static const char *file_name(const run_t *s, unsigned i)
+static const char *file_name(const worker_run_t *s, unsigned i)
 {
         const char *p = s->w->files[i].path;
         return p ? p : "(null)";
@@ -149,19 +149,19 @@ static const char *file_name(const run_t *s, unsigned i)
 
 /* --- the I/O path --------------------------------------------------------------------------- */
 
-static inline bool stopped(const run_t *s)
+static inline bool stopped(const worker_run_t *s)
 {
         return __atomic_load_n(s->w->stop, __ATOMIC_RELAXED);
 }
 
-static inline bool can_issue(const run_t *s, int64_t now)
+static inline bool can_issue(const worker_run_t *s, int64_t now)
 {
         return !s->failed && now < s->end_ns && s->issued_bytes < s->total && s->ios_left &&
                !stopped(s);
 }
 
 /* Ramp is over: counters grow from here, and rate pacing starts afresh, as fio resets both. */
-static void begin_counting(run_t *s, int64_t now)
+static void begin_counting(worker_run_t *s, int64_t now)
 {
         s->counting = true;
         s->rate_t0 = now;
@@ -175,7 +175,7 @@ static void begin_counting(run_t *s, int64_t now)
                          __ATOMIC_RELAXED);
 }
 
-static inline unsigned pick_ddir(run_t *s)
+static inline unsigned pick_ddir(worker_run_t *s)
 {
         if (s->next_ddir >= 0)
                 return (unsigned)s->next_ddir;
@@ -191,7 +191,7 @@ static inline unsigned pick_ddir(run_t *s)
 }
 
 /* Earliest instant the next I/O of ddir may start under rate / rate_iops (per clone, as fio). */
-static int64_t rate_due(const run_t *s, unsigned ddir)
+static int64_t rate_due(const worker_run_t *s, unsigned ddir)
 {
         const job_spec_t *j = s->w->job;
         int64_t t = INT64_MIN;
@@ -211,7 +211,7 @@ static int64_t rate_due(const run_t *s, unsigned ddir)
 
 /* Whether the loop goes on: can_issue(), or an I/O the engine refused as busy (already counted
  * against the budget) still waits to go. */
-static inline bool more(const run_t *s, int64_t now)
+static inline bool more(const worker_run_t *s, int64_t now)
 {
         return s->held ? !s->failed && now < s->end_ns && !stopped(s) : can_issue(s, now);
 }
@@ -219,7 +219,7 @@ static inline bool more(const run_t *s, int64_t now)
 /* Under rate limits: 0 when an I/O may go now (*ddir possibly switched to the other direction,
  * which is behind its own rate, as fio's rate_ddir does), else the instant to sleep until (and
  * *ddir the direction due first). */
-static int64_t rate_wait(run_t *s, unsigned *ddir, int64_t now)
+static int64_t rate_wait(worker_run_t *s, unsigned *ddir, int64_t now)
 {
         unsigned o = *ddir ^ 1;
         int64_t due = rate_due(s, *ddir), odue;
@@ -243,7 +243,7 @@ static int64_t rate_wait(run_t *s, unsigned *ddir, int64_t now)
 
 /* Sleeps until t (absolute, CLOCK_MONOTONIC) without spinning, in slices so that a stop and the
  * job's end cut it short. Returns the clock at wake-up. */
-static int64_t sleep_until(const run_t *s, int64_t t)
+static int64_t sleep_until(const worker_run_t *s, int64_t t)
 {
         int64_t now = clock_mono_ns();
         if (t > s->end_ns)
@@ -260,7 +260,7 @@ static int64_t sleep_until(const run_t *s, int64_t t)
 
 /* A read of the next block to read back (verify_backlog, or the phase after the writes): true
  * when there is one. The phase's reads count towards its total, the backlog's do not. */
-static bool prep_readback(run_t *s, io_unit_t *io)
+static bool prep_readback(worker_run_t *s, io_unit_t *io)
 {
         unsigned fi;
         uint64_t off;
@@ -282,7 +282,7 @@ static bool prep_readback(run_t *s, io_unit_t *io)
 
 /* Picks the next I/O's file, offset and length: files in turn (fio's roundrobin), sequential
  * blocks per direction, or random ones from the map or, with norandommap, uniform. */
-static inline void prep_io(run_t *s, io_unit_t *io, unsigned ddir)
+static inline void prep_io(worker_run_t *s, io_unit_t *io, unsigned ddir)
 {
         unsigned fi = s->next_file;
         wfile_t *f = &s->files[fi];
@@ -380,7 +380,7 @@ static void pass_start(wfile_t *f)
 }
 
 /* A unit goes back to the free stack: the async loop's I/O on its file is over. */
-static inline void release(run_t *s, io_unit_t *io)
+static inline void release(worker_run_t *s, io_unit_t *io)
 {
         if (unlikely(s->invalidate_passes))
                 s->files[io->file].outstanding--;
@@ -390,7 +390,7 @@ static inline void release(run_t *s, io_unit_t *io)
 /* fio's continue_on_error and ignore_error: whether error e of type (0 read, 1 write, 2 verify)
  * lets the job go on. The type must be one continue_on_error names (or one ignore_error gives a
  * list for), and e in that list (by default fio's non-fatal EIO and EILSEQ). */
-static bool nonfatal(const run_t *s, int type, int e)
+static bool nonfatal(const worker_run_t *s, int type, int e)
 {
         if (!(s->coe & (1 << type)))
                 return false;
@@ -401,7 +401,7 @@ static bool nonfatal(const run_t *s, int type, int e)
 
 /* A non-fatal error: counted as fio's total_err (the direction's errors), the first one kept as
  * fio's first_error; with error_dump each is logged, at most one line a second. */
-static void nonfatal_seen(run_t *s, int e, const char *what, uint64_t len, uint64_t offset,
+static void nonfatal_seen(worker_run_t *s, int e, const char *what, uint64_t len, uint64_t offset,
                           unsigned file)
 {
         worker_t *w = s->w;
@@ -428,7 +428,7 @@ static void nonfatal_seen(run_t *s, int e, const char *what, uint64_t len, uint6
         s->dump_held = 0;
 }
 
-static void io_failed(run_t *s, const io_unit_t *io)
+static void io_failed(worker_run_t *s, const io_unit_t *io)
 {
         worker_t *w = s->w;
         worker_dir_t *d = &w->dir[io->ddir];
@@ -456,7 +456,7 @@ static void io_failed(run_t *s, const io_unit_t *io)
  * as an error of the read (not in ios or bytes, so issued = ios + errors + dropped still holds)
  * and in verify_errors; the first description goes to errmsg; verify_fatal ends the job. Returns
  * whether the block is good. */
-static bool verify_read(run_t *s, const io_unit_t *io)
+static bool verify_read(worker_run_t *s, const io_unit_t *io)
 {
         worker_t *w = s->w;
         worker_dir_t *d = &w->dir[io->ddir];
@@ -489,7 +489,7 @@ static bool verify_read(run_t *s, const io_unit_t *io)
 
 /* A completion under pacing: thinktime's count, max_latency (an I/O slower than it ends the job
  * with ETIMEDOUT, as fio's lat_fatal()) and latency_target's sample. */
-static void paced_completion(run_t *s, const io_unit_t *io, int64_t now)
+static void paced_completion(worker_run_t *s, const io_unit_t *io, int64_t now)
 {
         worker_t *w = s->w;
         uint64_t lat = (uint64_t)(now - io->start_ns);
@@ -528,7 +528,7 @@ static void paced_completion(run_t *s, const io_unit_t *io, int64_t now)
 }
 
 /* Accounts one completion at now. */
-static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
+static inline void complete(worker_run_t *s, io_unit_t *io, int64_t now, bool with_lat)
 {
         worker_dir_t *d = &s->w->dir[io->ddir];
         int64_t res = io->result;
@@ -566,7 +566,7 @@ static inline void complete(run_t *s, io_unit_t *io, int64_t now, bool with_lat)
 /* ENGINE_FILE_OPS: the engine's operation on file f (a pass over it begins), timed as the job's
  * completion latency (fio records it with add_clat_sample() in the engine's open_file()). A
  * failure ends the job, as a failed I/O does. Returns the clock after it. */
-static int64_t file_op(run_t *s, wfile_t *f, unsigned fi)
+static int64_t file_op(worker_run_t *s, wfile_t *f, unsigned fi)
 {
         worker_t *w = s->w;
         unsigned ddir = worker_rw_reads(w->job->rw) ? DDIR_READ : DDIR_WRITE;
@@ -587,7 +587,7 @@ static int64_t file_op(run_t *s, wfile_t *f, unsigned fi)
         return t1;
 }
 
-static int64_t do_syncs(run_t *s)
+static int64_t do_syncs(worker_run_t *s)
 {
         worker_t *w = s->w;
         unsigned what = s->sync_due;
@@ -632,10 +632,10 @@ static int64_t do_syncs(run_t *s)
         return now;
 }
 
-static void quiesce(run_t *s, int64_t *now);
+static void quiesce(worker_run_t *s, int64_t *now);
 
 /* Spins the CPU until t or a stop (thinktime_spin: the "work" fio simulates with a busy loop). */
-static int64_t spin_until(const run_t *s, int64_t t)
+static int64_t spin_until(const worker_run_t *s, int64_t t)
 {
         int64_t now = clock_mono_ns();
         while (now < t && now < s->end_ns && !stopped(s))
@@ -647,7 +647,7 @@ static int64_t spin_until(const run_t *s, int64_t t)
  * async: I/Os may be in flight (a stall or a new depth lets them finish first, as fio's
  * io_u_quiesce()). Returns true when it took time or changed what may be issued: the caller
  * looks at the clock and its limits again. */
-static bool pace_before(run_t *s, int64_t *now, bool async)
+static bool pace_before(worker_run_t *s, int64_t *now, bool async)
 {
         worker_t *w = s->w;
         char err[256];
@@ -698,7 +698,7 @@ static bool pace_before(run_t *s, int64_t *now, bool async)
 
 /* The synchronous loop (psync; null at iodepth=1): one clock read per I/O, whose reading is both
  * this I/O's completion and the next one's start. */
-static void run_sync(run_t *s)
+static void run_sync(worker_run_t *s)
 {
         worker_t *w = s->w;
         io_unit_t *io = &s->units[0];
@@ -746,10 +746,10 @@ static void run_sync(run_t *s)
 }
 
 /* Submits what is queued; stamps each submitted I/O's issue time and slat. */
-static int commit(run_t *s, int64_t *now);
+static int commit(worker_run_t *s, int64_t *now);
 
 /* Reaps between min and max completions; accounts each. Returns how many, or -errno. */
-static int reap(run_t *s, unsigned min, unsigned max, int64_t timeout_ns, int64_t *now)
+static int reap(worker_run_t *s, unsigned min, unsigned max, int64_t timeout_ns, int64_t *now)
 {
         int n = s->e->getevents(s->ed, min, max, timeout_ns);
         int64_t t;
@@ -772,7 +772,7 @@ static int reap(run_t *s, unsigned min, unsigned max, int64_t timeout_ns, int64_
         return n;
 }
 
-static int commit(run_t *s, int64_t *now)
+static int commit(worker_run_t *s, int64_t *now)
 {
         while (s->npending) {
                 int r = s->e->commit(s->ed);
@@ -818,7 +818,7 @@ static int commit(run_t *s, int64_t *now)
 }
 
 /* Commits what is queued and waits for everything in flight, unless a stop comes first. */
-static void quiesce(run_t *s, int64_t *now)
+static void quiesce(worker_run_t *s, int64_t *now)
 {
         if (s->npending && commit(s, now) < 0)
                 return;
@@ -829,7 +829,7 @@ static void quiesce(run_t *s, int64_t *now)
 
 /* Queues one I/O. 1 queued, 0 nothing queued (it slept for the rate, or synced), -1 stop
  * filling (the engine is busy, or the job failed). */
-static int issue_one(run_t *s, int64_t *now)
+static int issue_one(worker_run_t *s, int64_t *now)
 {
         io_unit_t *io;
         int r;
@@ -914,7 +914,7 @@ static int issue_one(run_t *s, int64_t *now)
  * does, and each I/O's latency counts from when it was due (slat: waiting for a pool thread), as
  * fio's offload mode intends against coordinated omission.
  */
-static void run_offload(run_t *s)
+static void run_offload(worker_run_t *s)
 {
         worker_t *w = s->w;
         io_unit_t *out[GATHER_MAX];
@@ -1003,7 +1003,7 @@ static void run_offload(run_t *s)
 
 /* Waits for the I/Os still in flight at the end. Those that complete count, as fio's; those that
  * do not within DRAIN_GRACE_NS of a stop are dropped, and their buffers are never freed. */
-static void drain(run_t *s, int64_t *now)
+static void drain(worker_run_t *s, int64_t *now)
 {
         int64_t stop_seen = 0;
 
@@ -1047,7 +1047,7 @@ static void drain(run_t *s, int64_t *now)
  * are reaped and their slots refilled too; all of it then goes in one submission, so a fast
  * device costs one submit call per batch of completions rather than one per I/O.
  */
-static void run_async(run_t *s)
+static void run_async(worker_run_t *s)
 {
         int64_t now = s->now;
 
@@ -1094,7 +1094,7 @@ static void run_async(run_t *s)
         s->now = now;
 }
 
-static void end_fsync(run_t *s)
+static void end_fsync(worker_run_t *s)
 {
         worker_t *w = s->w;
         for (unsigned i = 0; i < s->nfiles && !s->failed; i++) {
@@ -1139,7 +1139,7 @@ static bool job_direct(const worker_t *w)
 }
 
 /* Starts the engine on the run's buffers (and the open files, unless it owns its files). */
-static int start_engine(worker_t *w, run_t *s, const int *fds, unsigned nfds)
+static int start_engine(worker_t *w, worker_run_t *s, const int *fds, unsigned nfds)
 {
         engine_setup_t es = {
             .job = w->job,
@@ -1160,7 +1160,7 @@ static int start_engine(worker_t *w, run_t *s, const int *fds, unsigned nfds)
 }
 
 /* ENGINE_OWN_FILES: the engine starts before layout, and lays out through open_file(). */
-static int prepare_own_files(worker_t *w, run_t *s)
+static int prepare_own_files(worker_t *w, worker_run_t *s)
 {
         const job_spec_t *j = w->job;
         int r = start_engine(w, s, NULL, 0);
@@ -1205,7 +1205,7 @@ static int layout_dir(worker_t *w, const char *path)
 /* ENGINE_FILE_OPS: f's directory opened through the policy (made when missing, for the engines
  * that lay nothing out), the name within it kept for file_op(). Files of one directory in a row
  * share the earlier file's fd. */
-static int open_op_dir(worker_t *w, run_t *s, unsigned i)
+static int open_op_dir(worker_t *w, worker_run_t *s, unsigned i)
 {
         layout_file_t *lf = &w->files[i];
         wfile_t *f = &s->files[i];
@@ -1245,7 +1245,7 @@ static int open_op_dir(worker_t *w, run_t *s, unsigned i)
         return r;
 }
 
-static int prepare(worker_t *w, run_t *s)
+static int prepare(worker_t *w, worker_run_t *s)
 {
         const job_spec_t *j = w->job;
         bool writes = worker_rw_writes(j->rw);
@@ -1434,7 +1434,7 @@ static int pre_read(worker_t *w, int fd, const layout_file_t *lf)
 
 /* Opens the files (after every worker laid out its own), sizes regions of existing files, drops
  * their cached pages when invalidate=1, and sets the loop's per-file state. */
-static int open_files(worker_t *w, run_t *s)
+static int open_files(worker_t *w, worker_run_t *s)
 {
         const job_spec_t *j = w->job;
         bool no_files = w->engine->flags & ENGINE_NO_FILES;
@@ -1557,7 +1557,7 @@ static uint64_t verify_seed_of(const layout_file_t *f, unsigned index)
 }
 
 /* The I/O generator of a job with mixed block sizes, holes, skewed or fio-seeded offsets. */
-static int start_iogen(worker_t *w, run_t *s)
+static int start_iogen(worker_t *w, worker_run_t *s)
 {
         uint64_t *base = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
         uint64_t *size = calloc(s->nfiles ? s->nfiles : 1, sizeof(uint64_t));
@@ -1590,7 +1590,7 @@ static int start_iogen(worker_t *w, run_t *s)
 }
 
 /* Everything the loop needs, computed once. */
-static int setup_run(worker_t *w, run_t *s)
+static int setup_run(worker_t *w, worker_run_t *s)
 {
         const job_spec_t *j = w->job;
         unsigned depth = job_depth(w);
@@ -1766,7 +1766,7 @@ static int setup_run(worker_t *w, run_t *s)
 }
 
 /* Closes file i: fsync first when fsync_on_close and it was written (fio's close). */
-static void close_file(run_t *s, unsigned i)
+static void close_file(worker_run_t *s, unsigned i)
 {
         wfile_t *f = &s->files[i];
 
@@ -1797,7 +1797,7 @@ static void unlink_files(worker_t *w)
         }
 }
 
-static void teardown(worker_t *w, run_t *s)
+static void teardown(worker_t *w, worker_run_t *s)
 {
         if (!w->leaked) {
                 if (s->ed && w->engine)
@@ -1824,7 +1824,7 @@ static void teardown(worker_t *w, run_t *s)
 /* fio's do_verify: once the workload's writes are done, every block written and not yet read
  * back is read and checked, in file and offset order, after the files are synced and dropped
  * from the page cache (so the reads reach storage). Within the job's runtime, as fio's. */
-static void run_loop(run_t *s)
+static void run_loop(worker_run_t *s)
 {
         if (s->w->job->io_submit_mode == SUBMIT_OFFLOAD)
                 run_offload(s);
@@ -1834,7 +1834,7 @@ static void run_loop(run_t *s)
                 run_async(s);
 }
 
-static void verify_phase(worker_t *w, run_t *s)
+static void verify_phase(worker_t *w, worker_run_t *s)
 {
         uint64_t total = s->total, ios_left = s->ios_left;
 
@@ -1859,7 +1859,7 @@ static void verify_phase(worker_t *w, run_t *s)
 
 /* A new loop over the workload: every file from its start again, dropped from the page cache
  * as fio's reopen does (invalidate=1). */
-static void next_loop(run_t *s)
+static void next_loop(worker_run_t *s)
 {
         const job_spec_t *j = s->w->job;
 
@@ -1881,7 +1881,7 @@ static void next_loop(run_t *s)
 
 /* fio's unlink_each_loop: the files removed after a loop and made afresh (empty, as the job's
  * next open creates them), the engine restarted on the new ones. */
-static int renew_files(worker_t *w, run_t *s)
+static int renew_files(worker_t *w, worker_run_t *s)
 {
         int *fds = calloc(s->nfiles ? s->nfiles : 1, sizeof(*fds));
         int r = 0;
@@ -1913,7 +1913,7 @@ static int renew_files(worker_t *w, run_t *s)
         return r;
 }
 
-static void run(worker_t *w, run_t *s, int64_t job_start)
+static void run(worker_t *w, worker_run_t *s, int64_t job_start)
 {
         const job_spec_t *j = w->job;
 
@@ -1967,7 +1967,7 @@ static void run_metadata(worker_t *w, int64_t job_start)
 {
         const job_spec_t *j = w->job;
         uint32_t nrfiles = j->nrfiles ? j->nrfiles : 1;
-        run_t s = {.w = w, .end_ns = INT64_MAX};
+        worker_run_t s = {.w = w, .end_ns = INT64_MAX};
         int order = metadata_order_from_string(j->metadata_order);
         metadata_params_t p = {
             .directory = w->md_dir,
@@ -2100,7 +2100,7 @@ void *worker_main(void *arg)
 {
         worker_t *w = arg;
         gate_t *g = w->gate;
-        run_t s;
+        worker_run_t s;
         int64_t job_start;
         bool go;
         int r = 0;

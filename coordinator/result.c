@@ -101,7 +101,7 @@ static void report_opts_default(report_opts_t *ro)
 }
 
 /* The options of the run's job called name; fio's defaults when there is none. */
-static void report_opts_of(const run_t *run, const char *name, report_opts_t *ro)
+static void report_opts_of(const coord_run_t *run, const char *name, report_opts_t *ro)
 {
         const job_spec_t *j = NULL;
 
@@ -308,7 +308,7 @@ static uint64_t agent_end_ns(const run_agent_t *a)
 #define RESULT_MAX_JSON_ROWS 200000
 
 typedef struct ivpass {
-        const run_t *run;
+        const coord_run_t *run;
         uint64_t from, cluster_end, first;
         uint64_t *end;                       /* per agent: its last worker's end */
         series_t *bw[2], *iops[2];           /* per agent, [read, write] */
@@ -350,7 +350,7 @@ static void note_gap(ivpass_t *p, size_t i, uint64_t from, uint64_t to)
 }
 
 /* The last interval agent i was to deliver: its own last, else the run's. */
-static int64_t expected_end(const run_t *run, const run_agent_t *a)
+static int64_t expected_end(const coord_run_t *run, const run_agent_t *a)
 {
         if (a->last_index >= 0)
                 return a->last_index;
@@ -362,7 +362,7 @@ static int64_t expected_end(const run_t *run, const run_agent_t *a)
 static int ivpass_row(void *user, const run_iv_row_t *row)
 {
         ivpass_t *p = user;
-        const run_t *run = p->run;
+        const coord_run_t *run = p->run;
         double secs = run->interval_ns / 1e9;
         uint64_t k = row->k, iv = run->interval_ns;
         const run_interval_t *v = &row->v;
@@ -459,7 +459,7 @@ static void ivpass_done(ivpass_t *p)
         memset(p, 0, sizeof(*p));
 }
 
-static int ivpass_run(const run_t *run, ivpass_t *p)
+static int ivpass_run(const coord_run_t *run, ivpass_t *p)
 {
         size_t n = run->n_agents ? run->n_agents : 1;
         memset(p, 0, sizeof(*p));
@@ -542,7 +542,7 @@ static json_t *steadystate_json(const Iofleet__SteadyState *ss)
 }
 
 /* Whether the job named so goes on after some errors (continue_on_error, ignore_error). */
-static bool job_continues_on_error(const run_t *run, const char *name)
+static bool job_continues_on_error(const coord_run_t *run, const char *name)
 {
         for (size_t s = 0; s < run->n_specs; s++)
                 if (streq(run->specs[s].name, name))
@@ -628,7 +628,7 @@ static json_t *client_entry(const char *jobname, const char *hostname, const cha
 
 /* Size-bound workers end at different times: "first done" is the cluster's rate while every
  * worker still ran (up to the first end on any agent), "last done" the whole (up to the last). */
-static json_t *done_json(const run_t *run, const ivpass_t *pass)
+static json_t *done_json(const coord_run_t *run, const ivpass_t *pass)
 {
         json_t *o = json_object();
         uint64_t first = UINT64_MAX, last = 0;
@@ -666,7 +666,7 @@ static json_t *done_json(const run_t *run, const ivpass_t *pass)
 }
 
 /* Whether every agent delivered every interval it was to. */
-static bool complete(const run_t *run, const ivpass_t *pass)
+static bool complete(const coord_run_t *run, const ivpass_t *pass)
 {
         for (size_t i = 0; i < run->n_agents; i++) {
                 const run_agent_t *a = &run->agents[i];
@@ -679,7 +679,7 @@ static bool complete(const run_t *run, const ivpass_t *pass)
 
 /* ok only when every agent delivered every interval; partial when the run went through without
  * some of that (an agent lost or failed, intervals missing), which is never a silent ok. */
-static const char *run_status(const run_t *run, const ivpass_t *pass)
+static const char *run_status(const coord_run_t *run, const ivpass_t *pass)
 {
         switch (run->code) {
         case IOFLEET__ERROR_CODE__ERROR_NONE:
@@ -694,7 +694,7 @@ static const char *run_status(const run_t *run, const ivpass_t *pass)
 }
 
 /* One line for the user: which agents fell short, and how. */
-static void partial_summary(const run_t *run, const ivpass_t *pass, char *buf, size_t len)
+static void partial_summary(const coord_run_t *run, const ivpass_t *pass, char *buf, size_t len)
 {
         size_t shown = 0, n = 0;
         int used = 0;
@@ -724,7 +724,7 @@ static void partial_summary(const run_t *run, const ivpass_t *pass, char *buf, s
 /* The cluster-wide stonewall: each serial group after the first, its instant, the spread of the
  * agents' starts, and each agent's own start (late: given an instant of its own after the
  * group's deadline, or after it came back). */
-static json_t *groups_json(const run_t *run)
+static json_t *groups_json(const coord_run_t *run)
 {
         json_t *arr = json_array();
         for (uint32_t g = 1; g < run->n_groups; g++) {
@@ -768,7 +768,7 @@ static json_t *groups_json(const run_t *run)
         return arr;
 }
 
-static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
+static json_t *iofleet_json(const coord_run_t *run, ivpass_t *pass)
 {
         json_t *o = json_object(), *agents = json_array(), *ivs = json_array(),
                *jobs = json_array();
@@ -934,7 +934,7 @@ static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
 
 /* A client that ran but whose Finished never came (lost for good, killed): an entry all the
  * same, from what its intervals reported (counts, no latencies), and marked as such. */
-static json_t *unfinished_entry(const run_t *run, const ivpass_t *pass, size_t i, dir_acc_t *all_r,
+static json_t *unfinished_entry(const coord_run_t *run, const ivpass_t *pass, size_t i, dir_acc_t *all_r,
                                 dir_acc_t *all_w, uint64_t total_r, uint64_t total_w)
 {
         const run_agent_t *a = &run->agents[i];
@@ -997,7 +997,7 @@ void result_set_error(json_t *doc, const char *msg)
         json_object_set_new(json_object_get(doc, "iofleet"), "error", json_string(msg));
 }
 
-int result_build(const run_t *run, json_t **ret)
+int result_build(const coord_run_t *run, json_t **ret)
 {
         json_t *doc = json_object(), *stats = json_array(), *global = json_object();
         dir_acc_t all_r, all_w;
@@ -1165,7 +1165,7 @@ int result_build(const run_t *run, json_t **ret)
         return 0;
 }
 
-void result_dir_of(const run_t *run, const char *results_dir, char *buf, size_t len)
+void result_dir_of(const coord_run_t *run, const char *results_dir, char *buf, size_t len)
 {
         if (!strempty(run->submit->submit_run->sweep_id))
                 /* A step of a sweep: one directory per point and repeat under the sweep's. */
@@ -1232,7 +1232,7 @@ static int fill_json(int fd, void *doc)
         return r;
 }
 
-int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, char *dir_out,
+int result_write_dir(const coord_run_t *run, json_t *doc, const char *results_dir, char *dir_out,
                      size_t dir_len)
 {
         char dir[4096], path[4200];

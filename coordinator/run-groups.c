@@ -13,7 +13,7 @@
 #include "run-internal.h"
 #include "util.h"
 
-int run_groups_plan(run_t *run, size_t part, const job_spec_t *specs, size_t n)
+int run_groups_plan(coord_run_t *run, size_t part, const job_spec_t *specs, size_t n)
 {
         jobgroup_t *g;
         uint32_t ng = 0;
@@ -52,7 +52,7 @@ int run_groups_plan(run_t *run, size_t part, const job_spec_t *specs, size_t n)
         return 0;
 }
 
-int run_groups_init(run_t *run)
+int run_groups_init(coord_run_t *run)
 {
         run->group_due_ns = INT64_MAX;
         run->group_barrier = run->n_groups > 1;
@@ -76,7 +76,7 @@ int run_groups_init(run_t *run)
         return 0;
 }
 
-void run_groups_free(run_t *run)
+void run_groups_free(coord_run_t *run)
 {
         for (size_t i = 0; i < run->n_agents; i++)
                 free(run->agents[i].grp);
@@ -98,12 +98,12 @@ static bool awaited(const run_agent_t *a, uint32_t g)
 }
 
 /* Groups start while the run runs (an agent may be ready before the others' Started came). */
-static bool running(const run_t *run)
+static bool running(const coord_run_t *run)
 {
         return run->group_barrier && (run->phase == RUN_RUNNING || run->phase == RUN_STARTING);
 }
 
-static void give(run_t *run, run_agent_t *a, uint32_t g, int64_t at, run_out_t *out)
+static void give(coord_run_t *run, run_agent_t *a, uint32_t g, int64_t at, run_out_t *out)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__StartGroup s = IOFLEET__START_GROUP__INIT;
@@ -122,7 +122,7 @@ static void give(run_t *run, run_agent_t *a, uint32_t g, int64_t at, run_out_t *
 
 /* The run lasts longer by the barrier's waits: group g starts at `at` instead of where the plan
  * had it, so the interval count and the runtime's end move (never earlier). */
-static void extend(run_t *run, uint32_t g, int64_t at)
+static void extend(coord_run_t *run, uint32_t g, int64_t at)
 {
         uint64_t before = run->max_intervals;
         if (!run->max_intervals || at < run->start_ns)
@@ -144,7 +144,7 @@ static void extend(run_t *run, uint32_t g, int64_t at)
 
 /* Group g starts: one instant for every agent ready; those still awaited after its deadline are
  * named and start it alone when they are ready. */
-static void release(run_t *run, uint32_t g, bool overdue, int64_t now, run_out_t *out)
+static void release(coord_run_t *run, uint32_t g, bool overdue, int64_t now, run_out_t *out)
 {
         run_group_t *grp = &run->groups[g];
         int64_t at = now + (int64_t)run->group_margin_ns;
@@ -182,7 +182,7 @@ static void release(run_t *run, uint32_t g, bool overdue, int64_t now, run_out_t
                           g - 1, g, grp->agents, (double)(at - run->start_ns) / NSEC_PER_SEC);
 }
 
-void run_groups_check(run_t *run, int64_t now, run_out_t *out)
+void run_groups_check(coord_run_t *run, int64_t now, run_out_t *out)
 {
         if (!running(run))
                 return;
@@ -202,7 +202,7 @@ void run_groups_check(run_t *run, int64_t now, run_out_t *out)
         }
 }
 
-void run_on_group_ready(run_t *run, run_agent_t *a, const Iofleet__GroupReady *m, int64_t now,
+void run_on_group_ready(coord_run_t *run, run_agent_t *a, const Iofleet__GroupReady *m, int64_t now,
                         run_out_t *out)
 {
         uint32_t g = m->group;
@@ -240,7 +240,7 @@ void run_on_group_ready(run_t *run, run_agent_t *a, const Iofleet__GroupReady *m
 }
 
 /* The spread of the achieved starts of group g among the agents given its instant. */
-static void group_skew(run_t *run, uint32_t g)
+static void group_skew(coord_run_t *run, uint32_t g)
 {
         bool shared = run_shared_clock(run);
         int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -257,7 +257,7 @@ static void group_skew(run_t *run, uint32_t g)
         run->groups[g].skew_ns = hi >= lo ? (uint64_t)(hi - lo) : 0;
 }
 
-void run_on_group_started(run_t *run, run_agent_t *a, const Iofleet__GroupStarted *m,
+void run_on_group_started(coord_run_t *run, run_agent_t *a, const Iofleet__GroupStarted *m,
                           int64_t now, run_out_t *out)
 {
         uint32_t g = m->group;
@@ -271,7 +271,7 @@ void run_on_group_started(run_t *run, run_agent_t *a, const Iofleet__GroupStarte
         group_skew(run, g);
 }
 
-void run_groups_tick(run_t *run, int64_t now, run_out_t *out)
+void run_groups_tick(coord_run_t *run, int64_t now, run_out_t *out)
 {
         if (!run->group_barrier || run->phase == RUN_DONE)
                 return;
@@ -308,7 +308,7 @@ void run_groups_tick(run_t *run, int64_t now, run_out_t *out)
         }
 }
 
-int64_t run_groups_next_deadline(const run_t *run)
+int64_t run_groups_next_deadline(const coord_run_t *run)
 {
         int64_t t = run->group_barrier ? run->group_due_ns : INT64_MAX;
         if (!running(run))
@@ -321,7 +321,7 @@ int64_t run_groups_next_deadline(const run_t *run)
         return t;
 }
 
-bool run_groups_pending(const run_t *run)
+bool run_groups_pending(const coord_run_t *run)
 {
         if (!run->group_barrier)
                 return false;
@@ -331,7 +331,7 @@ bool run_groups_pending(const run_t *run)
         return false;
 }
 
-void run_groups_resend(run_t *run, run_agent_t *a, int64_t now, run_out_t *out)
+void run_groups_resend(coord_run_t *run, run_agent_t *a, int64_t now, run_out_t *out)
 {
         if (!run->group_barrier || !a->grp)
                 return;

@@ -122,7 +122,7 @@ typedef struct run_late {
         run_interval_t v;
 } run_late_t;
 
-typedef struct run run_t;
+typedef struct coord_run coord_run_t;
 
 /* What changed the run, handed to the shell to keep (the run's journal) before the run acts on
  * it: every agent message it accepted and every event, in order, so that a restarted coordinator
@@ -144,11 +144,11 @@ typedef struct run_rec {
         int code;
 } run_rec_t;
 
-typedef void (*run_keep_fn)(void *user, run_t *run, const run_rec_t *rec);
+typedef void (*run_keep_fn)(void *user, coord_run_t *run, const run_rec_t *rec);
 
 #define RUN_MAX_WATCHERS 16
 
-struct run {
+struct coord_run {
         char id[WIRE_MAX_ID + 1];
         char control_peer[SOCK_MAX_PEER + 1];
         run_phase_t phase;
@@ -227,58 +227,58 @@ struct run {
  * when every server is ready). part_of[i] is agent i's part of a plan (NULL without parts). Job
  * options are checked first: on error returns -EINVAL with err set and nothing queued. now is
  * the coordinator timeline. */
-int run_new(const char *id, const char *control_peer, envelope_t **submit, agent_t **agents,
-            const uint32_t *part_of, size_t n_agents, int64_t now, run_out_t *out, run_t **ret,
+int run_new(const char *id, const char *control_peer, envelope_t **submit, coord_agent_t **agents,
+            const uint32_t *part_of, size_t n_agents, int64_t now, run_out_t *out, coord_run_t **ret,
             char *err, size_t errlen);
-void run_free(run_t **rp);
+void run_free(coord_run_t **rp);
 
 /* Feeds a message from agent agent_id. May take over *msg (sets it to NULL). Messages of another
  * run, or from agents not in this run, are ignored (returns -ESRCH); a numbered message already
  * accepted, or one after a gap, returns -EALREADY (and an Ack goes out so the agent resends from
  * the right place). */
-int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out);
+int run_on_message(coord_run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out);
 /* An agent of the run missed its lease (or said goodbye): the run goes on without it, waiting up
  * to the orphan grace for it to come back; what it sent is kept. */
-void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *out);
+void run_agent_lost(coord_run_t *run, const char *agent_id, int64_t now, run_out_t *out);
 /* An agent of the run said hello again (coordinator-run/run-agents.c). It holds run_id ("" when
  * it holds none) in phase: with this run it rejoins (an Ack tells it where to resend from, and
  * whatever it missed is sent again); without it, it lost its part (restarted) and has failed. */
-void run_agent_hello(run_t *run, const char *agent_id, const char *run_id, const char *phase,
+void run_agent_hello(coord_run_t *run, const char *agent_id, const char *run_id, const char *phase,
                      int64_t now, run_out_t *out);
 /* A heartbeat from an agent of the run: what its answer acknowledges (the run messages kept on
  * disk since the last Ack), or 0 when there is nothing new. */
-uint64_t run_heartbeat_ack(run_t *run, const char *agent_id);
+uint64_t run_heartbeat_ack(coord_run_t *run, const char *agent_id);
 /* The run's journal is synced: everything accepted so far is on disk. */
-void run_synced(run_t *run);
+void run_synced(coord_run_t *run);
 /* After replaying a journal (a restarted coordinator): every agent not done is away from now
  * on, with the orphan grace to come back, and the deadlines that passed meanwhile move. */
-void run_readopt(run_t *run, int64_t now, run_out_t *out);
+void run_readopt(coord_run_t *run, int64_t now, run_out_t *out);
 /* Per-agent outcome: "ok", "rejoined", "lost" or "failed". */
-const char *run_agent_status(const run_t *run, const run_agent_t *a);
+const char *run_agent_status(const coord_run_t *run, const run_agent_t *a);
 /* Whether agent a is to deliver interval k (a client given the start, up to its last). */
-bool run_expects(const run_t *run, const run_agent_t *a, size_t k);
+bool run_expects(const coord_run_t *run, const run_agent_t *a, size_t k);
 /* Stops the run early: Stop goes to every agent still running. */
-void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now, run_out_t *out);
+void run_cancel(coord_run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now, run_out_t *out);
 /* Deadlines: intervals shown though some agents are late, runtime over, finish timeout. */
-void run_tick(run_t *run, int64_t now, run_out_t *out);
+void run_tick(coord_run_t *run, int64_t now, run_out_t *out);
 /* The next instant run_tick has something to do, or INT64_MAX. */
-int64_t run_next_deadline(const run_t *run);
-bool run_done(const run_t *run);
+int64_t run_next_deadline(const coord_run_t *run);
+bool run_done(const coord_run_t *run);
 /* Another control client follows the run (iofleet watch): it gets every update from now on.
  * 0; 1 when it gets them already (the CLI that submitted the run, or a watcher asking again);
  * -ENOSPC when RUN_MAX_WATCHERS already watch. */
-int run_add_watcher(run_t *run, const char *peer);
+int run_add_watcher(coord_run_t *run, const char *peer);
 /* The alerts the run has raised so far, to one peer (a watcher that attached after them). */
-void run_replay_alerts(run_t *run, const char *peer, run_out_t *out);
+void run_replay_alerts(coord_run_t *run, const char *peer, run_out_t *out);
 
 /* Streams intervals to path (intervals.csv of the run directory) as they leave memory; the run
  * then holds a window of them only. Without it every interval stays in memory. 0 or -errno. */
-int run_set_spool(run_t *run, const char *path);
+int run_set_spool(coord_run_t *run, const char *path);
 /* Writes every interval still in memory to the spool and closes it (before the result). */
-int run_spool_finish(run_t *run);
+int run_spool_finish(coord_run_t *run);
 /* After intervals were shown: with a spool, moves the intervals far enough behind the last one
  * shown out of memory and into the spool (coordinator/run-series.c). */
-void run_spool_old(run_t *run);
+void run_spool_old(coord_run_t *run);
 
 /* One row of the interval series: the cluster's (a == NULL) or one agent's interval k. */
 typedef struct run_iv_row {
@@ -291,14 +291,14 @@ typedef struct run_iv_row {
 /* Calls cb for every interval, in order, the cluster's row before its agents' rows; from the
  * spool when the run has one (after run_spool_finish()), else from memory. Stops at the first
  * cb that returns < 0 and returns that. */
-int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_t *row),
+int run_intervals_each(const coord_run_t *run, int (*cb)(void *user, const run_iv_row_t *row),
                        void *user);
 
 /* Writes the whole series to path in the spool's format (a run that had no spool). 0 or -errno. */
-int run_write_csv(const run_t *run, const char *path);
+int run_write_csv(const coord_run_t *run, const char *path);
 
 /* Keeps a late interval (one that arrived after its interval was written out). 0 or -ENOMEM. */
-int run_keep_late(run_t *run, const run_agent_t *a, size_t k, const run_interval_t *v);
+int run_keep_late(coord_run_t *run, const run_agent_t *a, size_t k, const run_interval_t *v);
 
 /* Agent a's interval k when it is in memory, else NULL. */
 static inline run_interval_t *run_agent_iv(const run_agent_t *a, size_t k)
@@ -307,13 +307,13 @@ static inline run_interval_t *run_agent_iv(const run_agent_t *a, size_t k)
 }
 
 /* Cluster interval k when it is in memory, else NULL. */
-static inline cluster_interval_t *run_civ(const run_t *run, size_t k)
+static inline cluster_interval_t *run_civ(const coord_run_t *run, size_t k)
 {
         return k >= run->civ_base && k < run->n_civ ? &run->civ[k - run->civ_base] : NULL;
 }
 
 /* Interval k on the timeline is [start + k*interval, start + (k+1)*interval). */
-static inline int64_t run_interval_end(const run_t *run, size_t k)
+static inline int64_t run_interval_end(const coord_run_t *run, size_t k)
 {
         return run->start_ns + (int64_t)((k + 1) * run->interval_ns);
 }

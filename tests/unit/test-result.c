@@ -63,10 +63,10 @@ static const int64_t started_tl[N_AGENTS] = {100 * USEC, -50 * USEC};
 static const int64_t started_mono[N_AGENTS] = {10 * USEC, 35 * USEC};
 
 typedef struct fx {
-        agent_t agents[N_AGENTS];
-        agent_t *ap[N_AGENTS];
+        coord_agent_t agents[N_AGENTS];
+        coord_agent_t *ap[N_AGENTS];
         run_out_t out;
-        run_t *run;
+        coord_run_t *run;
         uint64_t seq;
         /* Latency each agent recorded per job, and what they merge to. */
         hist_t lat[N_AGENTS][2];
@@ -219,7 +219,7 @@ static fx_t *build(bool lose_beta, bool cancel)
 
         assert_non_null(fx);
         for (size_t i = 0; i < N_AGENTS; i++) {
-                agent_t *a = &fx->agents[i];
+                coord_agent_t *a = &fx->agents[i];
                 snprintf(a->id, sizeof(a->id), "9f1e%04zx-aaaa-4bbb-8ccc-0123456789ab", i);
                 snprintf(a->name, sizeof(a->name), "%s", names[i]);
                 snprintf(a->hostname, sizeof(a->hostname), "%s", hosts[i]);

@@ -60,11 +60,11 @@ static const job_def_t job_seqread = JOB_SEQREAD;
 static const job_def_t job_timed10 = JOB_TIMED10;
 
 typedef struct fx {
-        agent_t agents[MAX_AGENTS];
-        agent_t *ap[MAX_AGENTS];
+        coord_agent_t agents[MAX_AGENTS];
+        coord_agent_t *ap[MAX_AGENTS];
         size_t n;
         run_out_t out;
-        run_t *run;
+        coord_run_t *run;
         uint64_t control_seq;
 } fx_t;
 
@@ -201,7 +201,7 @@ static void fx_agents(fx_t *fx, size_t n, const char *const *boot_ids)
         memset(fx, 0, sizeof(*fx));
         fx->n = n;
         for (size_t i = 0; i < n; i++) {
-                agent_t *a = &fx->agents[i];
+                coord_agent_t *a = &fx->agents[i];
                 snprintf(a->id, sizeof(a->id), "0b5e%04zx-6f1c-4a6e-9d0e-3c1f2a4b5c6d", i);
                 snprintf(a->name, sizeof(a->name), "%s", names[i]);
                 snprintf(a->hostname, sizeof(a->hostname), "host-%s.example", names[i]);
@@ -599,7 +599,7 @@ static void check_refused(const job_def_t *jobs, size_t n_jobs, const char *w1, 
 {
         fx_t fx;
         envelope_t *submit;
-        run_t *run = NULL;
+        coord_run_t *run = NULL;
         char err[512] = "";
         int r;
 
