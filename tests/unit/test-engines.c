@@ -753,7 +753,7 @@ static void test_counters_do_not_grow_in_ramp(void **state)
 
         j->time_based = true;
         j->runtime_ns = 100 * NSEC_PER_MSEC;
-        j->ramp_time_ns = 300 * NSEC_PER_MSEC;
+        j->ramp_time_ns = 1000 * NSEC_PER_MSEC;
         assert_int_equal(runner_new(&p, &r, err, sizeof(err)), 0);
         assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_PREPARED);
         start = clock_mono_ns() + 2 * (int64_t)NSEC_PER_MSEC;
@@ -762,9 +762,13 @@ static void test_counters_do_not_grow_in_ramp(void **state)
         assert_int_equal(runner_dir_init(&d[0]), 0);
         assert_int_equal(runner_dir_init(&d[1]), 0);
         runner_totals(r, d);
-        assert_int_equal(d[0].ios, 0);
-        assert_int_equal(d[0].issued, 0);
-        assert_int_equal(d[0].clat->n, 0);
+        /* Judged only when the totals were read within the ramp (a loaded host may wake this
+         * thread after it). */
+        if (clock_mono_ns() < start + (int64_t)j->ramp_time_ns) {
+                assert_int_equal(d[0].ios, 0);
+                assert_int_equal(d[0].issued, 0);
+                assert_int_equal(d[0].clat->n, 0);
+        }
         runner_dir_done(&d[0]);
         runner_dir_done(&d[1]);
         assert_int_equal(wait_state(r, RUNNER_DONE), RUNNER_DONE);
