@@ -769,6 +769,12 @@ uint64_t arun_pending(const arun_t *ar)
         return rqueue_pending(ar->q);
 }
 
+bool arun_ending(const arun_t *ar)
+{
+        return ar->phase == ARUN_TEARDOWN || ar->phase == ARUN_DONE || ar->stop_requested ||
+               ar->gave_up;
+}
+
 bool arun_over(const arun_t *ar)
 {
         return ar->phase == ARUN_DONE && (ar->dropped || rqueue_pending(ar->q) == 0);

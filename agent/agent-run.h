@@ -156,5 +156,7 @@ uint64_t arun_made(const arun_t *ar);
 uint64_t arun_pending(const arun_t *ar);
 /* Its part is over and nothing waits to be acknowledged (or nobody will collect it): free it. */
 bool arun_over(const arun_t *ar);
+/* Told to stop, given up, putting the host back or done: a next run's Prepare may wait for it. */
+bool arun_ending(const arun_t *ar);
 /* Reads the state file a run left in dir: its id and phase ("" when none). 0 or -errno. */
 int arun_peek(const char *dir, char *id, size_t idlen, char *phase, size_t phaselen);

@@ -292,7 +292,7 @@ static void on_prepare(agent_daemon_t *ag, envelope_t **msg)
                 /* The coordinator is done with the last run and this one follows it: while the
                  * host is put back (off the loop) or the last Ack is on its way, the Prepare
                  * waits (take_next_prepare()). */
-                if ((ph == ARUN_DONE || ph == ARUN_TEARDOWN) && !ag->next_prepare) {
+                if (arun_ending(ag->run->ar) && !ag->next_prepare) {
                         ag->next_prepare = *msg;
                         *msg = NULL;
                         ag->next_prepare_until = clock_mono_ns() + NEXT_PREPARE_WAIT_NS;
