@@ -20,8 +20,15 @@
 #include "util.h"
 
 /* Totals of one direction, merged over workers, jobs or agents. */
+/* The counters of a direction, named alike in the wire's DirStats and here: one list for every
+ * sum. */
+#define DIR_ACC_COUNTERS(X)                                                                        \
+        X(bytes) X(ios) X(errors) X(short_ios) X(issued) X(dropped) X(syncs) X(verify_errors)
+#define DIR_ACC_FIELD(f) uint64_t f;
+#define DIR_ACC_SUM(f) d->f += s->f;
+
 typedef struct dir_acc {
-        uint64_t bytes, ios, errors, short_ios, issued, dropped, syncs, verify_errors;
+        DIR_ACC_COUNTERS(DIR_ACC_FIELD)
         hist_t *clat, *slat, *lat, *sync_lat;
 } dir_acc_t;
 
@@ -47,14 +54,7 @@ static void dir_acc_add(dir_acc_t *d, const Iofleet__DirStats *s)
 {
         if (!s)
                 return;
-        d->bytes += s->bytes;
-        d->ios += s->ios;
-        d->errors += s->errors;
-        d->short_ios += s->short_ios;
-        d->issued += s->issued;
-        d->dropped += s->dropped;
-        d->syncs += s->syncs;
-        d->verify_errors += s->verify_errors;
+        DIR_ACC_COUNTERS(DIR_ACC_SUM)
         wire_hist_add(d->sync_lat, s->sync_lat);
         wire_hist_add(d->clat, s->clat);
         wire_hist_add(d->slat, s->slat);
@@ -66,14 +66,7 @@ static void dir_acc_add(dir_acc_t *d, const Iofleet__DirStats *s)
 /* d += s, as two directions become fio's "mixed". */
 static void dir_acc_merge(dir_acc_t *d, const dir_acc_t *s)
 {
-        d->bytes += s->bytes;
-        d->ios += s->ios;
-        d->errors += s->errors;
-        d->short_ios += s->short_ios;
-        d->issued += s->issued;
-        d->dropped += s->dropped;
-        d->syncs += s->syncs;
-        d->verify_errors += s->verify_errors;
+        DIR_ACC_COUNTERS(DIR_ACC_SUM)
         hist_merge(d->sync_lat, s->sync_lat);
         hist_merge(d->clat, s->clat);
         hist_merge(d->slat, s->slat);
