@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options-values.h"
 #include "options.h"
 #include "sock.h"
 #include "util.h"
@@ -68,6 +69,13 @@ static const cfg_item_t agent_items[] = {
      A(allow_paths),
      .help = "directories the agent may export, mount on or write job files in",
      .def_doc = "work_dir and mount_root"},
+    {.name = "allow_commands",
+     .type = CFG_LIST,
+     A(allow_commands),
+     .help = "programs jobs may run before or after themselves (fio's exec_prerun and "
+             "exec_postrun), as NAME:/absolute/path, comma-separated: a job names one, never "
+             "gives a command line",
+     .def_doc = "none"},
     {.name = "allow_block_devices",
      .type = CFG_BOOL,
      A(allow_block_devices),
@@ -199,6 +207,16 @@ int agent_config_defaults(agent_config_t *c)
         return config_defaults(&agent_config_schema, c);
 }
 
+const char *agent_config_command(const agent_config_t *c, const char *name)
+{
+        size_t n = strlen(name);
+        for (size_t i = 0; i < c->allow_commands.n; i++)
+                if (strncmp(c->allow_commands.v[i], name, n) == 0 &&
+                    c->allow_commands.v[i][n] == ':')
+                        return c->allow_commands.v[i] + n + 1;
+        return NULL;
+}
+
 int agent_config_check(const agent_config_t *c, char *err, size_t errlen)
 {
         const char *n = c->name;
@@ -247,6 +265,20 @@ int agent_config_check(const agent_config_t *c, char *err, size_t errlen)
                                  host_paths[i].value ? host_paths[i].value : "");
                         return -EINVAL;
                 }
+        for (size_t i = 0; i < c->allow_commands.n; i++) {
+                const char *e = c->allow_commands.v[i], *colon = strchr(e, ':');
+                char name[80];
+                if (colon && (size_t)(colon - e) < sizeof(name)) {
+                        snprintf(name, sizeof(name), "%.*s", (int)(colon - e), e);
+                        if (exec_name_valid(name) && colon[1] == '/' && !strchr(colon, ' '))
+                                continue;
+                }
+                snprintf(err, errlen,
+                         "allow_commands: '%s' is not NAME:/absolute/path (NAME of A-Za-z0-9._-, "
+                         "the program without arguments)",
+                         e);
+                return -EINVAL;
+        }
         for (size_t i = 0; i < c->allow_paths.n; i++)
                 if (c->allow_paths.v[i][0] != '/' || streq(c->allow_paths.v[i], "/")) {
                         snprintf(err, errlen,

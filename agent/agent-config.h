@@ -19,6 +19,9 @@ typedef struct agent_config {
         /* Host state the agent may touch (agent/policy.c, mount.c, sysctl.c). */
         strv_t allow_paths;       /* empty: work_dir and mount_root */
         bool allow_block_devices;
+        /* Programs a job may have run (fio's exec_prerun/exec_postrun name one): "NAME:/path"
+         * each; empty: none. A job names a command, never gives a command line. */
+        strv_t allow_commands;
         char *mount_root;
         char *mount_bin;
         char *umount_bin;
@@ -53,5 +56,7 @@ extern const cfg_schema_t agent_config_schema;
 
 /* Zeroes c and sets the table's defaults; 0 or -ENOMEM. */
 int agent_config_defaults(agent_config_t *c);
+/* The program allow_commands maps name to, or NULL when it names none. */
+const char *agent_config_command(const agent_config_t *c, const char *name);
 /* Checks the whole configuration (name syntax, endpoint, insecure only on loopback). */
 int agent_config_check(const agent_config_t *c, char *err, size_t errlen);

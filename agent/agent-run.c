@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "intervals.h"
+#include "jobgroups.h"
 #include "log.h"
 #include "options.h"
 #include "run-queue.h"
@@ -31,6 +32,7 @@ struct arun {
         size_t next_interval;
         bool ran;             /* the runner was given the start instant */
         bool stop_requested;  /* Stop (or giving up) while the host was being prepared */
+        int64_t next_force;   /* the workers were asked to stop: force their mount then (0: no) */
         bool connected;       /* a session with the coordinator */
         bool synced;          /* ... and it said where to resend from */
         bool orphaned;
@@ -46,6 +48,9 @@ struct arun {
         int64_t layout_next;
         bool layout_over, layout_sent;
         uint64_t layout_done, layout_total;
+        /* The cluster-wide stonewall: the last group reported ready, given its instant, and
+         * reported started (0: none yet; group 0 is the run's own start). */
+        unsigned group_ready, group_given, group_started;
 };
 
 static const char *const phase_names[] = {"preparing", "preparing", "prepared", "running",
@@ -313,7 +318,6 @@ int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun
 {
         arun_t *ar = calloc(1, sizeof(*ar));
         uint64_t runtime = 0;
-        bool all_timed = p->n_jobs > 0;
         int r;
         if (!ar)
                 return -ENOMEM;
@@ -326,22 +330,23 @@ int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun
         ar->interval_ns = p->interval_ns;
         ar->connected = ar->synced = true;
         ar->last_ack = now;
-        /* The interval count of a timed run: both sides derive it from the jobs. */
-        for (size_t i = 0; i < p->n_jobs; i++) {
-                job_spec_t spec;
+        /* The interval count of a timed run: both sides derive it from the jobs; groups
+         * (stonewall) run one after another, so the run lasts their sum (0: open-ended). */
+        {
+                job_spec_t *specs = calloc(p->n_jobs + 1, sizeof(*specs));
+                size_t n = 0;
                 char err[256];
-                if (wire_job_spec(p->jobs[i], &spec, err, sizeof(err)) < 0) {
-                        all_timed = false;
-                        continue;
-                }
-                if (!spec.runtime_ns)
-                        all_timed = false;
-                if (intervals_job_span(&spec) > runtime)
-                        runtime = intervals_job_span(&spec);
-                job_spec_done(&spec);
+                for (size_t i = 0; specs && i < p->n_jobs; i++, n++)
+                        if (wire_job_spec(p->jobs[i], &specs[i], err, sizeof(err)) < 0)
+                                break;
+                if (specs && n == p->n_jobs && n > 0)
+                        runtime = jobgroups_span(specs, n);
+                for (size_t i = 0; i < n; i++)
+                        job_spec_done(&specs[i]);
+                free(specs);
+                if (runtime)
+                        ar->max_intervals = intervals_of_runtime(runtime, ar->interval_ns);
         }
-        if (all_timed)
-                ar->max_intervals = intervals_of_runtime(runtime, ar->interval_ns);
         if ((r = make_dir(ar->dir)) < 0 || (r = rqueue_create(ar->dir, cfg->mem_bytes, &ar->q)) < 0) {
                 free(ar);
                 return r;
@@ -438,6 +443,15 @@ static void teardown(arun_t *ar, arun_out_t *out)
         set_phase(ar, ARUN_TEARDOWN);
 }
 
+/* The workers are asked to stop; a client whose workers are still blocked in I/O on its mount
+ * long after gets ARUN_DO_FORCE (arun_tick). */
+static void ask_stop(arun_t *ar, int64_t now, arun_out_t *out)
+{
+        out->todo |= ARUN_DO_STOP;
+        if (!ar->next_force && !ar->server && ar->changes_host)
+                ar->next_force = now + ARUN_FORCE_AFTER_NS;
+}
+
 /* The run ends before its time (Stop, the grace over, the agent stopping, a failure). */
 static void end_early(arun_t *ar, int64_t now, arun_out_t *out)
 {
@@ -452,7 +466,7 @@ static void end_early(arun_t *ar, int64_t now, arun_out_t *out)
                 break;
         case ARUN_STARTING:
         case ARUN_RUNNING:
-                out->todo |= ARUN_DO_STOP;
+                ask_stop(ar, now, out);
                 break;
         case ARUN_TEARDOWN:
         case ARUN_DONE:
@@ -491,7 +505,7 @@ void arun_fail(arun_t *ar, Iofleet__ErrorCode code, const char *why, int64_t now
                 return;
         make_error(ar, code, why, now, out);
         if (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) {
-                out->todo |= ARUN_DO_STOP;
+                ask_stop(ar, now, out);
                 return;
         }
         teardown(ar, out);
@@ -535,6 +549,48 @@ void arun_on_start(arun_t *ar, int64_t start_mono, const char *err, int64_t now,
         out->todo |= ARUN_DO_START;
         out->start_mono = start_mono;
         set_phase(ar, ARUN_STARTING);
+}
+
+void arun_group_waiting(arun_t *ar, unsigned group, int64_t now, arun_out_t *out)
+{
+        arun_pack_t p = {.what = ARUN_MSG_GROUP_READY, .group = group};
+        if (ar->phase != ARUN_RUNNING || group <= ar->group_ready)
+                return;
+        ar->group_ready = group;
+        pack_keep(ar, &p, now, out);
+}
+
+void arun_on_start_group(arun_t *ar, unsigned group, int64_t start_mono, uint64_t max_intervals,
+                         const char *err, int64_t now, arun_out_t *out)
+{
+        /* Sent again (a rejoin), or for a group this agent has not reported waiting: left. */
+        if (ar->phase != ARUN_RUNNING || group != ar->group_ready || group <= ar->group_given)
+                return;
+        if (err) {
+                arun_fail(ar, IOFLEET__ERROR_CODE__ERROR_PREPARE, err, now, out);
+                return;
+        }
+        ar->group_given = group;
+        /* The run grew by the barrier's waits: its intervals go on counting to the new end. */
+        if (ar->max_intervals && max_intervals > ar->max_intervals)
+                ar->max_intervals = max_intervals;
+        out->todo |= ARUN_DO_START_GROUP;
+        out->group = group;
+        out->group_mono = start_mono;
+}
+
+void arun_group_started(arun_t *ar, unsigned group, int64_t now, arun_out_t *out)
+{
+        arun_pack_t p = {.what = ARUN_MSG_GROUP_STARTED, .group = group};
+        if (ar->phase != ARUN_RUNNING || group != ar->group_given || group <= ar->group_started)
+                return;
+        ar->group_started = group;
+        pack_keep(ar, &p, now, out);
+}
+
+uint64_t arun_max_intervals(const arun_t *ar)
+{
+        return ar->max_intervals;
 }
 
 void arun_runner_running(arun_t *ar, int64_t now, arun_out_t *out)
@@ -680,6 +736,11 @@ void arun_tick(arun_t *ar, int64_t now, arun_out_t *out)
                now >= ar->start_mono + (int64_t)((ar->next_interval + 1) * ar->interval_ns) &&
                (!ar->max_intervals || ar->next_interval + 1 < ar->max_intervals))
                 make_interval(ar, false, now, out);
+        if (ar->next_force && (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) &&
+            now >= ar->next_force) {
+                out->todo |= ARUN_DO_FORCE;
+                ar->next_force = now + ARUN_FORCE_EVERY_NS;
+        }
         if (ar->orphaned && !ar->gave_up && now >= ar->orphan_since + (int64_t)ar->grace_ns) {
                 char why[128];
                 snprintf(why, sizeof(why), "no coordinator for the whole orphan grace (%llus)",
@@ -705,6 +766,9 @@ int64_t arun_next_deadline(const arun_t *ar)
         if (ar->phase == ARUN_RUNNING &&
             (!ar->max_intervals || ar->next_interval + 1 < ar->max_intervals))
                 t = ar->start_mono + (int64_t)((ar->next_interval + 1) * ar->interval_ns);
+        if (ar->next_force && (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) &&
+            ar->next_force < t)
+                t = ar->next_force;
         if (ar->orphaned && !ar->gave_up && ar->orphan_since + (int64_t)ar->grace_ns < t)
                 t = ar->orphan_since + (int64_t)ar->grace_ns;
         if (ar->synced && rqueue_pending(ar->q) && ar->last_ack + ar->cfg.resend_ns < t)
@@ -740,6 +804,12 @@ uint64_t arun_made(const arun_t *ar)
 uint64_t arun_pending(const arun_t *ar)
 {
         return rqueue_pending(ar->q);
+}
+
+bool arun_ending(const arun_t *ar)
+{
+        return ar->phase == ARUN_TEARDOWN || ar->phase == ARUN_DONE || ar->stop_requested ||
+               ar->gave_up;
 }
 
 bool arun_over(const arun_t *ar)

@@ -32,12 +32,26 @@ enum {
         ARUN_DO_STOP = 1 << 4,        /* runner_stop(): arun_runner_done() follows */
         ARUN_DO_FREE_RUNNER = 1 << 5, /* the runner is not needed any more */
         ARUN_DO_TEARDOWN = 1 << 6,    /* start putting the host back: arun_host_done() follows */
+        ARUN_DO_FORCE = 1 << 7,       /* workers still blocked in I/O long after the stop: fail
+                                       * the mount's pending requests (umount -f), so that they
+                                       * return; asked again every ARUN_FORCE_EVERY_NS */
+        ARUN_DO_START_GROUP = 1 << 8, /* runner_start_group_at(out->group, out->group_mono) */
 };
+
+/* A client's workers not ended this long after a stop are blocked in I/O on their mount (a
+ * server that went away, or lost its export under them): ARUN_DO_FORCE, then again every
+ * ARUN_FORCE_EVERY_NS until they end. 30 s is what the coordinator gives a stopped agent before
+ * it gives it up (RUN_FINISH_GRACE_NS): I/O it still waits for (a long end_fsync) is never cut
+ * short. */
+#define ARUN_FORCE_AFTER_NS (30 * (int64_t)1000000000)
+#define ARUN_FORCE_EVERY_NS (10 * (int64_t)1000000000)
 
 typedef struct arun_out {
         outbox_t coord;     /* encoded messages for the coordinator, in order */
         unsigned todo;      /* ARUN_DO_* */
         int64_t start_mono; /* ARUN_DO_START */
+        unsigned group;     /* ARUN_DO_START_GROUP */
+        int64_t group_mono;
 } arun_out_t;
 
 /* Messages whose content the daemon holds (runner counters, clock, host settings). */
@@ -48,6 +62,8 @@ typedef enum arun_msg {
         ARUN_MSG_FINISHED,
         ARUN_MSG_RESTORED,
         ARUN_MSG_LAYOUT, /* LayoutProgress: best effort, never numbered or kept */
+        ARUN_MSG_GROUP_READY,   /* the cluster-wide stonewall: group laid out, waiting */
+        ARUN_MSG_GROUP_STARTED, /* ... and the instant it started */
 } arun_msg_t;
 
 typedef struct arun_pack {
@@ -58,6 +74,7 @@ typedef struct arun_pack {
         bool last;          /* INTERVAL: the agent's final one */
         const char *error;  /* FINISHED, RESTORED: "" or what went wrong */
         uint32_t intervals; /* FINISHED: how many the agent made */
+        unsigned group;     /* GROUP_READY, GROUP_STARTED */
         /* INTERVAL, filled by the packer: what the workers did so far (the agent's own count). */
         uint64_t read_bytes, write_bytes;
         /* LAYOUT, filled by the packer: bytes laid out of the total (0: nothing to report). */
@@ -106,6 +123,17 @@ void arun_fail(arun_t *ar, Iofleet__ErrorCode code, const char *why, int64_t now
 void arun_runner_prepared(arun_t *ar, int64_t now, arun_out_t *out);
 void arun_runner_running(arun_t *ar, int64_t now, arun_out_t *out);
 void arun_runner_done(arun_t *ar, int64_t end_mono, int64_t now, arun_out_t *out);
+/* The cluster-wide stonewall (a Prepare with group_barrier): the runner's group `group` is laid
+ * out and waits (GroupReady goes out once per group); the coordinator's StartGroup, its instant
+ * mapped to CLOCK_MONOTONIC (err non-NULL when it could not be) and the run's interval count,
+ * grown by the barrier's waits (ARUN_DO_START_GROUP, once per group: a duplicate, or one for
+ * a group not reported ready, is left); the group started (GroupStarted, once per group). */
+void arun_group_waiting(arun_t *ar, unsigned group, int64_t now, arun_out_t *out);
+void arun_on_start_group(arun_t *ar, unsigned group, int64_t start_mono, uint64_t max_intervals,
+                         const char *err, int64_t now, arun_out_t *out);
+void arun_group_started(arun_t *ar, unsigned group, int64_t now, arun_out_t *out);
+/* The interval count of a timed run as it stands (0: open-ended). */
+uint64_t arun_max_intervals(const arun_t *ar);
 /* The clock burst before Prepared is over; ok when it gave a sample. */
 void arun_clock_ready(arun_t *ar, bool ok, int64_t now, arun_out_t *out);
 
@@ -137,5 +165,7 @@ uint64_t arun_made(const arun_t *ar);
 uint64_t arun_pending(const arun_t *ar);
 /* Its part is over and nothing waits to be acknowledged (or nobody will collect it): free it. */
 bool arun_over(const arun_t *ar);
+/* Told to stop, given up, putting the host back or done: a next run's Prepare may wait for it. */
+bool arun_ending(const arun_t *ar);
 /* Reads the state file a run left in dir: its id and phase ("" when none). 0 or -errno. */
 int arun_peek(const char *dir, char *id, size_t idlen, char *phase, size_t phaselen);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -18,6 +19,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "host.h"
+#include "iosched.h"
 #include "identity.h"
 #include "intervals.h"
 #include "keys.h"
@@ -41,12 +43,12 @@
 /* At SIGTERM, the run's end (its host put back: an unmount may take a minute) gets this long. */
 #define STOP_WAIT_NS (75 * (int64_t)NSEC_PER_SEC)
 
-static void run_dir_of(const agent_t *ag, const char *run_id, char *buf, size_t len)
+static void run_dir_of(const agent_daemon_t *ag, const char *run_id, char *buf, size_t len)
 {
         snprintf(buf, len, "%s/runs/%s", ag->cfg->state_dir, run_id);
 }
 
-static void ctx_free(agent_t *ag)
+static void ctx_free(agent_daemon_t *ag)
 {
         run_ctx_t *run = ag->run;
         if (!run)
@@ -99,11 +101,14 @@ static void arm_timer(run_ctx_t *run)
 }
 
 /* The client's runner, once its host is ready (the jobs' files live in its mount). */
-static int make_runner(agent_t *ag, char *err, size_t errlen)
+static int make_runner(agent_daemon_t *ag, char *err, size_t errlen)
 {
         run_ctx_t *run = ag->run;
         const Iofleet__Prepare *p = run->prepare->prepare;
-        runner_params_t params = {.cfg = ag->cfg, .agent_name = ag->name, .rank = p->rank};
+        runner_params_t params = {.cfg = ag->cfg,
+                                  .agent_name = ag->name,
+                                  .rank = p->rank,
+                                  .group_barrier = p->group_barrier};
         char work[4200];
         int r = 0;
 
@@ -124,6 +129,11 @@ static int make_runner(agent_t *ag, char *err, size_t errlen)
                         break;
         }
         params.work_dir = work;
+        /* ioscheduler=: devices switched now (saved in the restore record, put back with the
+         * sysctls and the mount when the run ends) */
+        if (r >= 0)
+                r = iosched_apply(ag->cfg, ag->restore, params.jobs, params.n_jobs, work, ag->name,
+                                  &run->effective, err, errlen);
         if (r < 0) {
                 for (size_t i = 0; i < params.n_jobs; i++)
                         job_spec_done(&params.jobs[i]);
@@ -140,7 +150,7 @@ static int make_runner(agent_t *ag, char *err, size_t errlen)
         return r;
 }
 
-static void start_host_work(agent_t *ag, hostwork_kind_t kind)
+static void start_host_work(agent_daemon_t *ag, hostwork_kind_t kind)
 {
         run_ctx_t *run = ag->run;
         hostwork_job_t job = {.kind = kind,
@@ -154,6 +164,8 @@ static void start_host_work(agent_t *ag, hostwork_kind_t kind)
         if (r < 0) {
                 arun_out_t out = {0};
                 log_error("run %s: cannot start host work: %s", run->id, strerror(-r));
+                if (kind == HOSTWORK_FORCE)
+                        return; /* asked again in ARUN_FORCE_EVERY_NS */
                 if (kind == HOSTWORK_TEARDOWN) {
                         /* No thread: do it here; the loop waits this once. */
                         int rc = host_teardown(ag->restore, &run->effective);
@@ -170,12 +182,14 @@ static void start_host_work(agent_t *ag, hostwork_kind_t kind)
         if (kind == HOSTWORK_SERVER)
                 log_info("run %s: configuring the NFS server", run->id);
         sd_notifyf(0, "STATUS=run %s: %s", run->id,
-                   kind == HOSTWORK_TEARDOWN ? "putting the host back" : "preparing the host");
+                   kind == HOSTWORK_TEARDOWN ? "putting the host back"
+                   : kind == HOSTWORK_FORCE  ? "workers blocked in I/O: forcing the mount"
+                                             : "preparing the host");
 }
 
 /* Does what the run's state machine asked, sends what it made, and frees the run when it is
  * over. Loops while doing one thing asks for another (a failed runner, say). */
-static void apply(agent_t *ag, arun_out_t *out)
+static void apply(agent_daemon_t *ag, arun_out_t *out)
 {
         for (int round = 0; round < 8; round++) {
                 run_ctx_t *run = ag->run;
@@ -218,14 +232,31 @@ static void apply(agent_t *ag, arun_out_t *out)
                         else
                                 sd_notifyf(0, "STATUS=run %s: starting", run->id);
                 }
+                if ((todo & ARUN_DO_START_GROUP) && run->runner) {
+                        run->group_mono = out->group_mono;
+                        if (runner_start_group_at(run->runner, out->group, out->group_mono) < 0)
+                                arun_fail(run->ar, IOFLEET__ERROR_CODE__ERROR_INTERNAL,
+                                          "cannot start the group: it does not wait", now, out);
+                }
                 if ((todo & ARUN_DO_STOP) && run->runner)
                         runner_stop(run->runner);
                 if (todo & ARUN_DO_FREE_RUNNER) {
                         runner_destroy(&run->runner);
                         run->burst = false;
                 }
-                if (todo & ARUN_DO_TEARDOWN)
-                        start_host_work(ag, HOSTWORK_TEARDOWN);
+                if ((todo & ARUN_DO_FORCE) && run->mountpoint[0] && !hostwork_busy(run->work)) {
+                        log_warning("run %s: workers still blocked in I/O on %s long after the "
+                                    "stop (its server gone?): failing the mount's pending "
+                                    "requests (umount -f)",
+                                    run->id, run->mountpoint);
+                        start_host_work(ag, HOSTWORK_FORCE);
+                }
+                if (todo & ARUN_DO_TEARDOWN) {
+                        if (hostwork_busy(run->work))
+                                run->teardown_next = true; /* after the forced unmount */
+                        else
+                                start_host_work(ag, HOSTWORK_TEARDOWN);
+                }
                 if (!out->todo && !out->coord.n)
                         break;
         }
@@ -236,7 +267,7 @@ static void apply(agent_t *ag, arun_out_t *out)
                 arm_timer(ag->run);
 }
 
-static void on_prepare(agent_t *ag, envelope_t **msg)
+static void on_prepare(agent_daemon_t *ag, envelope_t **msg)
 {
         const Iofleet__Prepare *p = (*msg)->prepare;
         arun_cfg_t cfg = {.pack = report_pack,
@@ -261,7 +292,7 @@ static void on_prepare(agent_t *ag, envelope_t **msg)
                 /* The coordinator is done with the last run and this one follows it: while the
                  * host is put back (off the loop) or the last Ack is on its way, the Prepare
                  * waits (take_next_prepare()). */
-                if ((ph == ARUN_DONE || ph == ARUN_TEARDOWN) && !ag->next_prepare) {
+                if (arun_ending(ag->run->ar) && !ag->next_prepare) {
                         ag->next_prepare = *msg;
                         *msg = NULL;
                         ag->next_prepare_until = clock_mono_ns() + NEXT_PREPARE_WAIT_NS;
@@ -301,7 +332,7 @@ static void on_prepare(agent_t *ag, envelope_t **msg)
 
 /* The Prepare that waited for the last run: taken once that run is freed, refused when it
  * waited too long (or dropped, with drop, when the session it came on is gone). */
-static void take_next_prepare(agent_t *ag, bool drop)
+static void take_next_prepare(agent_daemon_t *ag, bool drop)
 {
         envelope_t *e = ag->next_prepare;
         char err[300];
@@ -320,41 +351,70 @@ static void take_next_prepare(agent_t *ag, bool drop)
         wire_free(&e);
 }
 
-static void on_start(agent_t *ag, const Iofleet__Start *s)
+/* The coordinator's instant, on this agent's clock, then on the kernel's monotonic: NULL, or
+ * why it cannot be placed (why holds it). */
+static const char *map_instant(agent_daemon_t *ag, int64_t at_ns, int64_t now, int64_t *mono, char *why,
+                               size_t whylen)
+{
+        time_sample_t best = {};
+        if (session_best_offset(ag, &best) < 0)
+                return "no clock sample from the coordinator: cannot place the start";
+        *mono = clock_local_to_mono(at_ns - best.offset_ns);
+        if (*mono - now > START_MAX_AHEAD_NS) {
+                snprintf(why, whylen,
+                         "start instant %llds away: more than the longest lead (1h) allows",
+                         (long long)((*mono - now) / (int64_t)NSEC_PER_SEC));
+                return why;
+        }
+        return NULL;
+}
+
+static void on_start(agent_daemon_t *ag, const Iofleet__Start *s)
 {
         run_ctx_t *run = ag->run;
-        time_sample_t best = {};
         arun_out_t out = {0};
         int64_t mono = 0, now = clock_mono_ns();
         char why[160];
-        const char *err = NULL;
+        const char *err;
 
         if (!run || !streq(run->id, s->run_id)) {
                 session_error(ag, IOFLEET__ERROR_CODE__ERROR_INTERNAL, s->run_id,
                               "start for a run this agent has not prepared");
                 return;
         }
-        /* The coordinator's instant, on this agent's clock, then on the kernel's monotonic. */
-        if (session_best_offset(ag, &best) < 0)
-                err = "no clock sample from the coordinator: cannot place the start";
-        else {
-                mono = clock_local_to_mono(s->start_ns - best.offset_ns);
-                if (mono - now > START_MAX_AHEAD_NS) {
-                        snprintf(why, sizeof(why),
-                                 "start instant %llds away: more than the longest lead (1h) allows",
-                                 (long long)((mono - now) / (int64_t)NSEC_PER_SEC));
-                        err = why;
-                } else if (mono <= now && arun_phase(run->ar) == ARUN_PREPARED)
-                        log_warning("run %s: start instant already passed by %lldns: starting now",
-                                    run->id, (long long)(now - mono));
-        }
+        err = map_instant(ag, s->start_ns, now, &mono, why, sizeof(why));
+        if (!err && mono <= now && arun_phase(run->ar) == ARUN_PREPARED)
+                log_warning("run %s: start instant already passed by %lldns: starting now",
+                            run->id, (long long)(now - mono));
         arun_on_start(run->ar, mono, err, now, &out);
         apply(ag, &out);
 }
 
+/* The cluster-wide stonewall: group s->group starts at the coordinator's instant. */
+static void on_start_group(agent_daemon_t *ag, const Iofleet__StartGroup *s)
+{
+        run_ctx_t *run = ag->run;
+        arun_out_t out = {0};
+        int64_t mono = 0, now = clock_mono_ns();
+        char why[160];
+        const char *err;
+
+        if (!run || !streq(run->id, s->run_id))
+                return; /* a run already over here: nothing waits for it */
+        err = map_instant(ag, s->start_ns, now, &mono, why, sizeof(why));
+        if (!err && mono <= now && run->runner && runner_group_waiting(run->runner, NULL))
+                log_warning("run %s: group %u's instant already passed by %lldns: starting now",
+                            run->id, s->group, (long long)(now - mono));
+        if (!err && mono <= 0)
+                mono = now;
+        arun_on_start_group(run->ar, s->group, mono, s->max_intervals, err, now, &out);
+        apply(ag, &out);
+        outbox_done(&out.coord);
+}
+
 /* A session from scratch: a fresh socket and handshake. A run carries on for its orphan grace
  * (its messages wait in its queue for the next session). */
-static void reconnect(agent_t *ag)
+static void reconnect(agent_daemon_t *ag)
 {
         if (ag->run && ag->state == SESSION_REGISTERED) {
                 arun_out_t out = {0};
@@ -368,7 +428,7 @@ static void reconnect(agent_t *ag)
         sd_notify(0, "STATUS=reconnecting");
 }
 
-static void on_welcome(agent_t *ag, const Iofleet__Welcome *w)
+static void on_welcome(agent_daemon_t *ag, const Iofleet__Welcome *w)
 {
         ag->state = SESSION_REGISTERED;
         ag->heartbeat_ns = (int64_t)w->heartbeat_ns;
@@ -396,7 +456,7 @@ static void on_welcome(agent_t *ag, const Iofleet__Welcome *w)
         }
 }
 
-static void on_error(agent_t *ag, const Iofleet__Error *e)
+static void on_error(agent_daemon_t *ag, const Iofleet__Error *e)
 {
         switch (e->code) {
         case IOFLEET__ERROR_CODE__ERROR_NOT_REGISTERED:
@@ -436,7 +496,7 @@ static void on_error(agent_t *ag, const Iofleet__Error *e)
         }
 }
 
-static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
+static void on_message(agent_daemon_t *ag, sock_msg_t *m, int64_t t4)
 {
         envelope_t *e = NULL;
         arun_out_t out = {0};
@@ -489,6 +549,9 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
         case IOFLEET__ENVELOPE__BODY_START:
                 on_start(ag, e->start);
                 break;
+        case IOFLEET__ENVELOPE__BODY_START_GROUP:
+                on_start_group(ag, e->start_group);
+                break;
         case IOFLEET__ENVELOPE__BODY_STOP:
                 if (ag->run && streq(ag->run->id, e->stop->run_id)) {
                         arun_on_stop(ag->run->ar, e->stop->reason, clock_mono_ns(), &out);
@@ -510,7 +573,7 @@ static void on_message(agent_t *ag, sock_msg_t *m, int64_t t4)
 }
 
 /* Runner events: laid out (then the clock burst), running, done. */
-static void on_runner(agent_t *ag)
+static void on_runner(agent_daemon_t *ag)
 {
         run_ctx_t *run = ag->run;
         arun_out_t out = {0};
@@ -526,17 +589,24 @@ static void on_runner(agent_t *ag)
                           now, &out);
         } else if (st == RUNNER_PREPARED && !run->burst) {
                 arun_runner_prepared(run->ar, now, &out);
-        } else if (st == RUNNER_RUNNING) {
+        } else if (st == RUNNER_RUNNING || st == RUNNER_DONE) {
+                unsigned g;
                 arun_runner_running(run->ar, now, &out);
-        } else if (st == RUNNER_DONE) {
-                arun_runner_running(run->ar, now, &out);
+                /* The cluster-wide stonewall: groups started, and the one waiting, if any. */
+                for (g = 1; g < runner_groups(run->runner); g++)
+                        if (runner_group_started_mono(run->runner, g))
+                                arun_group_started(run->ar, g, now, &out);
+                if (st == RUNNER_RUNNING && runner_group_waiting(run->runner, &g))
+                        arun_group_waiting(run->ar, g, now, &out);
+        }
+        if (st == RUNNER_DONE) {
                 arun_runner_done(run->ar, runner_last_done_mono(run->runner), now, &out);
         }
         apply(ag, &out);
         outbox_done(&out.coord);
 }
 
-static void on_host_work(agent_t *ag)
+static void on_host_work(agent_daemon_t *ag)
 {
         run_ctx_t *run = ag->run;
         hostwork_kind_t kind;
@@ -545,6 +615,16 @@ static void on_host_work(agent_t *ag)
         int rc;
         if (!run || hostwork_collect(run->work, &kind, &rc, err, sizeof(err)) < 0)
                 return;
+        if (kind == HOSTWORK_FORCE) {
+                /* EBUSY is the rule: the workers still hold their files, the requests failed. */
+                log_info("run %s: umount -f %s: %s", run->id, run->mountpoint,
+                         rc == 0 ? "unmounted" : err);
+                if (run->teardown_next) {
+                        run->teardown_next = false;
+                        start_host_work(ag, HOSTWORK_TEARDOWN);
+                }
+                return;
+        }
         if (kind == HOSTWORK_TEARDOWN)
                 arun_host_done(run->ar, rc, clock_mono_ns(), &out);
         else {
@@ -556,7 +636,7 @@ static void on_host_work(agent_t *ag)
         outbox_done(&out.coord);
 }
 
-static void on_run_timer(agent_t *ag)
+static void on_run_timer(agent_daemon_t *ag)
 {
         uint64_t n;
         arun_out_t out = {0};
@@ -568,7 +648,7 @@ static void on_run_timer(agent_t *ag)
 }
 
 /* Prepared goes out when the workers are ready and the fresh probe burst is in (or timed out). */
-static void check_burst(agent_t *ag)
+static void check_burst(agent_daemon_t *ag)
 {
         run_ctx_t *run = ag->run;
         arun_out_t out = {0};
@@ -586,7 +666,7 @@ static void check_burst(agent_t *ag)
         outbox_done(&out.coord);
 }
 
-static void tick(agent_t *ag)
+static void tick(agent_daemon_t *ag)
 {
         int64_t now = clock_mono_ns();
 
@@ -624,7 +704,7 @@ static void tick(agent_t *ag)
                 on_runner(ag);
 }
 
-static int64_t next_wakeup(const agent_t *ag)
+static int64_t next_wakeup(const agent_daemon_t *ag)
 {
         int64_t t = clock_mono_ns() + 200 * (int64_t)NSEC_PER_MSEC;
         if (ag->state != SESSION_REGISTERED && ag->next_hello < t)
@@ -642,7 +722,7 @@ static int64_t next_wakeup(const agent_t *ag)
 
 /* A run an earlier life of the agent left in its state directory: what it did not deliver goes
  * to the coordinator at the next session. */
-static void recover_run(agent_t *ag)
+static void recover_run(agent_daemon_t *ag)
 {
         char runs[4200], dir[4600], id[WIRE_MAX_ID + 1], phase[32];
         arun_cfg_t cfg = {.pack = report_pack,
@@ -684,7 +764,7 @@ static void recover_run(agent_t *ag)
         outbox_done(&out.coord);
 }
 
-static int setup(agent_t *ag)
+static int setup(agent_daemon_t *ag)
 {
         const agent_config_t *cfg = ag->cfg;
         char err[1024];
@@ -736,7 +816,7 @@ static int setup(agent_t *ag)
         return 0;
 }
 
-static void on_signal(agent_t *ag)
+static void on_signal(agent_daemon_t *ag)
 {
         struct signalfd_siginfo si;
         while (read(ag->sigfd, &si, sizeof(si)) == sizeof(si)) {
@@ -757,7 +837,7 @@ static void on_signal(agent_t *ag)
 }
 
 /* The agent stops once its run (if any) has put the host back, or after STOP_WAIT_NS. */
-static bool may_stop(agent_t *ag)
+static bool may_stop(agent_daemon_t *ag)
 {
         int64_t now = clock_mono_ns();
         if (!ag->quit)
@@ -775,7 +855,7 @@ static bool may_stop(agent_t *ag)
 
 int daemon_run(const agent_config_t *cfg)
 {
-        agent_t ag = {.cfg = cfg, .sigfd = -1, .probe_fd = -1};
+        agent_daemon_t ag = {.cfg = cfg, .sigfd = -1, .probe_fd = -1};
         uint64_t watchdog_usec = 0;
         int64_t next_watchdog = 0;
         int r;
@@ -838,7 +918,11 @@ int daemon_run(const agent_config_t *cfg)
         sd_notify(0, "STOPPING=1\nSTATUS=stopping");
         if (ag.run) {
                 /* Out of time (or a second signal): whatever the run still had changed goes
-                 * back now; what it made stays in its directory for the next start. */
+                 * back now; what it made stays in its directory for the next start. Workers
+                 * blocked on a mount whose server went away are let go first (umount -f fails
+                 * its pending requests; EBUSY, as they hold their files, is expected). */
+                if (ag.run->runner && ag.run->mountpoint[0] && !hostwork_busy(ag.run->work))
+                        (void)umount2(ag.run->mountpoint, MNT_FORCE);
                 runner_destroy(&ag.run->runner);
                 hostwork_wait(ag.run->work);
                 if (ag.restore && restore_pending(ag.restore))

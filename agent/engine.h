@@ -8,7 +8,7 @@
 #include "options.h"
 
 /* Bumped whenever engine_ops_t or io_unit_t changes: a table of another version is not used. */
-#define ENGINE_OPS_VERSION 3
+#define ENGINE_OPS_VERSION 4
 
 /* One I/O. The worker owns depth of them for the whole run (never allocated per I/O) and hands
  * them to the engine; an engine keeps its own per-unit state in arrays indexed by index. */
@@ -25,7 +25,9 @@ typedef struct io_unit {
         int64_t result;
         /* The worker's bookkeeping; engines leave it alone. */
         int64_t start_ns, issue_ns;
+        int64_t done_ns; /* io_submit_mode=offload: when the pool thread finished it */
         bool counted;
+        bool readback; /* reads back a block this job wrote (verify): checked when it completes */
 } io_unit_t;
 
 /* What an engine gets to set itself up, in the worker's thread, before the start gate. */
@@ -52,6 +54,14 @@ enum {
         /* The files live behind the engine (an NFS export), not in the agent's filesystem: the
          * worker lays them out and opens them through open_file(), never with open(2). */
         ENGINE_OWN_FILES = 1u << 2,
+        /* fio's file and directory operation engines (filecreate, filestat, ...): the files are
+         * never opened for I/O; file_op() acts on each file as a pass over it begins, its
+         * latency is the job's completion latency, and queue() moves no data (fio's fake I/O:
+         * the file's blocks count as done, without latencies of their own). */
+        ENGINE_FILE_OPS = 1u << 3,
+        ENGINE_NO_LAYOUT = 1u << 4,  /* the job's files are not laid out (the engine makes them) */
+        ENGINE_DIR_LAYOUT = 1u << 5, /* the job's "files" are laid out as empty directories */
+        ENGINE_RDWR = 1u << 6,       /* files open read-write even for reads (falloc) */
 };
 
 /* A file as open_file() gets it (ENGINE_OWN_FILES). */
@@ -100,6 +110,10 @@ typedef struct engine_ops {
         /* Optional (ENGINE_OWN_FILES): fsync (datasync false) or fdatasync of file index, called
          * with nothing in flight. 0 or -errno with one line in err. */
         int (*sync)(void *data, unsigned index, bool datasync, char *err, size_t errlen);
+        /* ENGINE_FILE_OPS: the operation on file name in the directory dirfd (opened through
+         * the path policy; the engine acts with *at() calls that never follow a final link).
+         * 0 or -errno. */
+        int (*file_op)(void *data, int dirfd, const char *name);
 } engine_ops_t;
 
 /* The engine called name, or NULL. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "host.h"
@@ -51,6 +52,11 @@ static void *work(void *arg)
                 w->rc = host_prepare_client(w->job.cfg, w->job.restore, w->job.prepare,
                                             w->job.mountpoint, w->job.mplen, w->job.effective,
                                             w->err, sizeof(w->err));
+                break;
+        case HOSTWORK_FORCE:
+                w->rc = umount2(w->job.mountpoint, MNT_FORCE) < 0 ? -errno : 0;
+                if (w->rc < 0)
+                        snprintf(w->err, sizeof(w->err), "%s", strerror(-w->rc));
                 break;
         case HOSTWORK_TEARDOWN:
                 w->rc = host_teardown(w->job.restore, w->job.effective);

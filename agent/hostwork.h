@@ -15,6 +15,9 @@ typedef enum hostwork_kind {
         HOSTWORK_SERVER,   /* host_prepare_server() for a server's Prepare */
         HOSTWORK_CLIENT,   /* host_prepare_client(): sysctls, the mount */
         HOSTWORK_TEARDOWN, /* host_teardown(): everything back */
+        HOSTWORK_FORCE,    /* umount2(mountpoint, MNT_FORCE): the mount's pending requests fail,
+                            * so workers blocked on a dead server return (they still hold their
+                            * files: EBUSY is the expected answer) */
 } hostwork_kind_t;
 
 typedef struct hostwork hostwork_t;
@@ -27,7 +30,7 @@ typedef struct hostwork_job {
         restore_t *restore;
         const Iofleet__Prepare *prepare; /* SERVER, CLIENT */
         kvlist_t *effective;             /* what took effect; "restored" after a teardown */
-        char *mountpoint;                /* CLIENT: the mount's path, "" without one */
+        char *mountpoint;                /* CLIENT: the mount's path, "" without one; FORCE */
         size_t mplen;
 } hostwork_job_t;
 

@@ -6,14 +6,14 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine.h"
 #include "layout.h"
 #include "util.h"
 
-/* The directory a job works in: its directory (relative to work_dir), else work_dir. */
-static int job_dir(const job_spec_t *j, const char *work_dir, char *buf, size_t len)
+int policy_job_dir(const job_spec_t *j, const char *work_dir, char *buf, size_t len)
 {
         int n;
         if (strempty(j->directory))
@@ -38,7 +38,7 @@ int policy_check_job(const agent_config_t *cfg, const job_spec_t *j, const char 
                 return 0;
         if (j->ioengine && streq(j->ioengine, "metadata")) {
                 int fd;
-                if (job_dir(j, work_dir, dir, sizeof(dir)) < 0)
+                if (policy_job_dir(j, work_dir, dir, sizeof(dir)) < 0)
                         return errorf(err, errlen, -ENAMETOOLONG, "job %s: directory too long",
                                       j->name);
                 r = policy_open(cfg, dir, PATH_JOB_DIR, O_PATH | O_DIRECTORY, 0, NULL, &fd, e,
@@ -61,5 +61,34 @@ int policy_check_job(const agent_config_t *cfg, const job_spec_t *j, const char 
                         return r;
                 layout_files_free(&files, n);
         }
+        return 0;
+}
+
+int policy_unlink(const agent_config_t *cfg, const char *path, char *err, size_t errlen)
+{
+        const char *slash = strrchr(path ? path : "", '/');
+        char dir[PATH_MAX], e[1024];
+        struct stat st;
+        int dfd, r;
+
+        if (!slash || !slash[1] || streq(slash + 1, ".") || streq(slash + 1, "..") ||
+            (size_t)(slash - path) >= sizeof(dir))
+                return errorf(err, errlen, -EINVAL, "%s: not a file's path", path ? path : "");
+        snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+        /* The directory beneath allow_paths, then the name in it, never followed. */
+        r = policy_open(cfg, dir, PATH_JOB_DIR, O_PATH | O_DIRECTORY, 0, NULL, &dfd, e, sizeof(e));
+        if (r < 0)
+                return errorf(err, errlen, r, "removing %s: %s", path, e);
+        if (fstatat(dfd, slash + 1, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                r = -errno;
+        else if (!S_ISREG(st.st_mode))
+                r = -EPERM;
+        else if (unlinkat(dfd, slash + 1, 0) < 0)
+                r = -errno;
+        close(dfd);
+        if (r == -EPERM)
+                return errorf(err, errlen, r, "removing %s: not a regular file; left alone", path);
+        if (r < 0)
+                return errorf(err, errlen, r, "removing %s: %s", path, strerror(-r));
         return 0;
 }

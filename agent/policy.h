@@ -81,6 +81,15 @@ int policy_verify_named(const agent_config_t *cfg, const char *path, int purpose
 int policy_check_job(const agent_config_t *cfg, const job_spec_t *j, const char *work_dir,
                      const char *agent, char *err, size_t errlen);
 
+/* The directory a job works in: its directory (relative to work_dir), else work_dir; 0 or
+ * -ENAMETOOLONG. */
+int policy_job_dir(const job_spec_t *j, const char *work_dir, char *buf, size_t len);
+
+/* Removes the job file at path (fio's unlink, and the layout of a file too short to use): its
+ * directory resolved beneath allow_paths as policy_open() does, then the name in it removed when
+ * it is a regular file (never followed, never a directory or a link). 0, or -errno with err. */
+int policy_unlink(const agent_config_t *cfg, const char *path, char *err, size_t errlen);
+
 /* Records that path (canonical) was made, with the identity of fd (its device, inode and file
  * handle); undo NULL records nothing. 0 or -errno. */
 int policy_undo_add(policy_undo_t *undo, const char *path, int fd, bool dir);

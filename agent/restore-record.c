@@ -25,7 +25,8 @@
 #include "util.h"
 
 
-static const char *const kind_names[] = {"file", "sysctl", "service", "mount", "dir", "bad"};
+static const char *const kind_names[] = {"file",  "sysctl", "service", "mount",
+                                         "dir",   "attr",   "bad"};
 
 void restore_entry_free(entry_t *e)
 {
@@ -56,17 +57,6 @@ static int put_escaped(FILE *f, const char *key, const char *v, size_t n)
         return 0;
 }
 
-static int hexval(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 /* Undoes put_escaped in place; false on a bad escape or an escaped NUL. */
 static bool unescape_inplace(char *s)
 {
@@ -76,7 +66,7 @@ static bool unescape_inplace(char *s)
                         *o++ = *p;
                         continue;
                 }
-                int h = hexval(p[1]), l = h < 0 ? -1 : hexval(p[2]);
+                int h = hex_value(p[1]), l = h < 0 ? -1 : hex_value(p[2]);
                 if (h < 0 || l < 0 || (h == 0 && l == 0))
                         return false;
                 *o++ = (char)(h * 16 + l);
@@ -170,6 +160,10 @@ int restore_entry_commit(restore_t *r, entry_t *e, const char *data, size_t data
                 put_escaped(f, "umount_bin", e->a, strlen(e->a));
                 put_escaped(f, "mountpoint", e->b, strlen(e->b));
                 fprintf(f, "created_dir=%d\n", e->flag);
+                break;
+        case ENTRY_ATTR:
+                put_escaped(f, "path", e->a, strlen(e->a));
+                put_escaped(f, "value", e->value, strlen(e->value));
                 break;
         case ENTRY_DIR:
                 put_escaped(f, "path", e->a, strlen(e->a));
@@ -319,6 +313,15 @@ static int entry_from_kv(const kvlist_t *kv, entry_t *e, char *why, size_t whyle
                         return errorf(why, whylen, -EINVAL, "mount: bad or missing mountpoint");
                 if (!parse_bool01(kv_get(kv, "created_dir"), &e->flag))
                         return errorf(why, whylen, -EINVAL, "mount: bad created_dir");
+                return 0;
+        }
+        if (streq(kind, "attr")) {
+                e->kind = ENTRY_ATTR;
+                if (dup_field(kv, "path", &e->a) < 0 || !restore_path_ok(e->a) ||
+                    strncmp(e->a, "/sys/", 5) != 0)
+                        return errorf(why, whylen, -EINVAL, "attr: bad or missing path (not /sys/...)");
+                if (dup_field(kv, "value", &e->value) < 0 || !restore_word_ok(e->value))
+                        return errorf(why, whylen, -EINVAL, "attr: bad or missing value");
                 return 0;
         }
         if (streq(kind, "dir")) {

@@ -16,7 +16,7 @@
 #define RESTORE_MAX_SYSCTL 65536u    /* a sysctl value as read */
 #define RESTORE_MAX_NUM 99999999u
 #define RESTORE_MAX_OPS 8
-#define RESTORE_UMOUNT_TIMEOUT_MS 60000
+#define RESTORE_UMOUNT_TIMEOUT_MS 30000 /* then MNT_FORCE, then MNT_DETACH */
 
 typedef enum entry_kind {
         ENTRY_FILE,
@@ -24,15 +24,16 @@ typedef enum entry_kind {
         ENTRY_SERVICE,
         ENTRY_MOUNT,
         ENTRY_DIR,
-        ENTRY_BAD, /* committed but unreadable: kept and reported, never guessed at */
+        ENTRY_ATTR, /* a sysfs attribute (a device's I/O scheduler) and the value to write back */
+        ENTRY_BAD,  /* committed but unreadable: kept and reported, never guessed at */
 } entry_kind_t;
 
 typedef struct entry {
         unsigned num;
         entry_kind_t kind;
-        char *a;     /* file, dir: path; sysctl: name; service: kind; mount: umount_bin */
+        char *a;     /* file, dir, attr: path; sysctl: name; service: kind; mount: umount_bin */
         char *b;     /* sysctl: root; service: name; mount: mountpoint */
-        char *value; /* sysctl: the old value, exactly as read; bad: why */
+        char *value; /* sysctl: the old value, exactly as read; attr: what to write back; bad: why */
         bool flag;   /* file: existed; service: was_running; mount: created_dir */
         mode_t mode;
         uid_t uid;

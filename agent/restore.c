@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -98,7 +99,7 @@ static bool have(const restore_t *r, entry_kind_t kind, const char *a, const cha
                 const entry_t *e = &r->v[i];
                 if (e->kind != kind)
                         continue;
-                if (kind == ENTRY_FILE && streq(e->a, a))
+                if ((kind == ENTRY_FILE || kind == ENTRY_ATTR) && streq(e->a, a))
                         return true;
                 if (kind == ENTRY_MOUNT && streq(e->b, b))
                         return true;
@@ -223,6 +224,20 @@ int restore_save_mount(restore_t *r, const char *umount_bin, const char *mountpo
         e.a = strdup(umount_bin);
         e.b = strdup(mountpoint);
         int ret = e.a && e.b ? restore_entry_commit(r, &e, NULL, 0) : -ENOMEM;
+        restore_entry_free(&e);
+        return ret;
+}
+
+int restore_save_attr(restore_t *r, const char *path, const char *value)
+{
+        if (!restore_path_ok(path) || strncmp(path, "/sys/", 5) != 0 || !restore_word_ok(value))
+                return -EINVAL;
+        if (have(r, ENTRY_ATTR, path, NULL))
+                return 0;
+        entry_t e = {.kind = ENTRY_ATTR};
+        e.a = strdup(path);
+        e.value = strdup(value);
+        int ret = e.a && e.value ? restore_entry_commit(r, &e, NULL, 0) : -ENOMEM;
         restore_entry_free(&e);
         return ret;
 }
@@ -375,6 +390,32 @@ static int apply_service(restore_t *r, const entry_t *e, char *err, size_t errle
                       e->b, e->a, e->a);
 }
 
+/* A mount the umount program could not take off (busy: workers still in I/O on a server that
+ * went away; or no answer within the time): MNT_FORCE first — for NFS it fails the mount's
+ * pending requests, so blocked I/O returns EIO and the files can close — then MNT_DETACH, which
+ * takes the mount out of the tree at once and leaves the kernel to let go of it when its last
+ * file closes. Either way nothing is left mounted for the next run or the admin to find. */
+static int force_off(const entry_t *e, const char *why, char *err, size_t errlen)
+{
+        const char *how = "forced off (umount -f)";
+        if (umount2(e->b, MNT_FORCE) < 0) {
+                int fe = errno;
+                if (fe == EINVAL || fe == ENOENT)
+                        how = "gone meanwhile";
+                else if (umount2(e->b, MNT_DETACH) == 0)
+                        how = "detached (umount -l: the kernel lets go once its last file "
+                              "closes)";
+                else if (errno == EINVAL || errno == ENOENT)
+                        how = "gone meanwhile";
+                else
+                        return errorf(err, errlen, -errno,
+                                      "mount %s: %s; umount -f: %s; umount -l: %m", e->b, why,
+                                      strerror(fe));
+        }
+        log_warning("restore: mount %s: %s; %s", e->b, why, how);
+        return 0;
+}
+
 static int apply_mount(const entry_t *e, char *err, size_t errlen)
 {
         int m = mountinfo_find(NULL, e->b, NULL);
@@ -383,16 +424,28 @@ static int apply_mount(const entry_t *e, char *err, size_t errlen)
                               strerror(-m));
         if (m > 0) {
                 const char *argv[] = {e->a, e->b, NULL};
-                char out[512];
+                char out[512], why[700];
                 int status = 0;
                 int ret = helper_run(argv, RESTORE_UMOUNT_TIMEOUT_MS, out, sizeof(out), &status);
-                if (ret < 0)
-                        return errorf(err, errlen, ret, "mount %s: running %s: %s", e->b, e->a,
-                                      strerror(-ret));
-                if (status != 0) {
+                if (ret < 0 || status != 0) {
                         out[strcspn(out, "\n")] = 0;
-                        return errorf(err, errlen, -EBUSY, "mount %s: %s exited with %d: %s", e->b,
-                                      e->a, status, out);
+                        if (ret == -ETIMEDOUT)
+                                snprintf(why, sizeof(why), "%s did not finish within %ds", e->a,
+                                         RESTORE_UMOUNT_TIMEOUT_MS / 1000);
+                        else if (ret < 0)
+                                snprintf(why, sizeof(why), "running %s: %s", e->a,
+                                         strerror(-ret));
+                        else
+                                snprintf(why, sizeof(why), "%s exited with %d: %s", e->a, status,
+                                         out[0] ? out : "no message");
+                        /* The umount program may have got it off after all (a timeout in the
+                         * server's goodbye happens after the mount left the tree). */
+                        m = mountinfo_find(NULL, e->b, NULL);
+                        if (m < 0)
+                                return errorf(err, errlen, m, "mount %s: %s; reading mountinfo: %s",
+                                              e->b, why, strerror(-m));
+                        if (m > 0 && (ret = force_off(e, why, err, errlen)) < 0)
+                                return ret;
                 }
         }
         if (e->flag && rmdir(e->b) < 0 && errno != ENOENT)
@@ -401,6 +454,20 @@ static int apply_mount(const entry_t *e, char *err, size_t errlen)
 }
 
 /* A directory the agent made: removed when empty; one that holds files now is not ours alone. */
+static int apply_attr(const entry_t *e, char *err, size_t errlen)
+{
+        int fd = open(e->a, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return errorf(err, errlen, -errno, "%s: cannot open: %m", e->a);
+        int ret = restore_write_all(fd, e->value, strlen(e->value));
+        if (close(fd) < 0 && ret == 0)
+                ret = -errno;
+        if (ret < 0)
+                return errorf(err, errlen, ret, "%s: writing back '%s' failed: %s", e->a, e->value,
+                              strerror(-ret));
+        return 0;
+}
+
 static int apply_dir(const entry_t *e, char *err, size_t errlen)
 {
         if (rmdir(e->a) == 0 || errno == ENOENT)
@@ -461,6 +528,9 @@ int restore_apply(restore_t *r, char *err, size_t errlen)
                         break;
                 case ENTRY_DIR:
                         ret = apply_dir(e, msg, sizeof(msg));
+                        break;
+                case ENTRY_ATTR:
+                        ret = apply_attr(e, msg, sizeof(msg));
                         break;
                 default:
                         ret = errorf(msg, sizeof(msg), -EBADMSG,

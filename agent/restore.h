@@ -44,6 +44,11 @@ int restore_save_service(restore_t *r, const char *kind, const char *name, bool 
 int restore_save_mount(restore_t *r, const char *umount_bin, const char *mountpoint,
                        bool created_dir);
 
+/* A sysfs attribute (path under /sys/, such as a device's queue/scheduler) and value, the word
+ * that puts it back when written (a scheduler reads "none [mq-deadline] kyber" but is set by
+ * writing "mq-deadline"). */
+int restore_save_attr(restore_t *r, const char *path, const char *value);
+
 /* Creates directory path with mode (and its missing parents, 0755); each directory it creates
  * is recorded first, so that restore_apply() removes it again when it is empty (one that
  * holds files by then is left, with a warning). Existing directories are not recorded. */

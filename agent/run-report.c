@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "steadystate.h"
 #include "util.h"
 
 /* Run messages carry their run number; the session's sequence is for live messages only. */
@@ -36,7 +37,7 @@ static int encode_settings(envelope_t *e, Iofleet__Setting ***field, size_t *n,
         return r;
 }
 
-static int64_t timeline_of_mono(agent_t *ag, int64_t mono)
+static int64_t timeline_of_mono(agent_daemon_t *ag, int64_t mono)
 {
         time_sample_t s = {};
         session_best_offset(ag, &s);
@@ -44,7 +45,7 @@ static int64_t timeline_of_mono(agent_t *ag, int64_t mono)
         return clock_local_ns() - clock_mono_ns() + mono + s.offset_ns;
 }
 
-static int pack_prepared(agent_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
+static int pack_prepared(agent_daemon_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
                          size_t *len)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
@@ -68,7 +69,7 @@ static int pack_prepared(agent_t *ag, run_ctx_t *run, const arun_pack_t *p, uint
         return encode_settings(&e, &m.effective, &m.n_effective, &run->effective, buf, len);
 }
 
-static int pack_started(agent_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
+static int pack_started(agent_daemon_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
                         size_t *len)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
@@ -188,6 +189,44 @@ static unsigned entries_of(runner_t *r, size_t j)
                                                                         : runner_job_numjobs(r, j);
 }
 
+/* A job's steady-state block as it travels (fio's "steadystate"). */
+typedef struct ss_wire {
+        Iofleet__SteadyState pb;
+        char ss[96], criterion[64];
+        uint64_t *bw, *iops;
+} ss_wire_t;
+
+static Iofleet__SteadyState *ss_wire_fill(ss_wire_t *w, const steadystate_t *ss)
+{
+        iofleet__steady_state__init(&w->pb);
+        ss_format(&ss->spec, w->ss, sizeof(w->ss));
+        snprintf(w->criterion, sizeof(w->criterion), "%f%s", ss->criterion,
+                 ss->spec.percent ? "%" : "");
+        w->bw = calloc(ss->dur, sizeof(*w->bw));
+        w->iops = calloc(ss->dur, sizeof(*w->iops));
+        if (!w->bw || !w->iops)
+                return NULL;
+        w->pb.ss = w->ss;
+        w->pb.criterion = w->criterion;
+        w->pb.duration_s = ss->dur;
+        w->pb.attained = ss->attained;
+        w->pb.max_deviation = ss->deviation;
+        w->pb.slope = ss->slope;
+        w->pb.bw_mean = steadystate_mean(ss, false);
+        w->pb.iops_mean = steadystate_mean(ss, true);
+        w->pb.n_bw = w->pb.n_iops = steadystate_samples(ss, w->bw, w->iops);
+        w->pb.bw = w->bw;
+        w->pb.iops = w->iops;
+        return &w->pb;
+}
+
+static void ss_wire_done(ss_wire_t *w)
+{
+        free(w->bw);
+        free(w->iops);
+        w->bw = w->iops = NULL;
+}
+
 static int pack_finished(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, size_t *len)
 {
         size_t nj = run->runner ? runner_njobs(run->runner) : 0, n = 0, k = 0;
@@ -197,6 +236,7 @@ static int pack_finished(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, si
         wire_dir_t *ds = NULL;
         runner_dir_t *dirs = NULL;
         phases_wire_t *phases = NULL;
+        ss_wire_t *ssw = NULL;
         hist_t *delta = NULL;
         const char *error = strempty(p->error) ? NULL : p->error;
         int r = -ENOMEM;
@@ -208,7 +248,8 @@ static int pack_finished(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, si
         ds = calloc(2 * n + 1, sizeof(*ds));
         dirs = calloc(2 * n + 1, sizeof(*dirs));
         phases = calloc(n + 1, sizeof(*phases));
-        if (!jr || !jp || !ds || !dirs || !phases || hist_new(&delta) < 0)
+        ssw = calloc(n + 1, sizeof(*ssw));
+        if (!jr || !jp || !ds || !dirs || !phases || !ssw || hist_new(&delta) < 0)
                 goto done;
         for (size_t j = 0; j < nj; j++) {
                 unsigned clones = entries_of(run->runner, j);
@@ -233,7 +274,14 @@ static int pack_finished(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, si
                         jr[k].error = res.error;
                         jr[k].error_offset = res.error_offset;
                         jr[k].end_syncs = res.end_syncs;
+                        jr[k].groupid = res.groupid;
+                        jr[k].start_ns = res.start_ns;
+                        jr[k].first_error = res.first_error;
+                        jr[k].total_err = res.total_err;
                         jr[k].error_msg = (char *)(res.errmsg ? res.errmsg : "");
+                        if (runner_job_steadystate(run->runner, j))
+                                jr[k].steadystate =
+                                    ss_wire_fill(&ssw[k], runner_job_steadystate(run->runner, j));
                         for (int d = 0; d < 2; d++)
                                 wire_dir_fill(&ds[2 * k + d], &dirs[2 * k + d], NULL, delta);
                         jr[k].read = &ds[2 * k].pb;
@@ -273,6 +321,9 @@ done:
         }
         for (size_t j = 0; phases && j < n; j++)
                 phases_wire_done(&phases[j]);
+        for (size_t j = 0; ssw && j < n; j++)
+                ss_wire_done(&ssw[j]);
+        free(ssw);
         free(phases);
         hist_free(&delta);
         free(jr);
@@ -312,9 +363,45 @@ static int pack_layout(run_ctx_t *run, arun_pack_t *p, uint8_t **buf, size_t *le
         return encode(&e, buf, len);
 }
 
+/* The cluster-wide stonewall: group p->group laid out and waiting. */
+static int pack_group_ready(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, size_t *len)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__GroupReady m = IOFLEET__GROUP_READY__INIT;
+        m.run_id = (char *)p->run_id;
+        m.run_seq = p->run_seq;
+        m.group = p->group;
+        e.body_case = IOFLEET__ENVELOPE__BODY_GROUP_READY;
+        e.group_ready = &m;
+        log_info("run %s: group %u laid out; waiting for every agent to end group %u", run->id,
+                 p->group, p->group - 1);
+        return encode(&e, buf, len);
+}
+
+/* ... and the instant it started, on the timeline and on this host's own clock. */
+static int pack_group_started(agent_daemon_t *ag, run_ctx_t *run, const arun_pack_t *p, uint8_t **buf,
+                              size_t *len)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__GroupStarted m = IOFLEET__GROUP_STARTED__INIT;
+        int64_t at = runner_group_started_mono(run->runner, p->group);
+        if (!at)
+                return -ENODEV;
+        m.run_id = (char *)p->run_id;
+        m.run_seq = p->run_seq;
+        m.group = p->group;
+        m.start_ns = timeline_of_mono(ag, at);
+        m.host_mono_ns = at;
+        e.body_case = IOFLEET__ENVELOPE__BODY_GROUP_STARTED;
+        e.group_started = &m;
+        log_info("run %s: group %u started %+lldns from its instant", run->id, p->group,
+                 (long long)(at - run->group_mono));
+        return encode(&e, buf, len);
+}
+
 int report_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
 {
-        agent_t *ag = user;
+        agent_daemon_t *ag = user;
         run_ctx_t *run = ag->run;
         if (!run)
                 return -ENOENT;
@@ -331,6 +418,10 @@ int report_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
                 return pack_restored(run, p, buf, len);
         case ARUN_MSG_LAYOUT:
                 return pack_layout(run, p, buf, len);
+        case ARUN_MSG_GROUP_READY:
+                return pack_group_ready(run, p, buf, len);
+        case ARUN_MSG_GROUP_STARTED:
+                return run->runner ? pack_group_started(ag, run, p, buf, len) : -ENODEV;
         }
         return -EINVAL;
 }

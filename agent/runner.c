@@ -1,6 +1,7 @@
 /* An agent's part of a run: one worker thread per job clone, released together at the start
  * instant. */
 #include "runner.h"
+#include "runner-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,41 +18,14 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "execcmd.h"
+#include "jobgroups.h"
 #include "layout.h"
+#include "steadystate.h"
 #include "log.h"
 #include "policy.h"
 #include "util.h"
 #include "worker.h"
-
-/* The starter sleeps until this long before the instant, then spins: a sleep's wake-up is late
- * by tens of microseconds, a spin by well under one. */
-#define RUNNER_SPIN_NS (200 * (int64_t)NSEC_PER_USEC)
-#define RUNNER_RT_PRIORITY 10
-#define RUNNER_MAX_WORKERS 4096
-/* The starter sleeps in slices so that a stop reaches it while it waits for a far instant. */
-#define RUNNER_SLEEP_SLICE_NS (50 * (int64_t)NSEC_PER_MSEC)
-
-struct runner {
-        job_spec_t *jobs;
-        size_t n_jobs;
-        worker_t *workers;
-        size_t n_workers, n_threads;
-        gate_t gate;
-        int stop;
-        int efd;
-        runner_state_t state;
-        char error[1024];
-        pthread_t starter;
-        bool starter_running;
-        int64_t started_mono;
-        uint64_t workers_lag_ns;
-        int started;            /* set by the starter once the gate is open and workers are awake */
-        bool realtime;          /* the starter could run SCHED_FIFO */
-        char *work_dir;         /* copy of the params' work_dir, for metadata workers */
-        const agent_config_t *cfg;
-        uint64_t meta_reported; /* metadata operations handed out by runner_meta_ops_interval() */
-        uint64_t layout_total;  /* bytes the owners' files must hold (runner_layout_progress()) */
-};
 
 int runner_dir_init(runner_dir_t *d)
 {
@@ -122,7 +96,7 @@ static int metadata_worker(runner_t *r, worker_t *wk, const char *agent, char *e
         return metadata_stats_new(&wk->md);
 }
 
-static void notify(void *userdata)
+void runner_notify(void *userdata)
 {
         runner_t *r = userdata;
         uint64_t one = 1;
@@ -153,6 +127,7 @@ static uint64_t seed_of(const job_spec_t *j, uint32_t rank, unsigned clone)
 /* A file of a worker, for finding the workers that share it. */
 typedef struct file_ref {
         const char *path;
+        unsigned group;
         size_t worker, file;
 } file_ref_t;
 
@@ -162,11 +137,14 @@ static int file_ref_cmp(const void *a, const void *b)
         int c = strcmp(x->path, y->path);
         if (c)
                 return c;
+        if (x->group != y->group)
+                return x->group < y->group ? -1 : 1;
         return x->worker < y->worker ? -1 : x->worker > y->worker;
 }
 
-/* Shared files are laid out once, by the first worker that names them, to the largest length any
- * of them needs, and filled if any of them reads. */
+/* Shared files are laid out once per group (a later group lays out after the one before ended,
+ * as fio does), by the first worker that names them, to the largest length any of them needs,
+ * and filled if any of them reads. */
 static int share_files(runner_t *r)
 {
         size_t n = 0, k = 0;
@@ -180,18 +158,21 @@ static int share_files(runner_t *r)
         for (size_t i = 0; i < r->n_workers; i++)
                 for (size_t f = 0; f < r->workers[i].nfiles; f++)
                         if (r->workers[i].files[f].path)
-                                refs[k++] = (file_ref_t){r->workers[i].files[f].path, i, f};
+                                refs[k++] = (file_ref_t){r->workers[i].files[f].path,
+                                                         r->workers[i].group, i, f};
         qsort(refs, k, sizeof(*refs), file_ref_cmp);
         for (size_t a = 0; a < k;) {
                 size_t b = a + 1;
                 layout_file_t *owner = &r->workers[refs[a].worker].files[refs[a].file];
                 owner->owner = true;
-                for (; b < k && streq(refs[b].path, refs[a].path); b++) {
+                for (; b < k && streq(refs[b].path, refs[a].path) && refs[b].group == refs[a].group;
+                     b++) {
                         layout_file_t *f = &r->workers[refs[b].worker].files[refs[b].file];
                         f->owner = false;
                         if (f->length > owner->length)
                                 owner->length = f->length;
                         owner->fill |= f->fill;
+                        owner->writes |= f->writes;
                 }
                 a = b;
         }
@@ -203,10 +184,56 @@ static int share_files(runner_t *r)
 static uint64_t job_buffer_bytes(const job_spec_t *j)
 {
         const engine_ops_t *e = engine_find(j->ioengine);
-        uint64_t bs = j->bs ? j->bs : 4096, bsw = j->bs_write ? j->bs_write : bs;
+        uint64_t bs = job_spec_bs_max(j, DDIR_READ), bsw = job_spec_bs_max(j, DDIR_WRITE);
         uint64_t m = bs > bsw ? bs : bsw;
         m = (m + 4095) / 4096 * 4096;
-        return m * (j->iodepth && e && !(e->flags & ENGINE_SYNC) ? j->iodepth : 1);
+        return m * (j->iodepth && e &&
+                            (!(e->flags & ENGINE_SYNC) || j->io_submit_mode == SUBMIT_OFFLOAD)
+                        ? j->iodepth
+                        : 1);
+}
+
+/* The jobs' order (common/jobgroups.c) and the gate's per-group and per-job counts. */
+static int plan_groups(runner_t *r, char *err, size_t errlen)
+{
+        gate_t *g = &r->gate;
+        size_t nj = r->n_jobs ? r->n_jobs : 1;
+        int rc;
+
+        r->jg = calloc(nj, sizeof(*r->jg));
+        if (!r->jg)
+                return -ENOMEM;
+        if ((rc = jobgroups_plan(r->jobs, r->n_jobs, r->jg, &r->n_groups, err, errlen)) < 0)
+                return rc;
+        if (!r->n_groups)
+                r->n_groups = 1;
+        if ((rc = gate_init(g, r->n_groups, r->n_jobs)) < 0)
+                return rc;
+        for (size_t i = 0; i < r->n_jobs; i++) {
+                g->exitall |= r->jobs[i].exitall;
+                g->job_group[i] = r->jg[i].group;
+                g->job_groupid[i] = r->jg[i].groupid;
+        }
+        r->ss = calloc(nj, sizeof(*r->ss));
+        if (!r->ss)
+                return -ENOMEM;
+        for (size_t i = 0; i < r->n_jobs; i++) {
+                const job_spec_t *j = &r->jobs[i];
+                ss_spec_t spec;
+                if (strempty(j->steadystate) || !j->ss_dur_ns)
+                        continue;
+                if ((rc = ss_parse(j->steadystate, &spec, err, errlen)) < 0)
+                        return rc;
+                if (!(r->ss[i] = calloc(1, sizeof(*r->ss[i]))))
+                        return -ENOMEM;
+                rc = steadystate_init(r->ss[i], &spec,
+                                      (uint32_t)((j->ss_dur_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC));
+                if (rc < 0)
+                        return rc == -ENOMEM ? rc
+                                             : errorf(err, errlen, rc,
+                                                      "job %s: ss_dur: 1s..1h", j->name);
+        }
+        return 0;
 }
 
 int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
@@ -237,12 +264,13 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                 goto fail;
         }
         r->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        pthread_mutex_init(&r->gate.lock, NULL);
-        pthread_cond_init(&r->gate.cond, NULL);
+        r->group_barrier = p->group_barrier;
         if (r->efd < 0) {
                 rc = -errno;
                 goto fail;
         }
+        if ((rc = plan_groups(r, err, errlen)) < 0)
+                goto fail;
         {
                 /* Limits a coordinator cannot talk an agent past: threads, and buffer memory
                  * (each worker holds one block of bs bytes). */
@@ -284,6 +312,8 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         rc = -EOPNOTSUPP;
                         goto fail;
                 }
+                if ((rc = execcmd_check(p->cfg, j, err, errlen)) < 0)
+                        goto fail;
                 if (!md && j->readonly && worker_rw_writes(j->rw)) {
                         snprintf(err, errlen,
                                  "job %s: readonly: rw=%s writes, and readonly "
@@ -299,11 +329,17 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         wk->job_index = i;
                         wk->clone = c;
                         wk->seed = seed_of(j, p->rank, c);
+                        wk->thread_number = (unsigned)w + 1;
                         wk->gate = &r->gate;
-                        wk->stop = &r->stop;
-                        wk->notify = notify;
+                        wk->group = r->jg[i].group;
+                        wk->groupid = r->jg[i].groupid;
+                        wk->waits_for = r->jg[i].waits_for;
+                        wk->stop = &r->gate.stop[i];
+                        gate_count(&r->gate, wk);
+                        wk->notify = runner_notify;
                         wk->userdata = r;
                         wk->cfg = p->cfg;
+                        wk->work_dir = r->work_dir;
                         wk->md_dirfd = -1;
                         for (int d = 0; d < 2; d++) {
                                 hist_init(&wk->dir[d].clat);
@@ -323,19 +359,21 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                                          err, errlen);
                         if (rc < 0)
                                 goto fail;
-                        for (size_t f = 0; f < wk->nfiles; f++)
-                                wk->files[f].fill = worker_rw_reads(j->rw);
+                        for (size_t f = 0; f < wk->nfiles; f++) {
+                                wk->files[f].fill = worker_rw_reads(j->rw) && !j->verify_only;
+                                wk->files[f].writes = worker_rw_writes(j->rw) && !j->verify_only;
+                        }
                 }
         }
         if ((rc = share_files(r)) < 0)
                 goto fail;
         r->n_workers = n;
-        /* What the layout is to write or find: each file once, at the length its owner gives it. */
+        /* What the layout before the run writes or finds: group 0's files, each once, at the
+         * length its owner gives it (a later serial group lays out when the group before it
+         * has ended, while the run goes on). */
         for (size_t i = 0; i < n; i++)
-                for (size_t f = 0; f < r->workers[i].nfiles; f++)
-                        if (r->workers[i].files[f].path && r->workers[i].files[f].owner)
-                                r->layout_total += r->workers[i].files[f].length;
-        r->gate.laying_out = n;
+                if (r->workers[i].group == 0)
+                        r->layout_total += worker_layout_bytes(&r->workers[i]);
         for (size_t i = 0; i < n; i++) {
                 if ((rc = -pthread_create(&r->workers[i].thread, NULL, worker_main,
                                           &r->workers[i])) < 0) {
@@ -360,7 +398,8 @@ void runner_layout_progress(const runner_t *r, uint64_t *done, uint64_t *total)
 {
         uint64_t d = 0;
         for (size_t i = 0; i < r->n_workers; i++)
-                d += __atomic_load_n(&r->workers[i].laid_out, __ATOMIC_RELAXED);
+                if (r->workers[i].group == 0)
+                        d += __atomic_load_n(&r->workers[i].laid_out, __ATOMIC_RELAXED);
         *total = r->layout_total;
         *done = d < r->layout_total ? d : r->layout_total;
 }
@@ -368,9 +407,15 @@ void runner_layout_progress(const runner_t *r, uint64_t *done, uint64_t *total)
 void runner_stop(runner_t *r)
 {
         __atomic_store_n(&r->stop, 1, __ATOMIC_RELAXED);
+        for (size_t i = 0; r->gate.stop && i < r->gate.n_jobs; i++)
+                __atomic_store_n(&r->gate.stop[i], 1, __ATOMIC_RELAXED);
+        /* the starter may wait for a group's instant */
+        pthread_mutex_lock(&r->gate.lock);
+        pthread_cond_broadcast(&r->gate.cond);
+        pthread_mutex_unlock(&r->gate.lock);
 }
 
-static void open_gate(runner_t *r, bool abort_run, int64_t start_mono)
+void runner_open_gate(runner_t *r, bool abort_run, int64_t start_mono)
 {
         pthread_mutex_lock(&r->gate.lock);
         if (!r->gate.open) {
@@ -420,7 +465,9 @@ void runner_destroy(runner_t **rp)
         runner_stop(r);
         if (r->starter_running)
                 pthread_join(r->starter, NULL);
-        open_gate(r, true, 0);
+        if (r->ss_running)
+                pthread_join(r->ss_thread, NULL);
+        runner_open_gate(r, true, 0);
         for (size_t i = 0; i < r->n_threads; i++)
                 pthread_join(r->workers[i].thread, NULL);
         if (!__atomic_load_n(&r->started, __ATOMIC_ACQUIRE))
@@ -436,8 +483,14 @@ void runner_destroy(runner_t **rp)
                 policy_undo_clear(&w->made);
         }
         free(r->work_dir);
-        pthread_mutex_destroy(&r->gate.lock);
-        pthread_cond_destroy(&r->gate.cond);
+        for (size_t i = 0; r->ss && i < r->n_jobs; i++)
+                if (r->ss[i]) {
+                        steadystate_done(r->ss[i]);
+                        free(r->ss[i]);
+                }
+        free(r->ss);
+        gate_free(&r->gate);
+        free(r->jg);
         for (size_t i = 0; i < r->n_jobs; i++)
                 job_spec_done(&r->jobs[i]);
         free(r->jobs);
@@ -463,11 +516,11 @@ runner_state_t runner_update(runner_t *r)
         for (size_t i = 0; i < r->n_workers; i++) {
                 worker_t *w = &r->workers[i];
                 int p = __atomic_load_n(&w->prepared, __ATOMIC_ACQUIRE);
-                if (p < 0 && r->state == RUNNER_PREPARING) {
+                if (p < 0 && r->state == RUNNER_PREPARING && w->group == 0) {
                         snprintf(r->error, sizeof(r->error), "job %s: %s", w->job->name, w->errmsg);
                         r->state = RUNNER_FAILED;
                 }
-                prepared += p > 0;
+                prepared += p > 0 || w->group != 0;
                 done += __atomic_load_n(&w->done, __ATOMIC_ACQUIRE);
         }
         if (r->state == RUNNER_PREPARING && prepared == r->n_workers)
@@ -488,68 +541,6 @@ const char *runner_error(const runner_t *r)
 size_t runner_workers(const runner_t *r)
 {
         return r->n_workers;
-}
-
-static void *starter_main(void *arg)
-{
-        runner_t *r = arg;
-        int64_t start = r->gate.start_mono, lag = 0, deadline;
-        struct sched_param rt = {.sched_priority = RUNNER_RT_PRIORITY}, normal = {0};
-        bool is_rt;
-
-        /* The starter alone runs real-time, for the last stretch only: a normal thread woken on
-         * a busy host can wait a scheduler time slice (milliseconds) for its CPU. Without the
-         * privilege it still works, less precisely. Timer slack would add 50us to the sleep. */
-        is_rt = pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt) == 0;
-        prctl(PR_SET_TIMERSLACK, 1UL);
-        for (;;) {
-                int64_t slice = clock_mono_ns() + RUNNER_SLEEP_SLICE_NS;
-                if (__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
-                        /* Stopped before the instant: the workers leave without running. */
-                        open_gate(r, true, start);
-                        r->started_mono = clock_mono_ns();
-                        __atomic_store_n(&r->started, 1, __ATOMIC_RELEASE);
-                        notify(r);
-                        return NULL;
-                }
-                if (slice >= start - RUNNER_SPIN_NS)
-                        break;
-                clock_sleep_until_mono(slice, 0);
-        }
-        r->started_mono = clock_sleep_until_mono(start, RUNNER_SPIN_NS);
-        open_gate(r, false, start);
-        if (is_rt)
-                pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
-        r->realtime = is_rt;
-        /* How long the workers took to wake: part of the start's precision, reported. */
-        deadline = clock_mono_ns() + 100 * (int64_t)NSEC_PER_MSEC;
-        for (size_t i = 0; i < r->n_workers; i++) {
-                worker_t *w = &r->workers[i];
-                while (!__atomic_load_n(&w->ran, __ATOMIC_ACQUIRE) &&
-                       !__atomic_load_n(&w->done, __ATOMIC_ACQUIRE) && clock_mono_ns() < deadline)
-                        sched_yield();
-                if (__atomic_load_n(&w->ran, __ATOMIC_ACQUIRE) && w->wake_mono - start > lag)
-                        lag = w->wake_mono - start;
-        }
-        r->workers_lag_ns = (uint64_t)lag;
-        __atomic_store_n(&r->started, 1, __ATOMIC_RELEASE);
-        notify(r);
-        return NULL;
-}
-
-int runner_start_at(runner_t *r, int64_t start_mono)
-{
-        int rc;
-        if (r->state != RUNNER_PREPARED)
-                return -EBUSY;
-        /* Read by the starter before it opens the gate, which publishes it to the workers. */
-        r->gate.start_mono = start_mono;
-        rc = -pthread_create(&r->starter, NULL, starter_main, r);
-        if (rc < 0)
-                return rc;
-        r->starter_running = true;
-        r->state = RUNNER_STARTING;
-        return 0;
 }
 
 int64_t runner_started_mono(const runner_t *r)
@@ -647,9 +638,12 @@ static void job_result(runner_t *r, size_t job, int clone, runner_job_result_t *
         int64_t start = r->gate.start_mono, first = INT64_MAX, last = 0, longest = 0;
         hist_t *tmp = NULL;
 
+        int64_t began = INT64_MAX;
+
         memset(res, 0, sizeof(*res));
         res->name = r->jobs[job].name;
         res->numjobs = r->jobs[job].numjobs;
+        res->groupid = r->jg ? r->jg[job].groupid : 0;
         hist_new(&tmp);
         for (size_t i = 0; i < r->n_workers; i++) {
                 worker_t *w = &r->workers[i];
@@ -663,8 +657,13 @@ static void job_result(runner_t *r, size_t job, int clone, runner_job_result_t *
                         res->errmsg = w->errmsg;
                 }
                 res->end_syncs += w->end_syncs;
+                if (w->first_error && !res->first_error)
+                        res->first_error = w->first_error;
+                res->total_err += w->nonfatal_errors;
                 if (!w->ran)
                         continue;
+                if (w->job_start_mono < began)
+                        began = w->job_start_mono;
                 if (w->done_mono - start < first)
                         first = w->done_mono - start;
                 if (w->done_mono - start > last)
@@ -679,6 +678,7 @@ static void job_result(runner_t *r, size_t job, int clone, runner_job_result_t *
         if (res->first_done_ns > res->last_done_ns)
                 res->first_done_ns = res->last_done_ns;
         res->runtime_ns = (uint64_t)longest;
+        res->start_ns = began == INT64_MAX || began < start ? 0 : (uint64_t)(began - start);
 }
 
 uint64_t runner_meta_ops_interval(runner_t *r)

@@ -21,6 +21,10 @@ typedef struct runner_params {
         const char *work_dir; /* where files go when a job names no directory */
         job_spec_t *jobs;     /* taken over by the runner */
         size_t n_jobs;
+        /* Each group after the first (fio's stonewall) waits for runner_start_group_at() rather
+         * than starting as soon as the group before has ended here: the coordinator's
+         * cluster-wide stonewall. false: groups follow each other on this agent alone. */
+        bool group_barrier;
 } runner_params_t;
 
 typedef enum runner_state {
@@ -58,6 +62,24 @@ size_t runner_workers(const runner_t *r);
 /* Starts the starter thread: it sleeps until start_mono (CLOCK_MONOTONIC) and opens the gate
  * for every worker at once; each worker then runs for its own job's runtime, if it has one. */
 int runner_start_at(runner_t *r, int64_t start_mono);
+/* A job's steady-state detection (steadystate=, ss_dur=), or NULL when it has none. Read it
+ * once DONE. */
+struct steadystate;
+const struct steadystate *runner_job_steadystate(const runner_t *r, size_t job);
+
+/* Job order (fio's stonewall, wait_for): the serial groups, run one after another; group 0 is
+ * the one runner_start_at() starts. */
+unsigned runner_groups(const runner_t *r);
+/* With group_barrier: true when group *group (1..) is laid out and prepared, its group before
+ * has ended, and it waits for runner_start_group_at(). The runner's fd becomes readable when
+ * that happens. */
+bool runner_group_waiting(runner_t *r, unsigned *group);
+/* Starts group `group` (the one waiting) at start_mono (CLOCK_MONOTONIC), with the precision of
+ * the first start. 0, or -EINVAL when that group does not wait. */
+int runner_start_group_at(runner_t *r, unsigned group, int64_t start_mono);
+/* The instant (CLOCK_MONOTONIC) group `group` started at on this agent; 0 until it has. */
+int64_t runner_group_started_mono(runner_t *r, unsigned group);
+
 /* After RUNNING: when the gate opened (CLOCK_MONOTONIC), and the last worker's wake-up after it. */
 int64_t runner_started_mono(const runner_t *r);
 uint64_t runner_workers_lag_ns(const runner_t *r);
@@ -66,8 +88,10 @@ bool runner_started_realtime(const runner_t *r);
 /* Latest end of a worker (CLOCK_MONOTONIC), valid once DONE. */
 int64_t runner_last_done_mono(const runner_t *r);
 
-/* How far the layout is: bytes laid out (files already long enough count at once) of the bytes
- * the jobs' files must hold, each shared file once. Safe while the workers lay out. */
+/* How far the layout before the run is: bytes laid out (files already long enough count at once)
+ * of the bytes the first serial group's files must hold, each shared file once (later groups
+ * lay out while the run goes on, when the group before them has ended). Safe while the workers
+ * lay out. */
 void runner_layout_progress(const runner_t *r, uint64_t *done, uint64_t *total);
 
 /* Asks every worker to end after its current I/O. */
@@ -88,6 +112,10 @@ typedef struct runner_job_result {
         int error;
         uint64_t error_offset; /* file offset of the failed I/O, when error came from one */
         const char *errmsg;
+        uint32_t groupid;  /* fio's reporting group */
+        int first_error;   /* continue_on_error: the first error the job went on after */
+        uint64_t total_err; /* ... and how many */
+        uint64_t start_ns; /* when the job began after the start: its group's (or waitee's) */
 } runner_job_result_t;
 
 size_t runner_njobs(const runner_t *r);

@@ -16,7 +16,7 @@
 #include "log.h"
 #include "util.h"
 
-int session_send(agent_t *ag, envelope_t *e)
+int session_send(agent_daemon_t *ag, envelope_t *e)
 {
         int r;
         if (!ag->sock)
@@ -32,7 +32,7 @@ int session_send(agent_t *ag, envelope_t *e)
         return r;
 }
 
-int session_send_raw(agent_t *ag, const void *buf, size_t len)
+int session_send_raw(agent_daemon_t *ag, const void *buf, size_t len)
 {
         int r;
         if (!ag->sock)
@@ -45,7 +45,7 @@ int session_send_raw(agent_t *ag, const void *buf, size_t len)
         return r;
 }
 
-void session_goodbye(agent_t *ag, const char *reason)
+void session_goodbye(agent_daemon_t *ag, const char *reason)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Goodbye g = IOFLEET__GOODBYE__INIT;
@@ -57,7 +57,7 @@ void session_goodbye(agent_t *ag, const char *reason)
         session_send(ag, &e);
 }
 
-void session_error(agent_t *ag, Iofleet__ErrorCode code, const char *run_id, const char *msg)
+void session_error(agent_daemon_t *ag, Iofleet__ErrorCode code, const char *run_id, const char *msg)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Error err = IOFLEET__ERROR__INIT;
@@ -69,7 +69,7 @@ void session_error(agent_t *ag, Iofleet__ErrorCode code, const char *run_id, con
         session_send(ag, &e);
 }
 
-void session_hello(agent_t *ag)
+void session_hello(agent_daemon_t *ag)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Hello h = IOFLEET__HELLO__INIT;
@@ -113,7 +113,7 @@ void session_hello(agent_t *ag)
         ag->backoff_ns = ag->backoff_ns * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : ag->backoff_ns * 2;
 }
 
-void session_probe(agent_t *ag)
+void session_probe(agent_daemon_t *ag)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__TimeProbe p = IOFLEET__TIME_PROBE__INIT;
@@ -123,7 +123,7 @@ void session_probe(agent_t *ag)
         session_send(ag, &e);
 }
 
-void session_start_burst(agent_t *ag)
+void session_start_burst(agent_daemon_t *ag)
 {
         ag->burst_since = clock_local_ns();
         ag->burst_left = PROBE_BURST;
@@ -132,14 +132,14 @@ void session_start_burst(agent_t *ag)
 }
 
 /* Best offset: from the latest burst if it has a sample, else from the recent window. */
-int session_best_offset(agent_t *ag, time_sample_t *s)
+int session_best_offset(agent_daemon_t *ag, time_sample_t *s)
 {
         if (clock_sync_best(&ag->sync, ag->burst_since, s) == 0)
                 return 0;
         return clock_sync_best(&ag->sync, INT64_MIN, s);
 }
 
-void session_heartbeat(agent_t *ag)
+void session_heartbeat(agent_daemon_t *ag)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Heartbeat hb = IOFLEET__HEARTBEAT__INIT;
@@ -166,7 +166,7 @@ void session_heartbeat(agent_t *ag)
         session_send(ag, &e);
 }
 
-void session_close(agent_t *ag)
+void session_close(agent_daemon_t *ag)
 {
         if (ag->sock) {
                 /* Give the last messages (an Error saying the agent is stopping) a moment to
@@ -181,7 +181,7 @@ void session_close(agent_t *ag)
         ag->state = SESSION_DISCONNECTED;
 }
 
-int session_open(agent_t *ag)
+int session_open(agent_daemon_t *ag)
 {
         int one = 1, linger = 0, ivl = 100, ivl_max = 5000, connect_ms = 5000;
         int64_t maxmsg = WIRE_MAX_AGENT_MSG;
@@ -224,7 +224,7 @@ int session_open(agent_t *ag)
         return 0;
 }
 
-void session_on_monitor(agent_t *ag)
+void session_on_monitor(agent_daemon_t *ag)
 {
         zmq_msg_t m;
         uint16_t ev;
@@ -284,7 +284,7 @@ void session_on_monitor(agent_t *ag)
 
 /* "tcp://HOST:PORT" (HOST may be [v6]): a plain TCP connect says why the coordinator cannot be
  * reached, which ZeroMQ's reconnects never tell. Non-blocking; probe_check() reads it. */
-static void probe_start(agent_t *ag)
+static void probe_start(agent_daemon_t *ag)
 {
         char host[256], *colon;
         const char *ep = ag->cfg->coordinator;
@@ -317,7 +317,7 @@ static void probe_start(agent_t *ag)
 }
 
 /* The probe's answer, when it has one: a reason for the next line about it. */
-static void probe_check(agent_t *ag)
+static void probe_check(agent_daemon_t *ag)
 {
         struct pollfd p = {ag->probe_fd, POLLOUT, 0};
         int err = 0;
@@ -337,7 +337,7 @@ static void probe_check(agent_t *ag)
         ag->probe_fd = -1;
 }
 
-void session_unreachable(agent_t *ag, const char *why)
+void session_unreachable(agent_daemon_t *ag, const char *why)
 {
         int64_t now = clock_mono_ns();
         bool again = streq(ag->unreachable, why);
@@ -357,7 +357,7 @@ void session_unreachable(agent_t *ag, const char *why)
                   (long long)(ag->unreachable_every / (int64_t)NSEC_PER_SEC));
 }
 
-void session_check_reach(agent_t *ag)
+void session_check_reach(agent_daemon_t *ag)
 {
         int64_t now = clock_mono_ns();
         if (ag->state == SESSION_REGISTERED) {

@@ -39,15 +39,17 @@ typedef struct run_ctx {
         runner_t *runner;
         runner_dir_t prev[2]; /* totals when the previous interval was packed */
         int64_t start_mono;
+        int64_t group_mono;   /* the instant the last group was given (the cluster's stonewall) */
         int tfd;              /* the run's timer: arun_next_deadline() */
         kvlist_t effective;   /* sysctls and mount (or the export) as they took effect, then the
                                  restore */
         char mountpoint[4096]; /* the NFS mount the jobs run in; "" without one */
         hostwork_t *work;     /* host prepare and put-back, off the loop */
         bool burst;           /* Prepared waits for the clock burst */
+        bool teardown_next;   /* the put-back waits for a forced unmount still running */
 } run_ctx_t;
 
-typedef struct agent {
+typedef struct agent_daemon {
         const agent_config_t *cfg;
         identity_t ident;
         const char *name;
@@ -89,31 +91,31 @@ typedef struct agent {
         int probe_fd; /* a plain TCP connect that finds the reason, or -1 */
         int64_t probe_deadline;
         char probe_why[256];
-} agent_t;
+} agent_daemon_t;
 
 /* Sends e to the coordinator (stamping its sequence number); -ENOTCONN without a socket. */
-int session_send(agent_t *ag, envelope_t *e);
+int session_send(agent_daemon_t *ag, envelope_t *e);
 /* Sends an encoded message as it is (a run message, numbered by its run). */
-int session_send_raw(agent_t *ag, const void *buf, size_t len);
+int session_send_raw(agent_daemon_t *ag, const void *buf, size_t len);
 /* Goodbye: the agent stops cleanly, so the coordinator lists it gone at once. */
-void session_goodbye(agent_t *ag, const char *reason);
-void session_error(agent_t *ag, Iofleet__ErrorCode code, const char *run_id, const char *msg);
+void session_goodbye(agent_daemon_t *ag, const char *reason);
+void session_error(agent_daemon_t *ag, Iofleet__ErrorCode code, const char *run_id, const char *msg);
 /* Hello with identity, roles, labels and engines; schedules the next one with backoff. */
-void session_hello(agent_t *ag);
-void session_probe(agent_t *ag);
+void session_hello(agent_daemon_t *ag);
+void session_probe(agent_daemon_t *ag);
 /* A burst of PROBE_BURST probes: a fresh offset before a start. */
-void session_start_burst(agent_t *ag);
+void session_start_burst(agent_daemon_t *ag);
 /* The offset to trust: the latest burst's best sample, else the window's; -ENODATA if none. */
-int session_best_offset(agent_t *ag, time_sample_t *s);
+int session_best_offset(agent_daemon_t *ag, time_sample_t *s);
 /* A heartbeat carrying the current offset, and one probe. */
-void session_heartbeat(agent_t *ag);
-void session_close(agent_t *ag);
+void session_heartbeat(agent_daemon_t *ag);
+void session_close(agent_daemon_t *ag);
 /* A new DEALER to the coordinator, with CURVE and a monitor for handshake events. */
-int session_open(agent_t *ag);
+int session_open(agent_daemon_t *ag);
 /* Says why the coordinator cannot be reached: once, then at a doubling interval (at most a
  * minute) while the same reason lasts. */
-void session_unreachable(agent_t *ag, const char *why);
+void session_unreachable(agent_daemon_t *ag, const char *why);
 /* Without a session for a few seconds: finds out why (a TCP probe) and says so. */
-void session_check_reach(agent_t *ag);
+void session_check_reach(agent_daemon_t *ag);
 /* Reads one monitor event: logs refusals, says hello at once on a new connection. */
-void session_on_monitor(agent_t *ag);
+void session_on_monitor(agent_daemon_t *ag);

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <nettle/md5.h>
+#include <nettle/sha2.h>
 #include <xxhash.h>
 
 /* Header field offsets (see verify.h). */
@@ -26,7 +28,8 @@ enum {
 };
 
 /* Checksum codes as stored in the header: fixed by the format, whatever verify_kind_t does. */
-enum { CODE_CRC32C = 1, CODE_XXH3 = 2 };
+enum { CODE_CRC32C = 1, CODE_XXH3 = 2, CODE_MD5 = 3, CODE_SHA256 = 4, CODE_META = 5 };
+static const unsigned codes[] = {CODE_CRC32C, CODE_XXH3, CODE_MD5, CODE_SHA256, CODE_META};
 
 static inline uint64_t get_le64(const unsigned char *p)
 {
@@ -384,6 +387,12 @@ static unsigned kind_code(verify_kind_t kind)
                 return CODE_CRC32C;
         case VERIFY_XXHASH:
                 return CODE_XXH3;
+        case VERIFY_MD5:
+                return CODE_MD5;
+        case VERIFY_SHA256:
+                return CODE_SHA256;
+        case VERIFY_META:
+                return CODE_META;
         default:
                 return 0;
         }
@@ -391,27 +400,60 @@ static unsigned kind_code(verify_kind_t kind)
 
 static verify_kind_t code_kind(unsigned code)
 {
-        return code == CODE_CRC32C ? VERIFY_CRC32C
-               : code == CODE_XXH3 ? VERIFY_XXHASH
-                                   : VERIFY_NONE;
+        return code == CODE_CRC32C   ? VERIFY_CRC32C
+               : code == CODE_XXH3   ? VERIFY_XXHASH
+               : code == CODE_MD5    ? VERIFY_MD5
+               : code == CODE_SHA256 ? VERIFY_SHA256
+               : code == CODE_META   ? VERIFY_META
+                                     : VERIFY_NONE;
 }
 
 static const char *code_name(unsigned code)
 {
-        return code == CODE_CRC32C ? "crc32c" : "xxh3";
+        return code == CODE_CRC32C   ? "crc32c"
+               : code == CODE_MD5    ? "md5"
+               : code == CODE_SHA256 ? "sha256"
+               : code == CODE_META   ? "meta"
+                                     : "xxh3";
 }
 
-/* Checksum of a len-byte unit p: header bytes before the checksum field, then the payload. */
-static uint64_t unit_checksum(unsigned code, const unsigned char *p, size_t len)
+/* Checksum of a len-byte unit p: header bytes before the checksum field, then the payload. md5
+ * and sha256 keep their digest's first 64 bits, the header's checksum field; meta covers the
+ * header alone, as fio's meta checks only its header. */
+static uint64_t parts_checksum(unsigned code, const unsigned char *h, const unsigned char *pl,
+                               size_t plen)
 {
-        if (code == CODE_CRC32C) {
-                uint32_t c = verify_crc32c(0, p, H_CHECKSUM);
-                return verify_crc32c(c, p + VERIFY_HEADER_SIZE, len - VERIFY_HEADER_SIZE);
+        if (code == CODE_CRC32C)
+                return verify_crc32c(verify_crc32c(0, h, H_CHECKSUM), pl, plen);
+        if (code == CODE_META)
+                return verify_crc32c(0, h, H_CHECKSUM);
+        if (code == CODE_MD5) {
+                struct md5_ctx c;
+                uint8_t d[MD5_DIGEST_SIZE];
+                md5_init(&c);
+                md5_update(&c, H_CHECKSUM, h);
+                md5_update(&c, plen, pl);
+                md5_digest(&c, sizeof(d), d);
+                return get_le64(d);
+        }
+        if (code == CODE_SHA256) {
+                struct sha256_ctx c;
+                uint8_t d[SHA256_DIGEST_SIZE];
+                sha256_init(&c);
+                sha256_update(&c, H_CHECKSUM, h);
+                sha256_update(&c, plen, pl);
+                sha256_digest(&c, sizeof(d), d);
+                return get_le64(d);
         }
         unsigned char tmp[VERIFY_HEADER_SIZE];
-        memcpy(tmp, p, H_CHECKSUM);
-        put_le64(tmp + H_CHECKSUM, XXH3_64bits(p + VERIFY_HEADER_SIZE, len - VERIFY_HEADER_SIZE));
+        memcpy(tmp, h, H_CHECKSUM);
+        put_le64(tmp + H_CHECKSUM, XXH3_64bits(pl, plen));
         return XXH3_64bits(tmp, sizeof(tmp));
+}
+
+static uint64_t unit_checksum(unsigned code, const unsigned char *p, size_t len)
+{
+        return parts_checksum(code, p, p + VERIFY_HEADER_SIZE, len - VERIFY_HEADER_SIZE);
 }
 
 /* The first H_CHECKSUM bytes of the header of the unit (code, len, offset, generation, seed). */
@@ -440,6 +482,20 @@ int verify_fill(void *buf, size_t len, uint64_t offset, uint64_t generation, uin
         header_build(p, code, (uint32_t)len, offset, generation, seed);
         verify_payload_fill(p + VERIFY_HEADER_SIZE, len - VERIFY_HEADER_SIZE, seed, offset,
                             generation);
+        put_le64(p + H_CHECKSUM, unit_checksum(code, p, len));
+        return 0;
+}
+
+int verify_fill_payload(void *buf, size_t len, uint64_t offset, uint64_t generation,
+                        uint64_t seed, verify_kind_t kind, const pattern_t *payload)
+{
+        unsigned code = kind_code(kind);
+        unsigned char *p = buf;
+
+        if (!buf || !code || !payload || len < VERIFY_MIN_LEN || len > VERIFY_MAX_LEN)
+                return -EINVAL;
+        header_build(p, code, (uint32_t)len, offset, generation, seed);
+        pattern_fill(payload, p + VERIFY_HEADER_SIZE, len - VERIFY_HEADER_SIZE, offset);
         put_le64(p + H_CHECKSUM, unit_checksum(code, p, len));
         return 0;
 }
@@ -586,10 +642,16 @@ static unsigned header_distance(const unsigned char *p, unsigned *code)
         unsigned d = (unsigned)__builtin_popcount(get_le32(p + H_MAGIC) ^ VERIFY_MAGIC);
         d += (unsigned)__builtin_popcount(p[H_VERSION] ^ VERIFY_FORMAT_VERSION);
         d += (unsigned)__builtin_popcount(get_le16(p + H_HDRSIZE) ^ VERIFY_HEADER_SIZE);
-        unsigned d1 = (unsigned)__builtin_popcount(p[H_KIND] ^ CODE_CRC32C);
-        unsigned d2 = (unsigned)__builtin_popcount(p[H_KIND] ^ CODE_XXH3);
-        *code = d1 <= d2 ? CODE_CRC32C : CODE_XXH3;
-        return d + (d1 <= d2 ? d1 : d2);
+        unsigned best = 9;
+        *code = CODE_CRC32C;
+        for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+                unsigned di = (unsigned)__builtin_popcount(p[H_KIND] ^ codes[i]);
+                if (di < best) {
+                        best = di;
+                        *code = codes[i];
+                }
+        }
+        return d + best;
 }
 
 static int finish(verify_result_t *res, verify_status_t s)
@@ -659,6 +721,16 @@ static int corrupt(verify_result_t *res, const unsigned char *p, size_t len, uns
         return finish(res, VERIFY_CORRUPT);
 }
 
+/* Whether the unit p checks out once its kind byte says code: a bit flipped there. */
+static bool kind_flipped(unsigned code, const unsigned char *p, size_t len, uint64_t found)
+{
+        unsigned char h[VERIFY_HEADER_SIZE];
+
+        memcpy(h, p, sizeof(h));
+        h[H_KIND] = (unsigned char)code;
+        return parts_checksum(code, h, p + VERIFY_HEADER_SIZE, len - VERIFY_HEADER_SIZE) == found;
+}
+
 int verify_check(const void *buf, size_t len, const verify_expect_t *exp, verify_result_t *res)
 {
         const unsigned char *p = buf;
@@ -709,6 +781,18 @@ int verify_check(const void *buf, size_t len, const verify_expect_t *exp, verify
         }
         res->computed_checksum = unit_checksum(code, p, res->found_len);
         if (res->computed_checksum != res->found_checksum) {
+                /* A flipped bit in the kind byte can name another kind: the one whose
+                 * checksum holds is what was written, and the kind byte the damage. */
+                for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+                        if (codes[i] != code && kind_flipped(codes[i], p, res->found_len,
+                                                             res->found_checksum)) {
+                                snprintf(why, sizeof(why),
+                                         "damaged header (kind %u, written as %s)", p[H_KIND],
+                                         code_name(codes[i]));
+                                res->found_kind = code_kind(codes[i]);
+                                res->computed_checksum = res->found_checksum;
+                                return corrupt(res, p, len, codes[i], why);
+                        }
                 if (code == CODE_CRC32C)
                         snprintf(why, sizeof(why),
                                  "checksum mismatch (crc32c %08" PRIx64 ", computed %08" PRIx64 ")",

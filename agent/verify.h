@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "options.h"
+#include "pattern.h"
 
 /*
  * The verify unit is the I/O block: verify_fill() turns one whole write buffer (bs bytes) into one
@@ -102,6 +103,11 @@ typedef struct verify_result {
  * checksum or len is outside [VERIFY_MIN_LEN, VERIFY_MAX_LEN]. buf needs no alignment. */
 int verify_fill(void *buf, size_t len, uint64_t offset, uint64_t generation, uint64_t seed,
                 verify_kind_t kind);
+
+/* As verify_fill(), with payload's pattern (fio's verify_pattern, %o the unit's offset) after
+ * the header instead of generated data. */
+int verify_fill_payload(void *buf, size_t len, uint64_t offset, uint64_t generation,
+                        uint64_t seed, verify_kind_t kind, const pattern_t *payload);
 
 /* Checks buf (len bytes read at exp->offset) against exp and fills *res. The checksum kind comes
  * from the header, as fio's does. Returns the status (>= 0; VERIFY_OK is 0), or -EINVAL when len

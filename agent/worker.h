@@ -14,15 +14,27 @@
 #include "options.h"
 #include "policy.h"
 
-/* Opened all at once by the starter: every worker of the agent leaves it together. It also
- * counts the workers still laying out files, so that none opens a file another is writing. */
+/* Opened all at once by the starter: every worker of the agent's first group leaves it
+ * together; later groups (fio's stonewall) are let through one after another (runner.c). It also
+ * counts each group's workers still laying out files, so that none opens a file another is
+ * writing, and the workers of each job still running, for wait_for. */
 typedef struct gate {
         pthread_mutex_t lock;
         pthread_cond_t cond;
-        size_t laying_out; /* workers not yet through layout */
-        bool open;
+        bool open;  /* group 0 may run */
         bool abort; /* opened to let workers go home without running */
-        int64_t start_mono;
+        int64_t start_mono; /* the run's start: startdelay counts from it, as fio's genesis */
+        unsigned layout_group;     /* groups up to this one may lay out */
+        size_t *group_laying_out;  /* per serial group: workers not yet through layout */
+        size_t *group_left;        /* per serial group: workers not yet done */
+        int64_t *group_start;      /* per serial group: its start instant; 0 until let through */
+        size_t *job_left;          /* per job: workers not yet done */
+        int *stop;                 /* per job: its workers are to end (exitall, steadystate) */
+        unsigned *job_group;       /* per job: its serial group */
+        uint32_t *job_groupid;     /* per job: its reporting group */
+        size_t n_jobs;
+        bool exitall;              /* some job has exitall: every job's end ends its group */
+        pthread_mutex_t layout_lock; /* create_serialize: one layout at a time */
 } gate_t;
 
 /* Counters of one direction. Written only by the worker with relaxed stores, read by the agent's
@@ -43,6 +55,9 @@ typedef struct worker {
         const job_spec_t *job;
         const engine_ops_t *engine; /* NULL for the metadata workload */
         unsigned job_index, clone;
+        unsigned group;    /* serial group (stonewall) */
+        uint32_t groupid;  /* reporting group */
+        int waits_for;     /* job index it starts after (wait_for), -1 none */
         /* ioengine=metadata: the stats (owned by the runner), the directory it works in (its
          * path, and an O_PATH fd opened through the policy) and its name there
          * ("JOB.AGENT.CLONE"); NULL and -1 for the other engines. */
@@ -51,9 +66,11 @@ typedef struct worker {
         int md_dirfd;
         char *md_name;
         const agent_config_t *cfg; /* the path policy every file is opened through */
+        const char *work_dir;      /* where a job without directory= works */
         layout_file_t *files; /* owned by the runner; paths NULL for engines without files */
         size_t nfiles;
         uint64_t seed; /* the clone's random streams */
+        unsigned thread_number; /* fio's: 1 + the clones of the agent's jobs before + clone */
         gate_t *gate;
         const int *stop; /* read relaxed: the runner asks the worker to end */
         void (*notify)(void *userdata);
@@ -71,16 +88,31 @@ typedef struct worker {
         bool sync_engine; /* ran the synchronous loop: no slat, lat = clat */
         bool leaked;      /* I/O still in flight at the end: buffers and engine left alone */
         int64_t wake_mono, done_mono;
+        int64_t job_start_mono; /* when its job began: its group's start (or its waitee's end),
+                                 * startdelay then counted from the run's start */
         int64_t measure_mono;  /* when counting began: after startdelay and ramp_time */
         policy_undo_t made;    /* what this worker's layout created (for a failed prepare) */
-        int error;             /* first errno */
+        int error;             /* first errno that ended the job */
+        int first_error;       /* continue_on_error: the first error it went on after */
+        uint64_t nonfatal_errors; /* ... and how many */
         uint64_t error_offset; /* file offset of the failed I/O, when an I/O failed */
         char errmsg[512];
         pthread_t thread;
 } worker_t;
 
+/* A shut gate for n_groups serial groups and n_jobs jobs (all of group 0 and reporting group 0
+ * until the caller says otherwise), its counts at zero (the caller counts its workers in). 0 or
+ * -ENOMEM; gate_free() either way. */
+int gate_init(gate_t *g, unsigned n_groups, size_t n_jobs);
+void gate_free(gate_t *g);
+/* Counts worker w in: its group's layout and end, and its job's. Before its thread starts. */
+void gate_count(gate_t *g, const worker_t *w);
+
 /* The worker thread: prepare, wait at the gate, run, report. */
 void *worker_main(void *arg);
+/* The bytes w's layout writes or finds (the files it owns, at the length its layout gives
+ * them; 0 when its engine or options lay nothing out): what its laid_out ends at. */
+uint64_t worker_layout_bytes(const worker_t *w);
 
 /* Whether a job reads, writes, picks random offsets (rw_mode_t says it all). */
 static inline bool worker_rw_reads(rw_mode_t m)

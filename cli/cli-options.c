@@ -31,8 +31,9 @@
         }
 #define OUTPUT_FORMAT                                                                              \
         {                                                                                          \
-                "output-format", CLI_CHOICE, "FORMAT", "normal,json",                              \
-                    "normal (fio-like summary) or json (fio's JSON layout)"                        \
+                "output-format", CLI_CHOICES, "FORMAT", "normal,json,json+,terse",                 \
+                    "fio's: normal (summary), json (fio's JSON layout),\njson+ (with latency "       \
+                    "bins), terse (version 3); several\ncomma-separated: json,normal"                \
         }
 
 static const cli_option_t run_options[] = {
@@ -42,6 +43,10 @@ static const cli_option_t run_options[] = {
      "which agents: role=R, name=GLOB, host=GLOB, LABEL=V,\ncomma-joined (all must match); "
      "default all"},
     {"dry-run", CLI_FLAG, NULL, NULL, "with a plan: check it and list the points, run nothing"},
+    {"parse-only", CLI_FLAG, NULL, NULL,
+     "check the jobs (every refused option, with file and\nline) and their order, run nothing"},
+    {"showcmd", CLI_FLAG, NULL, NULL,
+     "print the jobs as one equivalent command line, run\nnothing (fio's --showcmd)"},
     {"degrade", CLI_TEXT, "RULE", NULL,
      "alert when the cluster's figure breaks a threshold,\ne.g. 'bw < 100MiB/s for 3', "
      "'clat_p99 > 5ms' (repeatable)"},
@@ -261,6 +266,25 @@ static bool choice_ok(const char *choices, const char *v)
         return false;
 }
 
+/* Each of a comma-separated list of values is one of choices (and none is empty). */
+static bool choices_ok(const char *choices, const char *v)
+{
+        char one[64];
+
+        for (const char *p = v;;) {
+                size_t len = strcspn(p, ",");
+                if (!len || len >= sizeof(one))
+                        return false;
+                memcpy(one, p, len);
+                one[len] = '\0';
+                if (!choice_ok(choices, one))
+                        return false;
+                if (!p[len])
+                        return true;
+                p += len + 1;
+        }
+}
+
 static int unknown(const cli_command_t *cmd, const char *arg, const char *key, char *err,
                    size_t errlen)
 {
@@ -339,13 +363,16 @@ int cli_args_next(cli_args_t *a, const cli_command_t *cmd, cli_arg_t *arg, char 
                                       o->name, o->metavar, o->name, o->metavar,
                                       a->i < a->argc ? "; not the option " : "",
                                       a->i < a->argc ? a->argv[a->i] : "");
-                if (o->value == CLI_CHOICE && !choice_ok(o->choices, arg->value)) {
+                if ((o->value == CLI_CHOICE && !choice_ok(o->choices, arg->value)) ||
+                    (o->value == CLI_CHOICES && !choices_ok(o->choices, arg->value))) {
                         char list[128];
                         snprintf(list, sizeof(list), "%s", o->choices);
                         for (char *c = list; (c = strchr(c, ','));)
                                 *c = '|';
-                        return errorf(err, errlen, -EINVAL, "--%s: '%s' is not one of %s", o->name,
-                                      arg->value, list);
+                        return errorf(err, errlen, -EINVAL, "--%s: '%s' is not one of %s%s",
+                                      o->name, arg->value, list,
+                                      o->value == CLI_CHOICES ? " (or several of them, comma-separated)"
+                                                              : "");
                 }
                 return 1;
         }
@@ -369,7 +396,7 @@ static void option_usage(const cli_option_t *o, FILE *f)
 
         if (o->value == CLI_FLAG)
                 snprintf(head, sizeof(head), "--%s", o->name);
-        else if (o->value == CLI_CHOICE) {
+        else if (o->value == CLI_CHOICE || o->value == CLI_CHOICES) {
                 snprintf(head, sizeof(head), "--%s=%s", o->name, o->choices);
                 for (char *c = strchr(head, '='); c && (c = strchr(c, ','));)
                         *c = '|';

@@ -13,6 +13,7 @@ typedef enum cli_value {
         CLI_FILE,     /* a file name */
         CLI_DIR,      /* a directory name */
         CLI_CHOICE,   /* one of .choices */
+        CLI_CHOICES,  /* one or more of .choices, comma-separated (fio's json,normal) */
         CLI_NUMBER,   /* a whole number */
         CLI_DURATION, /* 500ms, 2s, 1h */
         CLI_ENDPOINT, /* tcp://HOST:PORT or ipc://PATH */

@@ -29,6 +29,10 @@ int cli_endpoint_check(const char *endpoint, const char *from, char *err, size_t
 /* Connects to the configured coordinator (loading keys for tcp endpoints); err says which
  * endpoint and, for a missing key file, how to make it. */
 int cli_connect(const cli_config_t *c, client_t **ret, char *err, size_t errlen);
+/* The CLI's config (CONFIG or the default; COORDINATOR over it, as --coordinator) and a
+ * connection, each failure said on stderr once: 0; 2, the config (nothing to free); 1, no
+ * connection (cfg to free). */
+int cli_open(const char *config, const char *coordinator, cli_config_t *cfg, client_t **c);
 
 /* One request to the coordinator for a listing command (its table's --coordinator, --config,
  * --json, --help): its answer of type expect in *rep (NULL after --help or an error). Returns the

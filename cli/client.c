@@ -12,12 +12,14 @@
 #include <zmq.h>
 
 #include "sock.h"
+#include "clock.h"
 #include "util.h"
 
 struct client {
         void *ctx, *sock;
         uint64_t seq;
         char endpoint[256];
+        char done_run[WIRE_MAX_ID + 1]; /* the last run whose RunDone came */
 };
 
 /* Connecting to a unix socket takes write permission on it (and search permission on its
@@ -121,6 +123,9 @@ int client_recv(client_t *c, int timeout_ms, envelope_t **ret, char *err, size_t
         sock_msg_done(&m);
         if (r == -EPROTO)
                 wire_free(ret);
+        if (r == 0 && (*ret)->body_case == IOFLEET__ENVELOPE__BODY_RUN_DONE)
+                snprintf(c->done_run, sizeof(c->done_run), "%s",
+                         (*ret)->run_done->run_id ? (*ret)->run_done->run_id : "");
         return r;
 }
 
@@ -135,7 +140,26 @@ int client_call(client_t *c, envelope_t *req, int timeout_ms, Iofleet__Envelope_
                 return r;
         }
         err[0] = 0;
-        r = client_recv(c, timeout_ms, &rep, err, errlen);
+        int64_t deadline = clock_mono_ns() + (int64_t)timeout_ms * NSEC_PER_MSEC;
+        for (;;) {
+                int64_t left = (deadline - clock_mono_ns()) / NSEC_PER_MSEC;
+                r = client_recv(c, left > 0 ? (int)left : 0, &rep, err, errlen);
+                /* What follows a run comes unasked, and may cross its end (the answer to a
+                 * WatchRun ping: the run's RunAccepted, or its RunDone again): not the answer to
+                 * this call. */
+                if (r == 0 &&
+                    ((rep->body_case != expect &&
+                      (rep->body_case == IOFLEET__ENVELOPE__BODY_RUN_UPDATE ||
+                       rep->body_case == IOFLEET__ENVELOPE__BODY_RUN_DONE ||
+                       rep->body_case == IOFLEET__ENVELOPE__BODY_AGENT_LIST)) ||
+                     (rep->body_case == IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED && c->done_run[0] &&
+                      streq(rep->run_accepted->run_id ? rep->run_accepted->run_id : "",
+                            c->done_run)))) {
+                        wire_free(&rep);
+                        continue;
+                }
+                break;
+        }
         if (r == -ETIMEDOUT)
                 snprintf(err, errlen, "no answer from the coordinator at %s within %ds",
                          c->endpoint, timeout_ms / 1000);

@@ -141,16 +141,10 @@ int cmd_agents(int argc, char **argv)
                 fprintf(stderr, "iofleet agents: %s\n", err);
                 return 2;
         }
-        if (cli_config_load(config, &cfg, err, sizeof(err)) < 0) {
-                fprintf(stderr, "iofleet: %s\n", err);
+        if ((r = cli_open(config, coordinator, &cfg, &c)) == 2)
                 return 2;
-        }
-        if (coordinator)
-                cli_config_set_coordinator(&cfg, coordinator, "--coordinator");
-        if ((r = cli_connect(&cfg, &c, err, sizeof(err))) < 0) {
-                fprintf(stderr, "iofleet: %s\n", err);
+        if (r)
                 goto out;
-        }
         if (n_operands || pending) {
                 rc = n_operands ? enroll_agent_action(c, operand[0], operand[1])
                                 : enroll_list_pending(c, json);

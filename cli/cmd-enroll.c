@@ -306,16 +306,10 @@ int cmd_enroll(int argc, char **argv)
                 }
                 req.roles = roles;
         }
-        if (cli_config_load(config, &cfg, err, sizeof(err)) < 0) {
-                fprintf(stderr, "iofleet: %s\n", err);
+        if ((r = cli_open(config, coordinator, &cfg, &c)) == 2)
                 return 2;
-        }
-        if (coordinator)
-                cli_config_set_coordinator(&cfg, coordinator, "--coordinator");
-        if ((r = cli_connect(&cfg, &c, err, sizeof(err))) < 0) {
-                fprintf(stderr, "iofleet: %s\n", err);
+        if (r)
                 goto out;
-        }
         if (streq(operand[0], "create"))
                 rc = create(c, &req, json);
         else if (streq(operand[0], "list"))

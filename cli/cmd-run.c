@@ -20,6 +20,7 @@
 #include "options.h"
 #include "plan.h"
 #include "run-opts.h"
+#include "output.h"
 #include "render.h"
 #include "selector.h"
 #include "util.h"
@@ -91,6 +92,10 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         o->per_host = true;
                 else if (streq(key, "dry-run"))
                         o->dry_run = true;
+                else if (streq(key, "parse-only"))
+                        o->parse_only = true;
+                else if (streq(key, "showcmd"))
+                        o->showcmd = true;
                 else if (streq(key, "degrade")) {
                         Iofleet__DegradeRule rule;
                         r = plan_degrade_parse(v, &rule, err, errlen);
@@ -160,6 +165,8 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                         goto out;
                 }
                 o->plan = files[0];
+                /* a plan checked without running is its dry run */
+                o->dry_run |= o->parse_only;
                 r = 0;
                 goto out;
         }
@@ -171,11 +178,33 @@ static int parse_args(int argc, char **argv, run_opts_t *o, jobargs_t *ja, char 
                 if ((r = jobargs_add_file(ja, files[i], NULL, err, errlen)) < 0)
                         goto out;
         r = jobargs_check(ja, err, errlen);
+        if (r == 0 && o->showcmd) {
+                r = jobargs_showcmd(ja, stdout) < 0 ? -EIO : 1;
+                goto out;
+        }
+        if (r == 0 && o->parse_only) {
+                r = jobargs_summary(ja, stdout) < 0 ? -EIO : 1;
+                goto out;
+        }
 out:
         free(files);
         if (r == -ENOMEM && !*err)
                 snprintf(err, errlen, "out of memory");
         return r;
+}
+
+/* One line per problem (err holds them newline-separated), and how many when more than one. */
+static void print_errors(const char *err)
+{
+        size_t n = 0;
+        for (const char *p = err; *p;) {
+                size_t len = strcspn(p, "\n");
+                fprintf(stderr, "iofleet run: %.*s\n", (int)len, p);
+                n += strncmp(p, "... and ", 8) ? 1 : strtoul(p + 8, NULL, 10);
+                p += len + (p[len] == '\n');
+        }
+        if (n > 1)
+                fprintf(stderr, "iofleet run: %zu problems above; nothing was run\n", n);
 }
 
 static char *command_line(int argc, char **argv)
@@ -252,7 +281,8 @@ static void local_allow_paths(const jobargs_t *ja, const char *cwd, char *buf, s
                         if (streq(j->keys.v[k], "directory") && !strchr(j->values.v[k], ':'))
                                 dir = j->values.v[k];
                 for (size_t k = 0; k < j->keys.n; k++) {
-                        bool is_dir = streq(j->keys.v[k], "directory"),
+                        bool is_dir = streq(j->keys.v[k], "directory") ||
+                                      streq(j->keys.v[k], "opendir"),
                              is_fmt = streq(j->keys.v[k], "filename_format");
                         char *v, *save = NULL, base[8192];
                         if (!is_dir && !is_fmt && !streq(j->keys.v[k], "filename"))
@@ -378,19 +408,19 @@ int cmd_run(int argc, char **argv)
         cli_config_t cfg = {0};
         client_t *c = NULL;
         local_fleet_t *fleet = NULL;
-        char err[2048] = "";
+        char err[16384] = ""; /* every refused option of the job files, a line each */
         plan_t plan = {0}; /* a plan file, read and checked once */
         FILE *live;
         int r, rc = 1;
 
         if ((r = parse_args(argc, argv, &o, &ja, err, sizeof(err))) != 0) {
                 if (r < 0)
-                        fprintf(stderr, "iofleet run: %s\n", err);
+                        print_errors(err);
                 jobargs_free(&ja);
                 strv_clear(&o.degrade);
                 return r < 0 ? 2 : 0;
         }
-        live = o.format && streq(o.format, "json") && !o.output ? stderr : stdout;
+        live = output_machine(o.format) && !o.output ? stderr : stdout;
         if (o.plan && o.dry_run) {
                 rc = plan_dry_run(o.plan, stdout) < 0 ? 2 : 0;
                 goto out;

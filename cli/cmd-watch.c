@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "cli-options.h"
 #include "follow.h"
+#include "output.h"
 #include "util.h"
 
 /* iofleet watch [RUN]: follows a run started elsewhere (another terminal, a sweep, a soak run)
@@ -58,7 +59,7 @@ int cmd_watch(int argc, char **argv)
                 fprintf(stderr, "iofleet watch: %s\n", err);
                 return 2;
         }
-        live = o.format && streq(o.format, "json") && !o.output ? stderr : stdout;
+        live = output_machine(o.format) && !o.output ? stderr : stdout;
         follow_catch_signals();
         if (cli_config_load(o.config, &cfg, err, sizeof(err)) < 0) {
                 fprintf(stderr, "iofleet: %s\n", err);

@@ -119,6 +119,23 @@ int cli_connect(const cli_config_t *c, client_t **ret, char *err, size_t errlen)
         return client_connect(c->coordinator, &kp, server.public_z85, ret, err, errlen);
 }
 
+int cli_open(const char *config, const char *coordinator, cli_config_t *cfg, client_t **c)
+{
+        char err[1024];
+        *c = NULL;
+        if (cli_config_load(config, cfg, err, sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                return 2;
+        }
+        if (coordinator)
+                cli_config_set_coordinator(cfg, coordinator, "--coordinator");
+        if (cli_connect(cfg, c, err, sizeof(err)) < 0) {
+                fprintf(stderr, "iofleet: %s\n", err);
+                return 1;
+        }
+        return 0;
+}
+
 int cli_query(int argc, char **argv, const char *name, envelope_t *req,
               Iofleet__Envelope__BodyCase expect, envelope_t **rep, bool *json)
 {
@@ -153,16 +170,11 @@ int cli_query(int argc, char **argv, const char *name, envelope_t *req,
                 fprintf(stderr, "iofleet %s: %s\n", name, err);
                 return 2;
         }
-        if (cli_config_load(config, &cfg, err, sizeof(err)) < 0) {
-                fprintf(stderr, "iofleet: %s\n", err);
+        if ((r = cli_open(config, coordinator, &cfg, &c)) == 2)
                 return 2;
-        }
-        if (coordinator)
-                cli_config_set_coordinator(&cfg, coordinator, "--coordinator");
-        if (cli_connect(&cfg, &c, err, sizeof(err)) < 0 ||
-            client_call(c, req, 5000, expect, rep, err, sizeof(err)) < 0)
+        if (r == 0 && client_call(c, req, 5000, expect, rep, err, sizeof(err)) < 0)
                 fprintf(stderr, "iofleet: %s\n", err);
-        else
+        else if (r == 0)
                 rc = 0;
         client_free(&c);
         cli_config_free(&cfg);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "output.h"
 #include "render.h"
 #include "util.h"
 
@@ -88,20 +89,17 @@ int follow_watch(client_t *c, const char *run_id)
         return client_send(c, &req);
 }
 
-/* The result as --output and --output-format ask: JSON or the summary, to a file or stdout. */
+/* The result as --output and --output-format ask: each of fio's formats asked for (cli/output.c),
+ * to a file or stdout. */
 static int write_output(const run_opts_t *o, json_t *doc, const char *results_dir)
 {
         FILE *f = stdout;
-        bool json = o->format && streq(o->format, "json");
         if (o->output && !(f = fopen(o->output, "we"))) {
                 fprintf(stderr, "iofleet: --output=%s: %s\n", o->output, strerror(errno));
                 return -errno;
         }
-        if (json) {
-                json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-                fputc('\n', f);
-        } else
-                render_summary(f, doc, results_dir);
+        if (output_write(f, o->format, doc, results_dir) < 0)
+                fprintf(stderr, "iofleet: writing the result failed\n");
         if (f != stdout && fclose(f) != 0) {
                 fprintf(stderr, "iofleet: --output=%s: %s\n", o->output, strerror(errno));
                 return -errno;
@@ -246,7 +244,7 @@ static int on_done(follow_t *f, const Iofleet__RunDone *d)
         }
         if (write_output(o, doc, d->results_dir) < 0)
                 rc = -EIO;
-        if (o->output || (o->format && streq(o->format, "json")))
+        if (o->output || output_machine(o->format))
                 fprintf(f->live, "iofleet: result in %s%s%s/result.json\n",
                         o->output ? o->output : "", o->output ? " and " : "", d->results_dir);
         json_decref(doc);
@@ -274,6 +272,13 @@ static int on_error(follow_t *f, const Iofleet__Error *e)
 /* One message from the coordinator: FOLLOW_ON, or how following ends. */
 static int on_message(follow_t *f, const envelope_t *e)
 {
+        /* Another run's traffic (a WatchRun ping's answer that crossed the last run's end, in a
+         * sweep) is not this run's. */
+        if (f->run_id[0] && wire_run_id(e)[0] && !streq(wire_run_id(e), f->run_id) &&
+            (e->body_case == IOFLEET__ENVELOPE__BODY_RUN_UPDATE ||
+             e->body_case == IOFLEET__ENVELOPE__BODY_RUN_DONE ||
+             e->body_case == IOFLEET__ENVELOPE__BODY_RUN_ACCEPTED))
+                return FOLLOW_ON;
         f->last_word = clock_mono_ns();
         f->next_ping = 0;
         if (e->body_case != IOFLEET__ENVELOPE__BODY_RUN_UPDATE ||

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobgroups.h"
 #include "options.h"
 #include "util.h"
 
@@ -38,6 +39,7 @@ static int open_job(jobargs_t *ja, const char *name, const char *where)
         j->name = strdup(name);
         j->where = where ? strdup(where) : NULL;
         j->n_global = ja->gkeys.n;
+        j->refused = ja->global_refused;
         if (!j->name || (where && !j->where) || copy(&j->keys, &ja->gkeys) < 0 ||
             copy(&j->values, &ja->gvalues) < 0 || copy(&j->wheres, &ja->gwheres) < 0)
                 return -ENOMEM;
@@ -145,8 +147,23 @@ int jobargs_add_jobfile(jobargs_t *ja, const jobfile_t *jfp, const char *path, c
                 const jobfile_entry_t *e = &jf.entries[i];
                 snprintf(where, sizeof(where), "%s:%d: [%s]", e->path, e->line, e->section);
                 if (e->key) {
-                        if ((r = check_option(e->key, e->value, where, err, errlen)) < 0 ||
-                            (r = add_option(ja, e->key, e->value, where)) < 0)
+                        char one[1024];
+                        r = check_option(e->key, e->value, where, one, sizeof(one));
+                        if (r == -ENOMEM)
+                                goto out;
+                        if (r < 0) {
+                                /* Left out, and reported with all the others by check. */
+                                if (!ja->error_code)
+                                        ja->error_code = r;
+                                if (ja->in_job)
+                                        ja->jobs[ja->n_jobs - 1].refused = true;
+                                else
+                                        ja->global_refused = true;
+                                if ((r = strv_push(&ja->errors, one)) < 0)
+                                        goto out;
+                                continue;
+                        }
+                        if ((r = add_option(ja, e->key, e->value, where)) < 0)
                                 goto out;
                         continue;
                 }
@@ -171,6 +188,7 @@ int jobargs_add_jobfile(jobargs_t *ja, const jobfile_t *jfp, const char *path, c
         ja->n_files++;
         r = 0;
 out:
+        ja->global_refused = false;
         if (saved) {
                 strv_clear(&ja->gkeys);
                 strv_clear(&ja->gvalues);
@@ -200,12 +218,14 @@ int jobargs_override(jobargs_t *ja, const char *job, const char *key, const char
         return any ? 0 : -ENOENT;
 }
 
-/* Applies the options a job sees in order (its globals, then its own), as fio does. */
-static int build_spec(const jobargs_t *ja, const jobargs_job_t *j, job_spec_t *spec, char *err,
-                      size_t errlen)
+/* Applies the options a job sees in order (its globals, then its own), as fio does. all NULL:
+ * the first refusal goes to err; else each refused option goes to *all and the rest still
+ * apply (err then gets the whole-job check's refusal, if any). */
+static int build_spec_all(const jobargs_t *ja, const jobargs_job_t *j, job_spec_t *spec,
+                          strv_t *all, char *err, size_t errlen)
 {
         char e[512];
-        int r = job_spec_init(spec, j->name);
+        int r = job_spec_init(spec, j->name), first = 0;
         if (r < 0)
                 return r;
         for (size_t i = 0; i < j->keys.n; i++) {
@@ -219,6 +239,18 @@ static int build_spec(const jobargs_t *ja, const jobargs_job_t *j, job_spec_t *s
                         snprintf(err, errlen, "job %s: %s", j->name, e);
                 else
                         snprintf(err, errlen, "%s", e);
+                if (!all || r == -ENOMEM)
+                        goto fail;
+                if (!strv_contains(all, err) && strv_push(all, err) < 0) {
+                        r = -ENOMEM;
+                        goto fail;
+                }
+                first = first ? first : r;
+        }
+        if (first || j->refused) {
+                /* the whole-job rules would only restate what a left-out option did */
+                r = first ? first : -EINVAL;
+                err[0] = 0;
                 goto fail;
         }
         if ((r = job_spec_validate(spec, e, sizeof(e))) >= 0)
@@ -232,6 +264,12 @@ static int build_spec(const jobargs_t *ja, const jobargs_job_t *j, job_spec_t *s
 fail:
         job_spec_done(spec);
         return r;
+}
+
+static int build_spec(const jobargs_t *ja, const jobargs_job_t *j, job_spec_t *spec, char *err,
+                      size_t errlen)
+{
+        return build_spec_all(ja, j, spec, NULL, err, errlen);
 }
 
 /* Where a job is, for messages: "seq.fio:5: [seqread] " or "". */
@@ -301,9 +339,83 @@ static int check_limits(const jobargs_t *ja, const jobargs_job_t *j, char *err, 
         return 0;
 }
 
+/* One more problem for the report: appended to err on a line of its own, unless it is there
+ * already (a bad command-line option is every job's). */
+static void report(strv_t *lines, const char *msg)
+{
+        if (!strv_contains(lines, msg))
+                strv_push(lines, msg);
+}
+
+/* The report's lines into err, newline-separated, with a count of those that did not fit. */
+static int report_join(const strv_t *lines, int r, char *err, size_t errlen)
+{
+        size_t o = 0, shown = 0;
+
+        if (!lines->n)
+                return r;
+        if (errlen)
+                err[0] = 0;
+        for (size_t i = 0; i < lines->n && i < JOBARGS_MAX_ERRORS; i++) {
+                size_t len = strlen(lines->v[i]);
+                /* keep room for the last line's count */
+                if (o + len + 2 + 64 > errlen)
+                        break;
+                o += (size_t)snprintf(err + o, errlen - o, "%s%s", shown ? "\n" : "",
+                                      lines->v[i]);
+                shown++;
+        }
+        if (shown < lines->n && o < errlen)
+                snprintf(err + o, errlen - o, "%s... and %zu more", shown ? "\n" : "",
+                         lines->n - shown);
+        return r;
+}
+
+/* wait_for across the jobs, as the coordinator and the agents will read them. */
+static int check_order(const jobargs_t *ja, strv_t *lines)
+{
+        job_spec_t *specs = calloc(ja->n_jobs ? ja->n_jobs : 1, sizeof(*specs));
+        jobgroup_t *g = calloc(ja->n_jobs ? ja->n_jobs : 1, sizeof(*g));
+        char e[1024], msg[2200];
+        size_t n = 0;
+        int r = -ENOMEM;
+
+        if (!specs || !g)
+                goto out;
+        for (; n < ja->n_jobs; n++)
+                if ((r = build_spec(ja, &ja->jobs[n], &specs[n], e, sizeof(e))) < 0) {
+                        r = 0; /* reported already */
+                        goto out;
+                }
+        r = jobgroups_plan(specs, n, g, NULL, e, sizeof(e));
+        if (r < 0) {
+                /* "job NAME: ..." names the job; say where it is */
+                for (size_t i = 0; i < ja->n_jobs; i++) {
+                        size_t len = strlen(ja->jobs[i].name);
+                        if (strncmp(e + 4, ja->jobs[i].name, len) == 0 && e[4 + len] == ':') {
+                                snprintf(msg, sizeof(msg), "%s%s%s",
+                                         ja->jobs[i].where ? ja->jobs[i].where : "",
+                                         ja->jobs[i].where ? " " : "", e);
+                                report(lines, msg);
+                                r = 0;
+                                goto out;
+                        }
+                }
+                report(lines, e);
+        }
+out:
+        for (size_t i = 0; i < n; i++)
+                job_spec_done(&specs[i]);
+        free(specs);
+        free(g);
+        return r == -ENOMEM ? r : 0; /* a refusal is in lines */
+}
+
 int jobargs_check(jobargs_t *ja, char *err, size_t errlen)
 {
-        int r;
+        strv_t lines = {0};
+        char one[2200];
+        int r, first = 0;
 
         for (size_t s = 0; s < ja->sections.n; s++) {
                 bool found = false;
@@ -320,33 +432,52 @@ int jobargs_check(jobargs_t *ja, char *err, size_t errlen)
         if (ja->n_jobs > WIRE_MAX_JOBS)
                 return errorf(err, errlen, -E2BIG, "%zu jobs; one run takes at most %d", ja->n_jobs,
                               WIRE_MAX_JOBS);
+        for (size_t i = 0; i < ja->errors.n; i++)
+                report(&lines, ja->errors.v[i]);
+        if (ja->errors.n)
+                first = ja->error_code ? ja->error_code : -EINVAL;
         for (size_t i = 0; i < ja->n_jobs; i++) {
                 job_spec_t spec;
-                if ((r = check_limits(ja, &ja->jobs[i], err, errlen)) < 0 ||
-                    (r = build_spec(ja, &ja->jobs[i], &spec, err, errlen)) < 0)
-                        return r;
+                one[0] = 0;
+                if ((r = check_limits(ja, &ja->jobs[i], one, sizeof(one))) < 0 ||
+                    (r = build_spec_all(ja, &ja->jobs[i], &spec, &lines, one, sizeof(one))) < 0) {
+                        if (r == -ENOMEM)
+                                goto out;
+                        if (one[0])
+                                report(&lines, one);
+                        first = first ? first : r;
+                        continue;
+                }
                 job_spec_done(&spec);
         }
-        return 0;
+        if (!first && (r = check_order(ja, &lines)) < 0)
+                goto out;
+        if (!first && lines.n)
+                first = -EINVAL;
+        r = report_join(&lines, first, err, errlen);
+out:
+        strv_clear(&lines);
+        return r;
 }
 
 uint64_t jobargs_runtime_ns(const jobargs_t *ja)
 {
-        uint64_t longest = 0;
-        for (size_t i = 0; i < ja->n_jobs; i++) {
-                job_spec_t spec;
-                char err[512];
-                if (build_spec(ja, &ja->jobs[i], &spec, err, sizeof(err)) < 0)
-                        return 0;
-                if (!spec.runtime_ns) {
-                        job_spec_done(&spec);
-                        return 0;
-                }
-                if (spec.runtime_ns > longest)
-                        longest = spec.runtime_ns;
-                job_spec_done(&spec);
-        }
-        return longest;
+        job_spec_t *specs = calloc(ja->n_jobs ? ja->n_jobs : 1, sizeof(*specs));
+        uint64_t span = 0;
+        size_t n = 0;
+        char err[512];
+
+        if (!specs)
+                return 0;
+        for (; n < ja->n_jobs; n++)
+                if (build_spec(ja, &ja->jobs[n], &specs[n], err, sizeof(err)) < 0)
+                        goto out;
+        span = jobgroups_span(specs, n);
+out:
+        for (size_t i = 0; i < n; i++)
+                job_spec_done(&specs[i]);
+        free(specs);
+        return span;
 }
 
 static Iofleet__JobOption *option(const char *k, const char *v)
@@ -414,6 +545,7 @@ void jobargs_free(jobargs_t *ja)
         strv_clear(&ja->gvalues);
         strv_clear(&ja->gwheres);
         strv_clear(&ja->sections);
+        strv_clear(&ja->errors);
         for (size_t i = 0; i < ja->n_jobs; i++) {
                 free(ja->jobs[i].name);
                 free(ja->jobs[i].where);
@@ -423,4 +555,84 @@ void jobargs_free(jobargs_t *ja)
         }
         free(ja->jobs);
         memset(ja, 0, sizeof(*ja));
+}
+
+/* word as a POSIX shell reads it back: bare when it is safe, else in single quotes. */
+static void shell_word(FILE *f, const char *w)
+{
+        bool bare = *w != 0;
+        for (const char *c = w; *c && bare; c++)
+                bare = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                              "._-/:=,+%@",
+                              *c) != NULL;
+        if (bare) {
+                fputs(w, f);
+                return;
+        }
+        fputc('\'', f);
+        for (const char *c = w; *c; c++)
+                if (*c == '\'')
+                        fputs("'\\''", f);
+                else
+                        fputc(*c, f);
+        fputc('\'', f);
+}
+
+int jobargs_showcmd(const jobargs_t *ja, FILE *f)
+{
+        fputs("iofleet run", f);
+        for (size_t i = 0; i < ja->n_jobs; i++) {
+                const jobargs_job_t *j = &ja->jobs[i];
+                fputs(" --name=", f);
+                shell_word(f, j->name);
+                for (size_t k = 0; k < j->keys.n; k++) {
+                        char *opt;
+                        /* a bare key (time_based) is a flag, as fio prints it */
+                        if (asprintf(&opt, "--%s%s%s", j->keys.v[k], *j->values.v[k] ? "=" : "",
+                                     j->values.v[k]) < 0)
+                                return -ENOMEM;
+                        fputc(' ', f);
+                        shell_word(f, opt);
+                        free(opt);
+                }
+        }
+        fputc('\n', f);
+        return ferror(f) ? -EIO : 0;
+}
+
+int jobargs_summary(const jobargs_t *ja, FILE *f)
+{
+        job_spec_t *specs = calloc(ja->n_jobs ? ja->n_jobs : 1, sizeof(*specs));
+        jobgroup_t *g = calloc(ja->n_jobs ? ja->n_jobs : 1, sizeof(*g));
+        uint32_t groups = 0;
+        size_t n = 0;
+        char err[1024];
+        int r = -ENOMEM;
+
+        if (!specs || !g)
+                goto out;
+        for (; n < ja->n_jobs; n++)
+                if ((r = build_spec(ja, &ja->jobs[n], &specs[n], err, sizeof(err))) < 0)
+                        goto out;
+        if ((r = jobgroups_plan(specs, n, g, &groups, err, sizeof(err))) < 0)
+                goto out;
+        fprintf(f, "%zu job%s, %u group%s run one after another; every option is supported\n", n,
+                n == 1 ? "" : "s", groups, groups == 1 ? "" : "s");
+        for (size_t i = 0; i < n; i++) {
+                const jobargs_job_t *j = &ja->jobs[i];
+                fprintf(f, "  group %u  %s%s%s%s: numjobs=%u, rw=%s, ioengine=%s, groupid %u", g[i].group,
+                        j->name, j->where ? " (" : "", j->where ? j->where : "", j->where ? ")" : "",
+                        specs[i].numjobs, rw_mode_to_string(specs[i].rw), specs[i].ioengine,
+                        g[i].groupid);
+                if (g[i].waits_for >= 0)
+                        fprintf(f, " after %s", specs[g[i].waits_for].name);
+                fputc('\n', f);
+        }
+        r = ferror(f) ? -EIO : 0;
+out:
+        for (size_t i = 0; i < n; i++)
+                job_spec_done(&specs[i]);
+        free(specs);
+        free(g);
+        return r;
 }

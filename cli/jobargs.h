@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "config.h"
 #include "jobfile.h"
@@ -15,6 +16,8 @@ typedef struct jobargs_job {
         strv_t keys, values; /* in the order they apply: the globals it inherited, then its own */
         strv_t wheres;       /* per option "seq.fio:7: [global]"; "" for the command line */
         size_t n_global;     /* how many leading options are inherited globals */
+        bool refused;        /* one of its job file options (or globals) was refused and left
+                              * out: its whole-job checks would only restate that */
 } jobargs_job_t;
 
 typedef struct jobargs {
@@ -24,7 +27,13 @@ typedef struct jobargs {
         size_t n_jobs;
         size_t n_files;
         strv_t sections; /* fio's --section: the job sections to run from the job files */
+        strv_t errors;   /* refused options of the job files, reported all at once by check */
+        int error_code;  /* the first refusal's -errno */
+        bool global_refused; /* a refused global: the jobs opened after it are incomplete */
 } jobargs_t;
+
+/* At most this many refusals are listed; the rest are counted. */
+#define JOBARGS_MAX_ERRORS 200
 
 /* Adds one command-line option in order. "name" opens a job, or, for a name starting with
  * "global", goes back to setting global options (fio's --name=global). 0 or -ENOMEM. */
@@ -36,8 +45,9 @@ int jobargs_add_section(jobargs_t *ja, const char *name, char *err, size_t errle
  * line's global options are defaults that the file's [global] and job sections override; a
  * file's [global] sections count for that file only; a job file after one that gave jobs runs
  * after them in fio (an implied stonewall, passed on as the option "stonewall"). io may be NULL
- * (the file system and getenv()). Checks each option through the option table; err names file,
- * line, section and key. */
+ * (the file system and getenv()). Checks each option through the option table: a refused one is
+ * left out and kept for jobargs_check(), which reports them all with file, line, section and
+ * key; err is for what stops the reading (the file itself: missing, syntax). */
 int jobargs_add_file(jobargs_t *ja, const char *path, const jobfile_io_t *io, char *err,
                      size_t errlen);
 /* As jobargs_add_file(), for a job file parsed already (a plan's job sections). */
@@ -47,9 +57,11 @@ int jobargs_add_jobfile(jobargs_t *ja, const jobfile_t *jf, const char *path, ch
  * wins (a sweep point). 0, -ENOENT (no such job) or -ENOMEM. */
 int jobargs_override(jobargs_t *ja, const char *job, const char *key, const char *value,
                      const char *where);
-/* Checks every job through the option table (unknown options, values, whole-job rules) and the
- * wire's limits (names, counts, lengths); err says which job, file, line and option. With no
- * job at all the command-line options make one job called "job". */
+/* Checks every job through the option table (unknown options, values, whole-job rules), the
+ * jobs' order (wait_for) and the wire's limits (names, counts, lengths). Every problem is
+ * reported, one line each (newline-separated in err, the job files' refused options first):
+ * which job, file, line and option. With no job at all the command-line options make one job
+ * called "job". */
 int jobargs_check(jobargs_t *ja, char *err, size_t errlen);
 /* The jobs as they travel (global options first, then the job's own); free with
  * jobargs_free_wire(). */
@@ -58,3 +70,10 @@ void jobargs_free_wire(Iofleet__Job **jobs, size_t n);
 /* The longest runtime when every job has one, else 0 (size-bound: the interval count is open). */
 uint64_t jobargs_runtime_ns(const jobargs_t *ja);
 void jobargs_free(jobargs_t *ja);
+
+/* fio's --showcmd: the checked jobs as one iofleet command line (each --name with every option it
+ * ends up with, quoted for a POSIX shell), on one line. 0 or -errno. */
+int jobargs_showcmd(const jobargs_t *ja, FILE *f);
+/* --parse-only: what the checked jobs are and in which order they run (groups one after another,
+ * waits within a group). 0 or -errno. */
+int jobargs_summary(const jobargs_t *ja, FILE *f);

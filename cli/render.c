@@ -369,17 +369,20 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
                                 json_array_size(agents), num(entry, "error"));
                 dir_block(f, "read", json_object_get(entry, "read"));
                 dir_block(f, "write", json_object_get(entry, "write"));
+                dir_block(f, "mixed", json_object_get(entry, "mixed")); /* unified_rw_reporting */
         }
 
         md_table(f, stats);
         fprintf(f, "\nRun status group 0 (all jobs):\n");
         entry = json_array_get(stats, json_array_size(stats) - 1);
-        for (int w = 0; w < 2 && entry; w++) {
-                json_t *d = json_object_get(entry, w ? "write" : "read");
+        for (int w = 0; w < 3 && entry; w++) {
+                static const char *const key[] = {"read", "write", "mixed"};
+                static const char *const label[] = {" READ", "WRITE", "MIXED"};
+                json_t *d = json_object_get(entry, key[w]);
                 if (num(d, "io_bytes") == 0)
                         continue;
                 fprintf(f, "  %s: bw=%s (%.1fMB/s), io=%s (%.1fMB), run=%.0fmsec\n",
-                        w ? "WRITE" : " READ", bw_str(num(d, "bw_bytes"), a, sizeof(a)),
+                        label[w], bw_str(num(d, "bw_bytes"), a, sizeof(a)),
                         num(d, "bw_bytes") / 1e6, bytes_str(num(d, "io_bytes"), b, sizeof(b)),
                         num(d, "io_bytes") / 1e6, num(d, "runtime"));
         }

@@ -32,6 +32,8 @@ typedef struct run_opts {
         uint64_t prepare_timeout_ns; /* 0: from the jobs */
         bool continue_on_loss;
         uint64_t reattach_ns; /* how long run/watch try to reach a coordinator that went away */
+        bool parse_only; /* check the jobs and stop */
+        bool showcmd;    /* print the jobs as a command line and stop */
 } run_opts_t;
 
 /* The failure options of a SubmitRun (plan settings over the command line's); durations point

@@ -12,7 +12,21 @@
         X(io_uring, IO)                                                                            \
         X(null, IO)                                                                                \
         X(metadata, WORKLOAD)                                                                      \
-        X(nfs, IO)
+        X(nfs, IO)                                                                                 \
+        X(sync, IO)                                                                                \
+        X(vsync, IO)                                                                               \
+        X(pvsync, IO)                                                                              \
+        X(pvsync2, IO)                                                                             \
+        X(posixaio, IO)                                                                            \
+        X(mmap, IO)                                                                                \
+        X(falloc, IO)                                                                              \
+        X(ftruncate, IO)                                                                           \
+        X(filecreate, IO)                                                                          \
+        X(filestat, IO)                                                                            \
+        X(filedelete, IO)                                                                          \
+        X(dircreate, IO)                                                                           \
+        X(dirstat, IO)                                                                             \
+        X(dirdelete, IO)
 
 /* What a job runs when it names no ioengine. */
 #define ENGINE_DEFAULT "psync"

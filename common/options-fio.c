@@ -5,34 +5,22 @@
 
 const char job_fio_unsupported_options[] =
     /* job description, files */
-    "wait_for wait_for_previous new_group stonewall exitall exitall_on_error loops "
-    "filetype unique_filename opendir lockfile openfiles file_service_type ioscheduler "
-    "create_serialize create_fsync create_on_open create_only allow_file_create "
-    "allow_mounted_write pre_read unlink unlink_each_loop file_append fill_device fill_fs "
-    "fallocate fadvise_hint write_hint overwrite fsync_on_close sync sync_file_range "
-    "write_barrier uncached "
+    "filetype lockfile allow_mounted_write fill_device fill_fs write_hint sync "
+    "sync_file_range write_barrier uncached "
     /* sizes and offsets */
-    "io_size io_limit offset_align offset_increment number_ios num_range kb_base "
+    "offset_align num_range kb_base "
     /* block sizes and buffers */
-    "ba blockalign bsrange blocksize_range bssplit bs_unaligned blocksize_unaligned "
-    "bs_is_seq_rand zero_buffers refill_buffers scramble_buffers buffer_compress_percentage "
-    "buffer_compress_chunk buffer_pattern dedupe_percentage dedupe_mode "
-    "dedupe_working_set_percentage dedupe_global iomem mem iomem_align mem_align "
+    "bs_is_seq_rand dedupe_global iomem mem iomem_align mem_align "
     "hugepage-size lockmem atomic "
     /* I/O type and pattern */
-    "rw_sequencer unified_rw_reporting random_distribution percentage_random "
-    "percentage_sequential random_generator softrandommap sprandom "
+    "softrandommap sprandom "
     /* depth and submission */
-    "iodepth_batch_complete_max iodepth_low serialize_overlap io_submit_mode "
+    "iodepth_batch_complete_max iodepth_low serialize_overlap "
     /* rates and latency targets */
-    "rate_min ratemin rate_iops_min rate_process rate_ignore_thinktime rate_cycle thinktime "
-    "thinktime_spin thinktime_blocks thinktime_blocks_type thinktime_iotime latency_target "
-    "latency_window latency_percentile latency_run max_latency flow flow_id flow_sleep "
-    "flow_watermark "
+    "rate_ignore_thinktime flow flow_id flow_sleep flow_watermark "
     /* verification and trim */
-    "do_verify verify_only verify_interval verify_offset verify_pattern "
-    "verify_pattern_interval verify_dump verify_async verify_async_cpus verify_backlog "
-    "verify_backlog_batch verify_state_load verify_state_save verify_write_sequence "
+    "verify_pattern_interval verify_dump verify_async verify_async_cpus "
+    "verify_state_load verify_state_save verify_write_sequence "
     "verify_header_seed experimental_verify trim_percentage trim_verify_zero trim_backlog "
     "trim_backlog_batch "
     /* replay */
@@ -40,22 +28,18 @@ const char job_fio_unsupported_options[] =
     "replay_align replay_time_scale replay_skip merge_blktrace_file merge_blktrace_scalars "
     "merge_blktrace_iters "
     /* processes, CPUs, priorities */
-    "nice prio prioclass cpumask cpus_allowed cpus_allowed_policy numa_cpu_nodes "
-    "numa_mem_policy cgroup cgroup_weight cgroup_nodelete uid gid gtod_reduce gtod_cpu "
-    "clocksource exec_prerun exec_postrun ignore_error continue_on_error error_dump "
+    "cgroup cgroup_weight cgroup_nodelete uid gid gtod_cpu clocksource "
     /* statistics and logs */
-    "disable_lat disable_clat disable_slat disable_bw_measurement clat_percentiles "
-    "lat_percentiles slat_percentiles percentile_list significant_figures stats "
+    "significant_figures "
     "write_bw_log write_lat_log write_iops_log write_hist_log log_avg_msec log_hist_msec "
     "log_hist_coarseness log_max_value log_offset log_prio log_compression "
     "log_compression_cpus log_store_compressed log_unix_epoch log_alternate_epoch "
-    "log_alternate_epoch_clock_id block_error_percentiles per_job_logs steadystate ss "
-    "ss_dur ss_ramp ss_interval unit_base "
+    "log_alternate_epoch_clock_id block_error_percentiles per_job_logs ss_interval unit_base "
     /* zones */
     "zonemode zonerange zonesize zonecapacity zoneskip read_beyond_wp max_open_zones "
     "job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency "
     /* engine-specific options of engines iofleet has */
-    "hipri fixedbufs registerfiles sqthread_poll sqthread_poll_cpu nonvectored force_async "
+    "fixedbufs registerfiles sqthread_poll sqthread_poll_cpu nonvectored force_async "
     "userspace_reap nowait cmdprio_percentage cmdprio_class cmdprio cmdprio_bssplit "
     /* command-line flags that shape the output or the run */
     "output output-format minimal append-terse terse-version status-interval section "
@@ -67,18 +51,15 @@ const char *const job_fio_unsupported_rw[] = {
 };
 
 const char *const job_fio_unsupported_engines[] = {
-    "sync",       "vsync",      "pvsync",    "pvsync2",    "io_uring_cmd", "posixaio",
-    "solarisaio", "windowsaio", "mmap",      "splice",     "netsplice",    "sg",
-    "libzbc",     "net",        "cpuio",     "rdma",       "rbd",          "rados",
-    "e4defrag",   "falloc",     "ftruncate", "gfapi",      "gfapi_async",  "libhdfs",
-    "pmemblk",    "libpmem",    "dev-dax",   "ime_psync",  "ime_psyncv",   "ime_aio",
-    "libiscsi",   "filecreate", "filestat",  "filedelete", "dircreate",    "dirstat",
-    "dirdelete",  "http",       "nbd",       "exec",         "xnvme",
-    "libblkio",   "libcufile",  "dfs",       "mtd",        "external",     NULL,
+    "io_uring_cmd", "solarisaio", "windowsaio", "splice",  "netsplice",  "sg",
+    "libzbc",       "net",        "cpuio",      "rdma",    "rbd",        "rados",
+    "e4defrag",     "gfapi",      "gfapi_async", "libhdfs", "pmemblk",   "libpmem",
+    "dev-dax",      "ime_psync",  "ime_psyncv", "ime_aio", "libiscsi",   "http",
+    "nbd",          "exec",       "xnvme",      "libblkio", "libcufile", "dfs",
+    "mtd",          "external",   NULL,
 };
 
 const char *const job_fio_unsupported_verify[] = {
-    "md5",    "crc64",   "crc32",       "crc16",    "crc7",     "sha1",
-    "sha256", "sha512",  "sha3-224",    "sha3-256", "sha3-384", "sha3-512",
-    "meta",   "pattern", "pattern_hdr", "null",     NULL,
+    "crc64",    "crc32",    "crc16",    "crc7",        "sha1", "sha512",
+    "sha3-224", "sha3-256", "sha3-384", "sha3-512", "pattern_hdr", NULL,
 };

@@ -33,6 +33,7 @@ typedef enum opt_type {
         OPT_UINT32, /* uint32_t count, same syntax */
         OPT_TIME,   /* uint64_t nanoseconds, fio's time syntax */
         OPT_BOOL,   /* bool; no value means true, as fio's --time_based */
+        OPT_CUSTOM, /* .set parses the value into the spec, .validate checks it again */
 } opt_type_t;
 
 typedef struct job_option {
@@ -50,10 +51,17 @@ typedef struct job_option {
         bool fio_range;                 /* fio also takes "low-high", which iofleet does not */
         bool fio_paths;                 /* fio's ':' separates several paths, '\:' escapes */
         bool sets_randseed;             /* also records that randseed was given */
+        size_t percent_offset;          /* OPT_SIZE: "N%" stores N (1..100) in this uint32_t
+                                         * field and 0 in the bytes; 0: no percentages */
+        size_t offset_given;            /* a bool field set when the option is given; 0 none */
         const char *const *choices;     /* accepted values (OPT_STR, OPT_ENUM) */
         const int *values;              /* OPT_ENUM: what each choice stores */
         const char *const *fio_choices; /* real fio values iofleet does not do yet */
         int (*check)(const char *key, const char *s, char *err, size_t errlen);
+        /* OPT_CUSTOM: applies value (0 or -errno with one line in err), and checks the fields it
+         * sets as the wire may have filled them. */
+        int (*set)(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen);
+        int (*validate)(const job_spec_t *j, char *err, size_t errlen);
         const char *range; /* help text of the range when not numeric */
         const char *def;   /* default as the user would write it */
         const char *example;
@@ -70,6 +78,18 @@ typedef struct job_option {
 
 extern const job_option_t options_table[];
 extern const size_t options_table_len;
+/* Block sizes, I/O pattern, pacing, offsets and placement (options-table-io.c). */
+extern const job_option_t options_table_io[];
+extern const size_t options_table_io_len;
+/* Job order, files, buffers, verification and errors (options-table-files.c). */
+extern const job_option_t options_table_files[];
+extern const size_t options_table_files_len;
+/* Statistics: measured latencies, reported percentiles (options-table-stats.c). */
+extern const job_option_t options_table_stats[];
+extern const size_t options_table_stats_len;
+void options_stats_defaults(job_spec_t *j);
+/* The i-th option over every table; NULL past the end. */
+const job_option_t *options_at(size_t i);
 
 /* One line into err (when there is room), cut on a UTF-8 boundary. */
 void options_err(char *err, size_t errlen, const char *fmt, ...) _printf_(3, 4);
@@ -92,3 +112,52 @@ int options_check_directory(const char *key, const char *s, char *err, size_t er
 int options_check_filename(const char *key, const char *s, char *err, size_t errlen);
 int options_check_filename_format(const char *key, const char *s, char *err, size_t errlen);
 int options_check_nfs_url(const char *key, const char *s, char *err, size_t errlen);
+
+/* The I/O pattern, pacing, offset and placement options (options-io.c): their custom setters and
+ * checks, the table's choices, the defaults job_spec_init() gives them, and the whole-job rules
+ * job_spec_validate() applies to them. */
+int options_set_rw(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen);
+int options_validate_rw(const job_spec_t *j, char *err, size_t errlen);
+int options_set_bssplit(job_spec_t *j, const char *key, const char *value, char *err,
+                        size_t errlen);
+int options_validate_bssplit(const job_spec_t *j, char *err, size_t errlen);
+int options_set_bsrange(job_spec_t *j, const char *key, const char *value, char *err,
+                        size_t errlen);
+int options_validate_bsrange(const job_spec_t *j, char *err, size_t errlen);
+int options_set_random_distribution(job_spec_t *j, const char *key, const char *value, char *err,
+                                    size_t errlen);
+int options_validate_random_distribution(const job_spec_t *j, char *err, size_t errlen);
+int options_set_latency_percentile(job_spec_t *j, const char *key, const char *value, char *err,
+                                   size_t errlen);
+int options_validate_latency_percentile(const job_spec_t *j, char *err, size_t errlen);
+int options_set_cpus_allowed(job_spec_t *j, const char *key, const char *value, char *err,
+                             size_t errlen);
+int options_set_cpumask(job_spec_t *j, const char *key, const char *value, char *err,
+                        size_t errlen);
+int options_validate_cpus_allowed(const job_spec_t *j, char *err, size_t errlen);
+int options_set_numa_cpu_nodes(job_spec_t *j, const char *key, const char *value, char *err,
+                               size_t errlen);
+int options_validate_numa_cpu_nodes(const job_spec_t *j, char *err, size_t errlen);
+int options_set_numa_mem_policy(job_spec_t *j, const char *key, const char *value, char *err,
+                                size_t errlen);
+int options_validate_numa_mem_policy(const job_spec_t *j, char *err, size_t errlen);
+int options_set_nice(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen);
+int options_validate_nice(const job_spec_t *j, char *err, size_t errlen);
+int options_set_prio(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen);
+int options_validate_prio(const job_spec_t *j, char *err, size_t errlen);
+int options_check_ioscheduler(const char *key, const char *s, char *err, size_t errlen);
+int options_validate_random_generator(const job_spec_t *j, char *err, size_t errlen);
+void options_io_defaults(job_spec_t *j);
+int options_validate_io(const job_spec_t *j, char *err, size_t errlen);
+extern const char *const options_rw_choices[];
+extern const char *const options_rw_sequencer_choices[];
+extern const char *const options_thinktime_type_choices[];
+extern const char *const options_rate_process_choices[];
+extern const char *const options_submit_mode_choices[];
+extern const char *const options_random_generator_choices[];
+extern const int options_random_generator_values[];
+extern const char *const options_cpus_policy_choices[];
+/* options-table-files.c's: defaults of its fields (job_spec_done() frees its strings). */
+void options_files_defaults(job_spec_t *j);
+/* The whole-job rules of those options (verify_only with time_based, ...). */
+int options_files_validate(const job_spec_t *j, char *err, size_t errlen);

@@ -128,14 +128,12 @@ int options_check_nfs_url(const char *key, const char *s, char *err, size_t errl
 
 /* --- the table ------------------------------------------------------------------------ */
 
-static const char *const rw_choices[] = {
-    "read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", NULL,
-};
-static const int rw_values[] = {
-    RW_READ, RW_WRITE, RW_RANDREAD, RW_RANDWRITE, RW_RW, RW_RW, RW_RANDRW,
-};
-static const char *const verify_choices[] = {"0", "crc32c", "crc32c-intel", "xxhash", NULL};
-static const int verify_values[] = {VERIFY_NONE, VERIFY_CRC32C, VERIFY_CRC32C, VERIFY_XXHASH};
+static const char *const verify_choices[] = {"0",   "crc32c", "crc32c-intel", "xxhash",
+                                             "md5", "sha256", "meta",         "pattern",
+                                             "null", NULL};
+static const int verify_values[] = {VERIFY_NONE,   VERIFY_CRC32C, VERIFY_CRC32C,
+                                    VERIFY_XXHASH, VERIFY_MD5,    VERIFY_SHA256,
+                                    VERIFY_META,   VERIFY_PATTERN, VERIFY_NULL};
 #define ENGINE_NAME(name, kind) #name,
 static const char *const engine_names[] = {ENGINE_LIST(ENGINE_NAME) NULL};
 #undef ENGINE_NAME
@@ -165,14 +163,15 @@ const job_option_t options_table[] = {
     {
         .name = "rw",
         .aliases = {"readwrite"},
-        .type = OPT_ENUM,
-        .offset = FIELD_ENUM(rw_mode_t, rw),
-        .choices = rw_choices,
-        .values = rw_values,
-        .fio_choices = job_fio_unsupported_rw,
+        .type = OPT_CUSTOM,
+        .set = options_set_rw,
+        .validate = options_validate_rw,
+        .range = "read|write|randread|randwrite|rw|readwrite|randrw[:N]",
+        .choices = options_rw_choices,
         .def = "read",
         .example = "randread",
-        .help = "I/O pattern; rw (readwrite) and randrw mix reads and writes by rwmixread",
+        .help = "I/O pattern (rw, randrw mix by rwmixread); randread:8: 8 I/Os per offset, "
+                "write:4k: skip 4k after each",
     },
     {
         .name = "rwmixread",
@@ -210,11 +209,14 @@ const job_option_t options_table[] = {
         .name = "size",
         .type = OPT_SIZE,
         .offset = FIELD(uint64_t, size),
+        .percent_offset = FIELD(uint32_t, size_percent),
         .min = 1,
         .max = JOB_SIZE_MAX,
         .zero_unset = true,
+        .range = "1..8e, or 1%..100% of the files",
         .example = "1g",
-        .help = "Bytes per job clone, split over its files; 0 = not given",
+        .help = "Bytes per job clone, split over its files, or N% of each existing file; 0 = not "
+                "given",
     },
     {
         .name = "filesize",
@@ -474,6 +476,7 @@ const job_option_t options_table[] = {
         .choices = verify_choices,
         .values = verify_values,
         .fio_choices = job_fio_unsupported_verify,
+        .offset_given = FIELD(bool, verify_set),
         .def = "0",
         .example = "crc32c",
         .help = "Check data: writes then reads back; read jobs check what was written",

@@ -72,6 +72,8 @@ static int validate_field(const job_spec_t *j, const job_option_t *o, char *err,
                 return 0;
         switch (o->type) {
         case OPT_ENUM:
+                if (o->validate)
+                        return o->validate(j, err, errlen);
                 v = *(const int *)cfield_at(j, o->offset);
                 if (enum_known(o, v))
                         return 0;
@@ -103,6 +105,8 @@ static int validate_field(const job_spec_t *j, const job_option_t *o, char *err,
                 if (r == 0 && o->per_ddir)
                         r = validate_number(j, o, o->offset_write, "write value ", err, errlen);
                 return r;
+        case OPT_CUSTOM:
+                return o->validate ? o->validate(j, err, errlen) : 0;
         case OPT_BOOL:
                 break;
         }
@@ -131,17 +135,20 @@ static const char *region_text(const job_spec_t *j, char *buf, size_t n)
 }
 
 /* Block sizes of the directions the job uses: fn(j, bs, label) for each. */
+/* Block sizes of the directions the job uses: fn(j, bs, label) for each, the smallest of a
+ * bsrange/bssplit mix (what fio checks sizes against). */
 static int for_each_bs(const job_spec_t *j, char *err, size_t errlen,
                        int (*fn)(const job_spec_t *j, uint64_t bs, const char *label, char *err,
                                  size_t errlen))
 {
-        bool differ = j->bs != j->bs_write;
+        uint64_t rbs = job_spec_bs_min(j, DDIR_READ), wbs = job_spec_bs_min(j, DDIR_WRITE);
+        bool differ = rbs != wbs;
         int r = 0;
 
         if (rw_mode_has_read(j->rw))
-                r = fn(j, j->bs, differ ? "read block size " : "", err, errlen);
+                r = fn(j, rbs, differ ? "read block size " : "", err, errlen);
         if (r == 0 && rw_mode_has_write(j->rw) && (differ || !rw_mode_has_read(j->rw)))
-                r = fn(j, j->bs_write, differ ? "write block size " : "", err, errlen);
+                r = fn(j, wbs, differ ? "write block size " : "", err, errlen);
         return r;
 }
 
@@ -191,8 +198,11 @@ static int validate_layout(const job_spec_t *j, char *err, size_t errlen)
         char a[32], b[32];
         int r;
 
+        if (j->size_percent && !j->filesize)
+                return 0; /* a share of files as they are: sized on the agent, when opened */
         if (!j->size && !j->filesize) {
-                if (engine_is(j, ENGINE_METADATA))
+                /* opendir's files are used as they are */
+                if (engine_is(j, ENGINE_METADATA) || !strempty(j->opendir))
                         return 0;
                 if (!engine_is(j, "null")) {
                         options_err(err, errlen, "size: required (e.g. size=1g, or filesize=...)");
@@ -291,18 +301,26 @@ static int validate_rules(const job_spec_t *j, char *err, size_t errlen)
 
 int job_spec_validate(const job_spec_t *j, char *err, size_t errlen)
 {
+        const job_option_t *o;
         int r;
 
         assert(j);
-        for (size_t i = 0; i < options_table_len; i++) {
-                r = validate_field(j, &options_table[i], err, errlen);
+        for (size_t i = 0; (o = options_at(i)); i++) {
+                r = validate_field(j, o, err, errlen);
                 if (r < 0)
                         return r;
         }
         /* time_based without a runtime runs until it is stopped (a soak run, ended by a cancel
          * or a stonewall), as fio runs such a job until it is killed. */
+        /* the I/O pattern's rules first: they name bssplit, bsrange, ba where the general ones
+         * would say bs */
+        r = options_validate_io(j, err, errlen);
+        if (r < 0)
+                return r;
         r = validate_rules(j, err, errlen);
         if (r < 0)
+                return r;
+        if ((r = options_files_validate(j, err, errlen)) < 0)
                 return r;
         return validate_layout(j, err, errlen);
 }

@@ -205,6 +205,14 @@ static int choice_find(const job_option_t *o, const char *key, const char *value
                 if (streq(value, o->choices[i]))
                         return (int)i;
         options_join(list, sizeof(list), o->choices, ", ");
+        if (streq(o->name, "ioengine") && streq(value, "exec")) {
+                options_err(err, errlen,
+                            "%s: fio's 'exec' is not supported by iofleet: it runs a program the job "
+                            "names, and agents, running as root, run only programs their config "
+                            "names (allow_commands) through exec_prerun/exec_postrun (use %s)",
+                            key, list);
+                return -EOPNOTSUPP;
+        }
         if (options_str_in(value, o->fio_choices)) {
                 options_err(err, errlen, "%s: fio's '%s' is not supported by iofleet yet (use %s)",
                             key, value, list);
@@ -368,6 +376,31 @@ out:
         return r;
 }
 
+/* fio's "size=20%": a whole percentage 1..100 of what the file holds, stored apart from the
+ * bytes (which it clears, as a later byte value clears the percentage). */
+static int set_percent(const job_option_t *o, const char *key, const char *value, job_spec_t *j,
+                       char *err, size_t errlen)
+{
+        char vb[ECHO_BUF], *end;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(value, &end, 10);
+        if (end == value || *end != '%' || end[1] || errno || v < 1 || v > 100 ||
+            value[0] == '-' || value[0] == '+' || value[0] == ' ') {
+                options_err(err, errlen,
+                            "%s: '%s' is not a percentage (a whole number 1..100 followed by %%, "
+                            "e.g. %s=20%%)",
+                            key, options_echo(vb, value), key);
+                return -EINVAL;
+        }
+        if (!o->no_effect) {
+                *(uint32_t *)field_at(j, o->percent_offset) = (uint32_t)v;
+                *(uint64_t *)field_at(j, o->offset) = 0;
+        }
+        return 0;
+}
+
 static int set_number(const job_option_t *o, const char *key, const char *value, job_spec_t *j,
                       char *err, size_t errlen)
 {
@@ -376,10 +409,14 @@ static int set_number(const job_option_t *o, const char *key, const char *value,
 
         if (o->per_ddir)
                 return set_per_ddir(o, key, value, j, err, errlen);
+        if (o->percent_offset && value[0] && value[strlen(value) - 1] == '%')
+                return set_percent(o, key, value, j, err, errlen);
         r = parse_number(o, key, value, NULL, &v, err, errlen);
         if (r < 0)
                 return r;
         store_number(o, j, o->offset, v);
+        if (o->percent_offset && !o->no_effect)
+                *(uint32_t *)field_at(j, o->percent_offset) = 0;
         if (o->sets_randseed)
                 j->randseed_set = true;
         return 0;
@@ -434,10 +471,25 @@ static int set_enum(const job_option_t *o, const char *key, const char *value, j
         return 0;
 }
 
+const job_option_t *options_at(size_t i)
+{
+        if (i < options_table_len)
+                return &options_table[i];
+        i -= options_table_len;
+        if (i < options_table_io_len)
+                return &options_table_io[i];
+        i -= options_table_io_len;
+        if (i < options_table_files_len)
+                return &options_table_files[i];
+        i -= options_table_files_len;
+        return i < options_table_stats_len ? &options_table_stats[i] : NULL;
+}
+
 static const job_option_t *option_find(const char *key)
 {
-        for (size_t i = 0; i < options_table_len; i++) {
-                const job_option_t *o = &options_table[i];
+        const job_option_t *o;
+
+        for (size_t i = 0; (o = options_at(i)); i++) {
                 if (streq(key, o->name))
                         return o;
                 for (size_t a = 0; a < ELEMENTSOF(o->aliases) && o->aliases[a]; a++)
@@ -476,13 +528,14 @@ static bool word_in(const char *w, const char *words)
 void job_options_offer(suggest_t *s)
 {
         const char *words = job_fio_unsupported_options;
+        const job_option_t *o;
         char w[64];
 
-        for (size_t i = 0; i < options_table_len; i++) {
-                suggest_offer(s, options_table[i].name);
-                for (size_t a = 0; a < ELEMENTSOF(options_table[i].aliases); a++)
-                        if (options_table[i].aliases[a])
-                                suggest_offer(s, options_table[i].aliases[a]);
+        for (size_t i = 0; (o = options_at(i)); i++) {
+                suggest_offer(s, o->name);
+                for (size_t a = 0; a < ELEMENTSOF(o->aliases); a++)
+                        if (o->aliases[a])
+                                suggest_offer(s, o->aliases[a]);
         }
         while (next_word(&words, w, sizeof(w)))
                 suggest_offer(s, w);
@@ -496,34 +549,11 @@ int job_option_known(const char *key)
         return word_in(key, job_fio_unsupported_options) ? JOB_OPTION_UNSUPPORTED : -ENOENT;
 }
 
-int job_option_set(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen)
+static int set_value(const job_option_t *o, const char *key, const char *value, job_spec_t *j,
+                     char *err, size_t errlen)
 {
-        char kb[ECHO_BUF], vb[ECHO_BUF];
-        const job_option_t *o;
-        suggest_t hint;
+        char vb[ECHO_BUF];
         bool b;
-
-        assert(j);
-        assert(key);
-
-        if (key[0] == '-' && key[1] == '-')
-                key += 2;
-        o = option_find(key);
-        if (!o) {
-                if (word_in(key, job_fio_unsupported_options)) {
-                        options_err(err, errlen, "fio option '%s' is not supported by iofleet yet",
-                                    key);
-                        return -EOPNOTSUPP;
-                }
-                suggest_init(&hint, key);
-                job_options_offer(&hint);
-                if (suggest_result(&hint))
-                        options_err(err, errlen, "unknown option '%s' (did you mean '%s'?)",
-                                    options_echo(kb, key), suggest_result(&hint));
-                else
-                        options_err(err, errlen, "unknown option '%s'", options_echo(kb, key));
-                return -ENOENT;
-        }
 
         if (o->type == OPT_BOOL) {
                 /* fio's "--time_based" with no value means on */
@@ -552,11 +582,48 @@ int job_option_set(job_spec_t *j, const char *key, const char *value, char *err,
         case OPT_UINT32:
         case OPT_TIME:
                 return set_number(o, key, value, j, err, errlen);
+        case OPT_CUSTOM:
+                return o->set(j, key, value, err, errlen);
         case OPT_BOOL:
                 break;
         }
         assert(!"unhandled option type");
         return -EINVAL;
+}
+
+int job_option_set(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen)
+{
+        char kb[ECHO_BUF];
+        const job_option_t *o;
+        suggest_t hint;
+        int r;
+
+        assert(j);
+        assert(key);
+
+        if (key[0] == '-' && key[1] == '-')
+                key += 2;
+        o = option_find(key);
+        if (!o) {
+                if (word_in(key, job_fio_unsupported_options)) {
+                        options_err(err, errlen, "fio option '%s' is not supported by iofleet yet",
+                                    key);
+                        return -EOPNOTSUPP;
+                }
+                suggest_init(&hint, key);
+                job_options_offer(&hint);
+                if (suggest_result(&hint))
+                        options_err(err, errlen, "unknown option '%s' (did you mean '%s'?)",
+                                    options_echo(kb, key), suggest_result(&hint));
+                else
+                        options_err(err, errlen, "unknown option '%s'", options_echo(kb, key));
+                return -ENOENT;
+        }
+
+        r = set_value(o, key, value, j, err, errlen);
+        if (r >= 0 && o->offset_given)
+                *(bool *)field_at(j, o->offset_given) = true;
+        return r;
 }
 
 /* --- defaults ------------------------------------------------------------------------- */
@@ -585,6 +652,9 @@ int job_spec_init(job_spec_t *j, const char *name)
                 goto fail;
         if (!(n.ioengine = strdup(ENGINE_DEFAULT)) || !(n.metadata_order = strdup("both")))
                 goto fail;
+        options_io_defaults(&n);
+        options_files_defaults(&n);
+        options_stats_defaults(&n);
         *j = n;
         return 0;
 fail:
@@ -592,26 +662,65 @@ fail:
         return -ENOMEM;
 }
 
+/* Calls f on every string field of j once: the table's OPT_STR options (name, ioengine, the
+ * paths, ...), whatever table they are in, so that a new one is freed and copied too. */
+static void each_string(job_spec_t *j, void (*f)(char **p, void *u), void *u)
+{
+        const job_option_t *o;
+
+        for (size_t i = 0; (o = options_at(i)); i++) {
+                bool seen = false;
+                if (o->type != OPT_STR || o->no_effect)
+                        continue;
+                for (size_t k = 0; k < i && !seen; k++) {
+                        const job_option_t *e = options_at(k);
+                        seen = e->type == OPT_STR && !e->no_effect && e->offset == o->offset;
+                }
+                if (!seen)
+                        f(field_at(j, o->offset), u);
+        }
+}
+
+static void string_free(char **p, void *u)
+{
+        (void)u;
+        free(*p);
+        *p = NULL;
+}
+
+/* Replaces *p with a copy (NULL when out of memory, and *failed). */
+static void string_dup(char **p, void *u)
+{
+        bool *failed = u;
+        if (*p && !(*p = strdup(*p)))
+                *failed = true;
+}
+
 void job_spec_done(job_spec_t *j)
 {
         if (!j)
                 return;
-        free(j->name);
-        free(j->directory);
-        free(j->filename);
-        free(j->filename_format);
-        free(j->ioengine);
-        free(j->metadata_order);
-        free(j->nfs_url);
-        j->name = j->directory = j->filename = j->filename_format = NULL;
-        j->ioengine = j->metadata_order = j->nfs_url = NULL;
+        each_string(j, string_free, NULL);
+}
+
+int job_spec_copy(job_spec_t *dst, const job_spec_t *src)
+{
+        bool failed = false;
+
+        *dst = *src;
+        each_string(dst, string_dup, &failed);
+        if (failed) {
+                job_spec_done(dst); /* every string is a copy or NULL */
+                return -ENOMEM;
+        }
+        return 0;
 }
 
 /* --- help ----------------------------------------------------------------------------- */
 
 static const char *const type_names[] = {
     [OPT_STR] = "str",    [OPT_ENUM] = "str",  [OPT_SIZE] = "size", [OPT_COUNT] = "int",
-    [OPT_UINT32] = "int", [OPT_TIME] = "time", [OPT_BOOL] = "bool",
+    [OPT_UINT32] = "int", [OPT_TIME] = "time", [OPT_BOOL] = "bool", [OPT_CUSTOM] = "str",
 };
 
 bool job_option_doc(size_t i, job_option_doc_t *d)
@@ -619,9 +728,8 @@ bool job_option_doc(size_t i, job_option_doc_t *d)
         const job_option_t *o;
         char lo[32], hi[32];
 
-        if (i >= options_table_len)
+        if (!(o = options_at(i)))
                 return false;
-        o = &options_table[i];
         memset(d, 0, sizeof(*d));
         d->name = o->name;
         d->aliases[0] = o->aliases[0];

@@ -28,16 +28,6 @@ static bool ascii_caseeq(const char *a, const char *b)
         return *a == *b;
 }
 
-static int hex_value(char c)
-{
-        c = ascii_lower(c);
-        if (is_digit(c))
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        return -1;
-}
-
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
         while (b) {

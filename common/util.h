@@ -40,6 +40,18 @@ static inline bool streq(const char *a, const char *b)
         return strcmp(a, b) == 0;
 }
 
+/* The value of hex digit c, or -1 when it is none. */
+static inline int hex_value(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+                return c - 'A' + 10;
+        return -1;
+}
+
 static inline bool strempty(const char *s)
 {
         return !s || !*s;

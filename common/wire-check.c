@@ -526,6 +526,20 @@ static int check_job_result(const Iofleet__JobResult *j, char *err, size_t errle
                               j->clone);
         if (j->first_done_ns > j->last_done_ns)
                 return errorf(err, errlen, -EBADMSG, "finished.job: first_done after last_done");
+        if (j->groupid > WIRE_MAX_JOBS)
+                return errorf(err, errlen, -EBADMSG, "finished.job.groupid %u out of range 0..%d",
+                              j->groupid, WIRE_MAX_JOBS);
+        if (j->steadystate &&
+            ((r = check_str(j->steadystate->ss, WIRE_MAX_NAME, false, "finished.job.steadystate.ss",
+                            err, errlen)) < 0 ||
+             (r = check_str(j->steadystate->criterion, WIRE_MAX_NAME, false,
+                            "finished.job.steadystate.criterion", err, errlen)) < 0))
+                return r;
+        if (j->steadystate && (j->steadystate->n_iops > WIRE_MAX_SS_SAMPLES ||
+                               j->steadystate->n_bw > WIRE_MAX_SS_SAMPLES))
+                return errorf(err, errlen, -EBADMSG,
+                              "finished.job.steadystate: more than %d samples",
+                              WIRE_MAX_SS_SAMPLES);
         return 0;
 }
 
@@ -547,6 +561,47 @@ static int check_finished(const Iofleet__Finished *f, char *err, size_t errlen)
                 if ((r = check_job_result(f->jobs[i], err, errlen)) < 0)
                         return r;
         return 0;
+}
+
+/* The cluster-wide stonewall's messages: a group after the first, of at most WIRE_MAX_JOBS. */
+static int check_group(uint32_t group, const char *what, char *err, size_t errlen)
+{
+        if (group == 0 || group >= WIRE_MAX_JOBS)
+                return errorf(err, errlen, -EBADMSG, "%s.group %u out of range 1..%d", what, group,
+                              WIRE_MAX_JOBS - 1);
+        return 0;
+}
+
+static int check_group_ready(const Iofleet__GroupReady *g, char *err, size_t errlen)
+{
+        int r;
+        if ((r = check_str(g->run_id, WIRE_MAX_ID, true, "group_ready.run_id", err, errlen)) < 0)
+                return r;
+        return check_group(g->group, "group_ready", err, errlen);
+}
+
+static int check_start_group(const Iofleet__StartGroup *g, char *err, size_t errlen)
+{
+        int r;
+        if ((r = check_str(g->run_id, WIRE_MAX_ID, true, "start_group.run_id", err, errlen)) < 0 ||
+            (r = check_time(g->start_ns, "start_group.start_ns", err, errlen)) < 0)
+                return r;
+        if (g->max_intervals > WIRE_MAX_INTERVALS)
+                return errorf(err, errlen, -EBADMSG,
+                              "start_group.max_intervals %llu out of range 0..%u",
+                              (unsigned long long)g->max_intervals, WIRE_MAX_INTERVALS);
+        return check_group(g->group, "start_group", err, errlen);
+}
+
+static int check_group_started(const Iofleet__GroupStarted *g, char *err, size_t errlen)
+{
+        int r;
+        if ((r = check_str(g->run_id, WIRE_MAX_ID, true, "group_started.run_id", err, errlen)) <
+                0 ||
+            (r = check_time(g->start_ns, "group_started.start_ns", err, errlen)) < 0 ||
+            (r = check_time(g->host_mono_ns, "group_started.host_mono_ns", err, errlen)) < 0)
+                return r;
+        return check_group(g->group, "group_started", err, errlen);
 }
 
 static int check_error(const Iofleet__Error *m, char *err, size_t errlen)
@@ -842,6 +897,9 @@ static int check_enroll_action_done(const Iofleet__EnrollActionDone *d, char *er
         X(ACK, ack, check_ack)                                                                     \
         X(RESTORED, restored, check_restored)                                                      \
         X(ERROR, error, check_error)                                                               \
+        X(GROUP_READY, group_ready, check_group_ready)                                             \
+        X(START_GROUP, start_group, check_start_group)                                             \
+        X(GROUP_STARTED, group_started, check_group_started)                                       \
         X(LIST_AGENTS, list_agents, check_nothing)                                                 \
         X(AGENT_LIST, agent_list, check_agent_list)                                                \
         X(SUBMIT_RUN, submit_run, check_submit_run)                                                \

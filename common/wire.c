@@ -253,6 +253,8 @@ bool wire_is_run_message(const envelope_t *e)
         case IOFLEET__ENVELOPE__BODY_FINISHED:
         case IOFLEET__ENVELOPE__BODY_RESTORED:
         case IOFLEET__ENVELOPE__BODY_ERROR:
+        case IOFLEET__ENVELOPE__BODY_GROUP_READY:
+        case IOFLEET__ENVELOPE__BODY_GROUP_STARTED:
                 return true;
         default:
                 return false;

@@ -23,6 +23,8 @@
 #define WIRE_MAX_JOBS 64
 /* Result entries in one Finished: a job's clones each get one without group_reporting. */
 #define WIRE_MAX_RESULTS (WIRE_MAX_JOBS + 4096)
+/* Samples of a steady-state window (one a second): ss_dur of an hour at most. */
+#define WIRE_MAX_SS_SAMPLES 3600
 #define WIRE_MAX_JOB_OPTIONS 256
 #define WIRE_MAX_OPTION_VALUE 4096
 #define WIRE_MAX_TEXT 4096

@@ -9,7 +9,7 @@
 #include "util.h"
 
 /* AgentInfo for the CLI; points into a (no copies) except for the label keys, freed below. */
-static void agent_info(const agent_t *a, const char *run, Iofleet__AgentInfo *info,
+static void agent_info(const coord_agent_t *a, const char *run, Iofleet__AgentInfo *info,
                        Iofleet__Label *labels, Iofleet__Label **lp)
 {
         iofleet__agent_info__init(info);
@@ -62,7 +62,7 @@ void error_push(outbox_t *ob, const char *peer, uint64_t *seq, Iofleet__ErrorCod
         outbox_push(ob, peer, &e);
 }
 
-void agent_list_push(outbox_t *ob, const char *peer, uint64_t *seq, agent_t **agents, size_t n,
+void agent_list_push(outbox_t *ob, const char *peer, uint64_t *seq, coord_agent_t **agents, size_t n,
                      const char *accepted_run, const char *(*run_of)(void *user, const char *id),
                      void *user)
 {

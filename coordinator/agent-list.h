@@ -9,7 +9,7 @@
 
 /* Queues an AgentList (accepted_run NULL) or a RunAccepted for accepted_run to peer, built from
  * agents; run_of(user, id) names the run holding each agent ("" or NULL: none). */
-void agent_list_push(outbox_t *ob, const char *peer, uint64_t *seq, agent_t **agents, size_t n,
+void agent_list_push(outbox_t *ob, const char *peer, uint64_t *seq, coord_agent_t **agents, size_t n,
                      const char *accepted_run, const char *(*run_of)(void *user, const char *id),
                      void *user);
 /* Queues an Error to peer (a control client, or an agent by its connection). */

@@ -131,7 +131,7 @@ static int open_fd(journal_t *j, int flags)
 }
 
 int journal_create(const char *dir, const char *run_id, int64_t now, const envelope_t *submit,
-                   agent_t **agents, const uint32_t *part_of, size_t n, journal_t **ret)
+                   coord_agent_t **agents, const uint32_t *part_of, size_t n, journal_t **ret)
 {
         journal_t *j = calloc(1, sizeof(*j));
         int r;
@@ -302,8 +302,8 @@ static int decode(const reader_t *rd, envelope_t **e)
 
 /* The agents of the run as the journal lists them, for run_new(). */
 typedef struct jagents {
-        agent_t *v;
-        agent_t **p;
+        coord_agent_t *v;
+        coord_agent_t **p;
         uint32_t *part;
         size_t n, cap;
 } jagents_t;
@@ -314,7 +314,7 @@ static int add_agent(jagents_t *ja, const char *line)
         const char *s = line;
         if (ja->n == ja->cap) {
                 size_t cap = ja->cap ? ja->cap * 2 : 16;
-                agent_t *v = realloc(ja->v, cap * sizeof(*v));
+                coord_agent_t *v = realloc(ja->v, cap * sizeof(*v));
                 uint32_t *part;
                 if (!v)
                         return -ENOMEM;
@@ -343,7 +343,7 @@ static int add_agent(jagents_t *ja, const char *line)
 }
 
 static int make_run(const char *id, int64_t now, envelope_t **submit, jagents_t *ja,
-                    const char *spool_path, run_out_t *out, run_t **run, char *err, size_t errlen)
+                    const char *spool_path, run_out_t *out, coord_run_t **run, char *err, size_t errlen)
 {
         int r;
         free(ja->p);
@@ -361,7 +361,7 @@ static int make_run(const char *id, int64_t now, envelope_t **submit, jagents_t 
         return 0;
 }
 
-static void apply(run_t *run, const reader_t *rd, run_out_t *out)
+static void apply(coord_run_t *run, const reader_t *rd, run_out_t *out)
 {
         const run_agent_t *a = rd->h.rank < run->n_agents ? &run->agents[rd->h.rank] : NULL;
         envelope_t *e = NULL;
@@ -396,14 +396,14 @@ static void apply(run_t *run, const reader_t *rd, run_out_t *out)
         outbox_clear(&out->acks);
 }
 
-int journal_replay(const char *dir, const char *spool_path, run_t **ret, journal_t **jret,
+int journal_replay(const char *dir, const char *spool_path, coord_run_t **ret, journal_t **jret,
                    char *err, size_t errlen)
 {
         reader_t rd = {0};
         jagents_t ja = {0};
         envelope_t *submit = NULL;
         run_out_t out = {0};
-        run_t *run = NULL;
+        coord_run_t *run = NULL;
         journal_t *j = NULL;
         char path[4200], id[WIRE_MAX_ID + 1] = "";
         int64_t begun = 0;

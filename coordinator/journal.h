@@ -17,7 +17,7 @@ typedef struct journal journal_t;
 /* Creates DIR/journal afresh and writes the run's beginning: its id, the SubmitRun as received
  * and its agents in rank order (with their parts), synced. 0 or -errno. */
 int journal_create(const char *dir, const char *run_id, int64_t now, const envelope_t *submit,
-                   agent_t **agents, const uint32_t *part_of, size_t n, journal_t **ret);
+                   coord_agent_t **agents, const uint32_t *part_of, size_t n, journal_t **ret);
 /* Appends one record (buffered; journal_sync() writes and syncs). An Interval is kept without
  * its latency histograms (they only feed the live display); everything else whole. */
 int journal_append(journal_t *j, const run_rec_t *rec);
@@ -39,5 +39,5 @@ uint64_t journal_bytes(const journal_t *j);
  * run had ended. A torn last record (a crash mid-write) ends the journal there; the file is cut
  * to its last whole record and opened for appending (*jret). *ret's keep hook is unset. 0 or
  * -errno with err set. */
-int journal_replay(const char *dir, const char *spool_path, run_t **ret, journal_t **jret,
+int journal_replay(const char *dir, const char *spool_path, coord_run_t **ret, journal_t **jret,
                    char *err, size_t errlen);

@@ -62,7 +62,7 @@ int metrics_fd(const metrics_t *m)
         return m ? m->wake_fd : -1;
 }
 
-void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, size_t n_runs)
+void metrics_update(metrics_t *m, registry_t *reg, const coord_run_t *const *runs, size_t n_runs)
 {
         bool finished = false, wanted;
         metrics_input_t in = {};

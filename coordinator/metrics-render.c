@@ -116,7 +116,7 @@ static void render_agents(FILE *f, const metrics_input_t *in)
         static const agent_state_t states[] = {AGENT_IDLE, AGENT_BUSY, AGENT_LOST, AGENT_GONE};
 
         for (size_t i = 0; i < n; i++) {
-                agent_t *a = registry_at(in->reg, i);
+                coord_agent_t *a = registry_at(in->reg, i);
                 if (a->state <= AGENT_GONE)
                         by_state[a->state]++;
         }
@@ -134,14 +134,14 @@ static void render_agents(FILE *f, const metrics_input_t *in)
         family(f, "iofleet_agent_up", "gauge",
                "1 while an agent is heard from within its lease, 0 once it is lost or gone");
         for (size_t i = 0; i < n; i++) {
-                agent_t *a = registry_at(in->reg, i);
+                coord_agent_t *a = registry_at(in->reg, i);
                 agent_series(f, "iofleet_agent_up", a->name, a->hostname);
                 put_u64(f, a->state == AGENT_IDLE || a->state == AGENT_BUSY);
         }
 }
 
 /* Index of the last interval shown to the CLI, or -1. */
-static int64_t last_complete(const run_t *run)
+static int64_t last_complete(const coord_run_t *run)
 {
         if (!run || run->next_emit == 0 || run->next_emit > run->n_civ ||
             !run_civ(run, run->next_emit - 1))
@@ -150,7 +150,7 @@ static int64_t last_complete(const run_t *run)
 }
 
 /* name{run_id=".."} or name{run_id="..",LABEL="VALUE"} and a space. */
-static void run_series(FILE *f, const char *name, const run_t *run, const char *label,
+static void run_series(FILE *f, const char *name, const coord_run_t *run, const char *label,
                        const char *value)
 {
         fprintf(f, "%s{run_id=\"", name);
@@ -224,7 +224,7 @@ static int render_counters(FILE *f, const metrics_input_t *in)
 }
 
 /* The first job a run's clients run (the run's own, or its plan's first client part's). */
-const Iofleet__Job *metrics_run_job(const run_t *run)
+const Iofleet__Job *metrics_run_job(const coord_run_t *run)
 {
         const Iofleet__SubmitRun *s = run->submit ? run->submit->submit_run : NULL;
         if (!s)
@@ -253,7 +253,7 @@ static void label(FILE *f, const char *key, const char *value)
 }
 
 /* The info metric of a run: what it is, as labels (join it on run_id in PromQL). */
-static void run_info(FILE *f, const run_t *run)
+static void run_info(FILE *f, const coord_run_t *run)
 {
         const Iofleet__SubmitRun *s = run->submit ? run->submit->submit_run : NULL;
         const Iofleet__Job *j = metrics_run_job(run);
@@ -325,7 +325,7 @@ static void render_run(FILE *f, const metrics_input_t *in)
         family(f, "iofleet_run_start_skew_seconds", "gauge",
                "Spread of the instants the agents of a run started");
         for (size_t r = 0; r < in->n_runs; r++) {
-                const run_t *run = in->runs[r];
+                const coord_run_t *run = in->runs[r];
                 if (!(run->phase == RUN_RUNNING || run->phase == RUN_STOPPING ||
                       (run->phase == RUN_DONE && run->start_ns)))
                         continue;

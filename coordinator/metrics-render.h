@@ -30,7 +30,7 @@ typedef struct metrics_totals {
  * already). */
 typedef struct metrics_input {
         registry_t *reg;
-        const run_t *const *runs;
+        const coord_run_t *const *runs;
         size_t n_runs;
         const char *const *folded;
         size_t n_folded;
@@ -53,6 +53,6 @@ size_t metrics_escape_label(const char *s, char *buf, size_t len);
 
 /* The first job a run's clients run (the run's own, or its plan's first client part's), or
  * NULL; one of its options ("" when not set); a run phase's name. */
-const Iofleet__Job *metrics_run_job(const run_t *run);
+const Iofleet__Job *metrics_run_job(const coord_run_t *run);
 const char *metrics_job_option(const Iofleet__Job *j, const char *key);
 const char *metrics_phase_name(run_phase_t p);

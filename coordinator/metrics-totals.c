@@ -38,7 +38,7 @@ static const metrics_totals_t *find_base(const metrics_input_t *in, const char *
         return bsearch(name, in->base, in->n_base, sizeof(*in->base), cmp_totals_name);
 }
 
-static bool is_folded(const metrics_input_t *in, const run_t *run)
+static bool is_folded(const metrics_input_t *in, const coord_run_t *run)
 {
         for (size_t i = 0; i < in->n_folded; i++)
                 if (in->folded[i] && streq(in->folded[i], run->id))
@@ -63,7 +63,7 @@ int metrics_collect(const metrics_input_t *in, metrics_totals_t **ret, size_t *n
         }
         /* Agents of the runs in progress: what they did before plus what they did in them. */
         for (size_t r = 0; r < in->n_runs; r++) {
-                const run_t *run = in->runs[r];
+                const coord_run_t *run = in->runs[r];
                 const metrics_totals_t *rt = in->run_totals ? in->run_totals[r] : NULL;
                 if (is_folded(in, run))
                         continue;
@@ -172,7 +172,7 @@ static void untrack(metrics_tally_t *m, size_t i)
 
 /* Moves tracked run i's counts into the cumulative totals. run (when given) is over: every
  * interval it holds is summed instead of what was summed so far. */
-static void fold(metrics_tally_t *m, size_t i, const run_t *run)
+static void fold(metrics_tally_t *m, size_t i, const coord_run_t *run)
 {
         tracked_t *tr = &m->tracked[i];
         for (size_t a = 0; a < tr->n_cur; a++) {
@@ -203,7 +203,7 @@ static tracked_t *find_tracked(metrics_tally_t *m, const char *id)
 
 /* Follows the runs: sums the intervals each has shown since the last call; a run that is over
  * moves into the totals. */
-int metrics_tally_track(metrics_tally_t *m, const run_t *const *runs, size_t n)
+int metrics_tally_track(metrics_tally_t *m, const coord_run_t *const *runs, size_t n)
 {
         for (size_t i = 0; i < m->n_tracked;) {
                 bool present = false;
@@ -215,7 +215,7 @@ int metrics_tally_track(metrics_tally_t *m, const run_t *const *runs, size_t n)
                         fold(m, i, NULL); /* it went away without being seen done */
         }
         for (size_t r = 0; r < n; r++) {
-                const run_t *run = runs[r];
+                const coord_run_t *run = runs[r];
                 tracked_t *tr;
                 if (metrics_tally_folded(m, run->id))
                         continue;
@@ -251,7 +251,7 @@ int metrics_tally_track(metrics_tally_t *m, const run_t *const *runs, size_t n)
         return 0;
 }
 
-const metrics_totals_t **metrics_tally_input(const metrics_tally_t *t, const run_t *const *runs,
+const metrics_totals_t **metrics_tally_input(const metrics_tally_t *t, const coord_run_t *const *runs,
                                              size_t n, const char **folded, metrics_input_t *in)
 {
         const metrics_totals_t **totals = calloc(n + 1, sizeof(*totals));

@@ -26,11 +26,11 @@ void metrics_tally_free(metrics_tally_t **tp); /* NULL-safe, sets *tp = NULL */
 bool metrics_tally_folded(const metrics_tally_t *t, const char *run_id);
 /* Follows the runs in progress: sums what each has shown since the last call; a run that is
  * over (or gone) moves into the totals. 0 or -ENOMEM. */
-int metrics_tally_track(metrics_tally_t *t, const run_t *const *runs, size_t n);
+int metrics_tally_track(metrics_tally_t *t, const coord_run_t *const *runs, size_t n);
 /* Fills in's base and folded (folded: an array of at least METRICS_TALLY_FOLDED
  * the caller keeps while in is used) and returns the per-run counts array for in->run_totals
  * (malloc'd, the caller frees it; NULL when out of memory, and the renderer then sums the runs
  * itself). Valid until the next call that changes t. */
 #define METRICS_TALLY_FOLDED 32
-const metrics_totals_t **metrics_tally_input(const metrics_tally_t *t, const run_t *const *runs,
+const metrics_totals_t **metrics_tally_input(const metrics_tally_t *t, const coord_run_t *const *runs,
                                              size_t n, const char **folded, metrics_input_t *in);

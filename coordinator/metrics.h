@@ -34,7 +34,7 @@ int metrics_fd(const metrics_t *m);
  * wanted, and always when a run is over (its counts then move to the cumulative totals, so call
  * it before freeing a finished run). Nothing else: thousands of agents' series cost nothing
  * while nobody scrapes. NULL-safe. */
-void metrics_update(metrics_t *m, registry_t *reg, const run_t *const *runs, size_t n_runs);
+void metrics_update(metrics_t *m, registry_t *reg, const coord_run_t *const *runs, size_t n_runs);
 /* The results directory whose runs the web page lists and whose results and plots it serves
  * under /results/ (copied; NULL: none). 0 or -ENOMEM. */
 int metrics_set_results_dir(metrics_t *m, const char *dir);

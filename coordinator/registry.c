@@ -15,7 +15,7 @@
 
 /* An agent with the registry's links: the other agents that go by the same name. */
 typedef struct entry {
-        agent_t a;
+        coord_agent_t a;
         struct entry *name_next;
         bool named; /* in the by_name chain of a.name */
 } entry_t;
@@ -23,7 +23,7 @@ typedef struct entry {
 /* Every agent message is looked up by connection and every run message by id: with thousands
  * of agents these are hash lookups, not scans. */
 struct registry {
-        agent_t **agents;
+        coord_agent_t **agents;
         size_t n, cap;
         idmap_t *by_id;   /* a.id -> agent */
         idmap_t *by_peer; /* connection -> the agent whose Hello came on it last */
@@ -44,12 +44,12 @@ int registry_new(registry_t **ret)
         return 0;
 }
 
-static entry_t *entry_of(agent_t *a)
+static entry_t *entry_of(coord_agent_t *a)
 {
         return (entry_t *)((char *)a - offsetof(entry_t, a));
 }
 
-static void agent_free(agent_t *a)
+static void agent_free(coord_agent_t *a)
 {
         strv_clear(&a->roles);
         strv_clear(&a->labels);
@@ -92,7 +92,7 @@ static void name_unlink(registry_t *reg, entry_t *e)
 }
 
 /* Takes a out of every index, before it is freed. */
-static void unindex(registry_t *reg, agent_t *a)
+static void unindex(registry_t *reg, coord_agent_t *a)
 {
         name_unlink(reg, entry_of(a));
         if (idmap_get(reg->by_peer, a->peer) == a)
@@ -115,12 +115,12 @@ void registry_free(registry_t **rp)
         *rp = NULL;
 }
 
-agent_t *registry_find(registry_t *reg, const char *id)
+coord_agent_t *registry_find(registry_t *reg, const char *id)
 {
         return idmap_get(reg->by_id, id);
 }
 
-agent_t *registry_find_peer(registry_t *reg, const char *peer)
+coord_agent_t *registry_find_peer(registry_t *reg, const char *peer)
 {
         return idmap_get(reg->by_peer, peer);
 }
@@ -130,7 +130,7 @@ size_t registry_count(const registry_t *reg)
         return reg->n;
 }
 
-agent_t *registry_at(registry_t *reg, size_t i)
+coord_agent_t *registry_at(registry_t *reg, size_t i)
 {
         return i < reg->n ? reg->agents[i] : NULL;
 }
@@ -141,7 +141,7 @@ void registry_set_bindings(registry_t *reg, idbind_t *bind)
 }
 
 /* Lost or gone (said goodbye): its name and key are free for another agent. */
-static bool agent_away(const agent_t *a)
+static bool agent_away(const coord_agent_t *a)
 {
         return a->state == AGENT_LOST || a->state == AGENT_GONE;
 }
@@ -149,13 +149,13 @@ static bool agent_away(const agent_t *a)
 /* Takes the i-th agent out of the registry and frees it; the last one takes its place. */
 static void forget_at(registry_t *reg, size_t i)
 {
-        agent_t *a = reg->agents[i];
+        coord_agent_t *a = reg->agents[i];
         reg->agents[i] = reg->agents[--reg->n];
         unindex(reg, a);
         agent_free(a);
 }
 
-static void forget(registry_t *reg, agent_t *a)
+static void forget(registry_t *reg, coord_agent_t *a)
 {
         for (size_t i = 0; i < reg->n; i++)
                 if (reg->agents[i] == a) {
@@ -168,11 +168,11 @@ static void forget(registry_t *reg, agent_t *a)
  * good, and one key stands for one agent. Refusals tell the peer what is wrong with its own
  * hello, never another agent's id or which key holds what. *stale gets the key's lost agent
  * of another id, to be forgotten once this hello is admitted. */
-static int check_keyed(registry_t *reg, const char *id, const char *key, agent_t **stale,
+static int check_keyed(registry_t *reg, const char *id, const char *key, coord_agent_t **stale,
                        char *err, size_t errlen)
 {
         const char *bound = reg->bind ? idbind_key_of(reg->bind, id) : NULL;
-        agent_t *same = registry_find(reg, id);
+        coord_agent_t *same = registry_find(reg, id);
 
         *stale = NULL;
         if ((bound && !streq(bound, key)) || (same && !streq(same->key_name, key)))
@@ -181,7 +181,7 @@ static int check_keyed(registry_t *reg, const char *id, const char *key, agent_t
                               "state directory and its own key",
                               id);
         for (entry_t *e = idmap_get(reg->by_name, key); e; e = e->name_next) {
-                agent_t *o = &e->a;
+                coord_agent_t *o = &e->a;
                 if (streq(o->id, id) || !streq(o->key_name, key))
                         continue;
                 if (!agent_away(o))
@@ -200,7 +200,7 @@ static int check_keyed(registry_t *reg, const char *id, const char *key, agent_t
 static int check_named(registry_t *reg, const Iofleet__Hello *h, char *err, size_t errlen)
 {
         for (entry_t *e = idmap_get(reg->by_name, h->name); e; e = e->name_next) {
-                agent_t *o = &e->a;
+                coord_agent_t *o = &e->a;
                 if (!streq(o->id, h->agent_id) && !agent_away(o))
                         return errorf(err, errlen, -EEXIST,
                                       "name '%s' is already used by a live agent; give each agent "
@@ -211,11 +211,11 @@ static int check_named(registry_t *reg, const Iofleet__Hello *h, char *err, size
 }
 
 int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, const char *key_name,
-                   int64_t now, agent_t **ret, char *err, size_t errlen)
+                   int64_t now, coord_agent_t **ret, char *err, size_t errlen)
 {
         bool keyed = !strempty(key_name);
         const char *name = keyed ? key_name : h->name;
-        agent_t *a, *stale = NULL;
+        coord_agent_t *a, *stale = NULL;
         int r = keyed ? check_keyed(reg, h->agent_id, key_name, &stale, err, errlen)
                       : check_named(reg, h, err, errlen);
 
@@ -227,7 +227,7 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
                 forget(reg, stale);
         a = registry_find(reg, h->agent_id);
         if (!a) {
-                agent_t **n;
+                coord_agent_t **n;
                 entry_t *e;
                 if (reg->n == reg->cap) {
                         size_t cap = reg->cap ? reg->cap * 2 : 16;
@@ -290,10 +290,10 @@ int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, c
 }
 
 void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
-                     void (*lost)(agent_t *a, void *userdata), void *userdata)
+                     void (*lost)(coord_agent_t *a, void *userdata), void *userdata)
 {
         for (size_t i = 0; i < reg->n; i++) {
-                agent_t *a = reg->agents[i];
+                coord_agent_t *a = reg->agents[i];
                 /* Lost agents stay listed for a while so people see they went away; agents whose
                  * state was wiped come back under new ids, so the old entries must go. */
                 bool away = agent_away(a);
@@ -309,11 +309,11 @@ void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
         }
 }
 
-void registry_revoke(registry_t *reg, bool (*allowed)(const agent_t *a, void *userdata),
-                     void (*dropped)(agent_t *a, void *userdata), void *userdata)
+void registry_revoke(registry_t *reg, bool (*allowed)(const coord_agent_t *a, void *userdata),
+                     void (*dropped)(coord_agent_t *a, void *userdata), void *userdata)
 {
         for (size_t i = 0; i < reg->n; i++) {
-                agent_t *a = reg->agents[i];
+                coord_agent_t *a = reg->agents[i];
                 if (strempty(a->key_name) || allowed(a, userdata))
                         continue;
                 if (dropped)
@@ -324,19 +324,19 @@ void registry_revoke(registry_t *reg, bool (*allowed)(const agent_t *a, void *us
 
 static int by_name(const void *x, const void *y)
 {
-        const agent_t *a = *(agent_t *const *)x, *b = *(agent_t *const *)y;
+        const coord_agent_t *a = *(coord_agent_t *const *)x, *b = *(coord_agent_t *const *)y;
         int c = strcmp(a->name, b->name);
         return c ? c : strcmp(a->id, b->id);
 }
 
-int registry_select(registry_t *reg, const char *selector, agent_t ***ret, size_t *n)
+int registry_select(registry_t *reg, const char *selector, coord_agent_t ***ret, size_t *n)
 {
-        agent_t **v = calloc(reg->n ? reg->n : 1, sizeof(*v));
+        coord_agent_t **v = calloc(reg->n ? reg->n : 1, sizeof(*v));
         size_t k = 0;
         if (!v)
                 return -ENOMEM;
         for (size_t i = 0; i < reg->n; i++) {
-                agent_t *a = reg->agents[i];
+                coord_agent_t *a = reg->agents[i];
                 selector_subject_t s = {a->name, a->hostname, &a->roles, &a->labels};
                 if (!agent_away(a) && selector_match(selector, &s))
                         v[k++] = a;
@@ -348,7 +348,7 @@ int registry_select(registry_t *reg, const char *selector, agent_t ***ret, size_
 }
 
 /* Is a heartbeat's answer due? Notes when it was given. */
-static bool beat_due(agent_t *a, const Iofleet__Heartbeat *hb, const registry_pace_t *pace,
+static bool beat_due(coord_agent_t *a, const Iofleet__Heartbeat *hb, const registry_pace_t *pace,
                      int64_t mono)
 {
         int64_t beat = (int64_t)pace->heartbeat_ns;
@@ -360,13 +360,13 @@ static bool beat_due(agent_t *a, const Iofleet__Heartbeat *hb, const registry_pa
 }
 
 /* An answer to agent a, numbered in its sequence, queued by its id. */
-static int push_answer(agent_t *a, envelope_t *rep, outbox_t *ob)
+static int push_answer(coord_agent_t *a, envelope_t *rep, outbox_t *ob)
 {
         rep->seq = ++a->seq_out;
         return outbox_push(ob, a->id, rep);
 }
 
-int registry_heartbeat(agent_t *a, const Iofleet__Heartbeat *hb, const registry_pace_t *pace,
+int registry_heartbeat(coord_agent_t *a, const Iofleet__Heartbeat *hb, const registry_pace_t *pace,
                        const registry_now_t *now, registry_ack_fn ack, void *user, outbox_t *ob)
 {
         /* One answer: liveness, the time probe riding along, and the Ack of what is on disk. */
@@ -397,7 +397,7 @@ int registry_heartbeat(agent_t *a, const Iofleet__Heartbeat *hb, const registry_
         return r < 0 ? r : 1;
 }
 
-int registry_time_probe(agent_t *a, const Iofleet__TimeProbe *p, const registry_now_t *now,
+int registry_time_probe(coord_agent_t *a, const Iofleet__TimeProbe *p, const registry_now_t *now,
                         outbox_t *ob)
 {
         envelope_t rep = IOFLEET__ENVELOPE__INIT;

@@ -19,7 +19,7 @@ typedef enum agent_state {
         AGENT_GONE, /* said goodbye (stopped cleanly); kept as lost ones are */
 } agent_state_t;
 
-typedef struct agent {
+typedef struct coord_agent {
         char id[WIRE_MAX_ID + 1];
         char peer[SOCK_MAX_PEER + 1]; /* its current connection */
         char name[WIRE_MAX_NAME + 1];
@@ -39,7 +39,7 @@ typedef struct agent {
         uint64_t seq_out; /* last sequence number sent to it */
         uint64_t seq_in;  /* last sequence number received from it */
         int64_t beat_answered_ns; /* CLOCK_MONOTONIC: the last heartbeat answered */
-} agent_t;
+} coord_agent_t;
 
 typedef struct registry registry_t;
 
@@ -56,22 +56,22 @@ void registry_set_bindings(registry_t *reg, idbind_t *bind);
  * forgotten. Without (insecure), refuses (-EEXIST) a name a live agent holds. err, sent to the
  * peer, never names another agent's id. */
 int registry_hello(registry_t *reg, const char *peer, const Iofleet__Hello *h, const char *key_name,
-                   int64_t now, agent_t **ret, char *err, size_t errlen);
-agent_t *registry_find(registry_t *reg, const char *id);
+                   int64_t now, coord_agent_t **ret, char *err, size_t errlen);
+coord_agent_t *registry_find(registry_t *reg, const char *id);
 /* The agent speaking on connection peer (the last one whose Hello came on it), or NULL. Both
  * lookups are hash lookups. */
-agent_t *registry_find_peer(registry_t *reg, const char *peer);
+coord_agent_t *registry_find_peer(registry_t *reg, const char *peer);
 size_t registry_count(const registry_t *reg);
-agent_t *registry_at(registry_t *reg, size_t i);
+coord_agent_t *registry_at(registry_t *reg, size_t i);
 
 /* Marks agents not heard from since now - lease as lost, calling lost() for each newly lost
  * one, and forgets agents lost for more than an hour. Pointers to forgotten agents die. */
 void registry_expire(registry_t *reg, int64_t now, int64_t lease_ns,
-                     void (*lost)(agent_t *a, void *userdata), void *userdata);
+                     void (*lost)(coord_agent_t *a, void *userdata), void *userdata);
 /* Forgets every agent with a key for which allowed() is false (a key removed from, or changed
  * in, the allow-list), calling dropped() first for each. Pointers to them die. */
-void registry_revoke(registry_t *reg, bool (*allowed)(const agent_t *a, void *userdata),
-                     void (*dropped)(agent_t *a, void *userdata), void *userdata);
+void registry_revoke(registry_t *reg, bool (*allowed)(const coord_agent_t *a, void *userdata),
+                     void (*dropped)(coord_agent_t *a, void *userdata), void *userdata);
 /* The times a heartbeat or clock-probe answer is given. */
 typedef struct registry_now {
         int64_t mono;   /* CLOCK_MONOTONIC: paces the heartbeat answers */
@@ -87,7 +87,7 @@ typedef struct registry_pace {
 
 /* What the runs acknowledge in a heartbeat's answer to a: how far, and the run holding it
  * (*run_id, "" for none). Asked only when the answer goes out. */
-typedef uint64_t (*registry_ack_fn)(void *user, agent_t *a, const char **run_id);
+typedef uint64_t (*registry_ack_fn)(void *user, coord_agent_t *a, const char **run_id);
 
 /* Agent a's Heartbeat hb: its clock figures are noted, and it is answered in ob (addressed by
  * agent id) when it carries a time probe (the agent's own pace: every other beat), else when the
@@ -95,13 +95,13 @@ typedef uint64_t (*registry_ack_fn)(void *user, agent_t *a, const char **run_id)
  * answers keep it, and thousands of agents cost half the messages. With a lease of fewer than 4
  * beats, every one. The answer carries the probe's times and what ack() acknowledges. 1 when
  * answered, 0 when not due, -errno when it could not be queued. */
-int registry_heartbeat(agent_t *a, const Iofleet__Heartbeat *hb, const registry_pace_t *pace,
+int registry_heartbeat(coord_agent_t *a, const Iofleet__Heartbeat *hb, const registry_pace_t *pace,
                        const registry_now_t *now, registry_ack_fn ack, void *user, outbox_t *ob);
 /* Agent a's TimeProbe: a TimeReply with the probe's t1 and now's t2, t3 in ob (by agent id).
  * 0 or -errno. */
-int registry_time_probe(agent_t *a, const Iofleet__TimeProbe *p, const registry_now_t *now,
+int registry_time_probe(coord_agent_t *a, const Iofleet__TimeProbe *p, const registry_now_t *now,
                         outbox_t *ob);
 
 /* Agents that are not lost and match the selector, sorted by name; the array is malloc'd. */
-int registry_select(registry_t *reg, const char *selector, agent_t ***ret, size_t *n);
+int registry_select(registry_t *reg, const char *selector, coord_agent_t ***ret, size_t *n);
 const char *agent_state_to_string(agent_state_t s);

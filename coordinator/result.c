@@ -15,12 +15,20 @@
 #include "fileio.h"
 #include "intervals.h"
 #include "log.h"
+#include "result-fio.h"
 #include "sweep.h"
 #include "util.h"
 
 /* Totals of one direction, merged over workers, jobs or agents. */
+/* The counters of a direction, named alike in the wire's DirStats and here: one list for every
+ * sum. */
+#define DIR_ACC_COUNTERS(X)                                                                        \
+        X(bytes) X(ios) X(errors) X(short_ios) X(issued) X(dropped) X(syncs) X(verify_errors)
+#define DIR_ACC_FIELD(f) uint64_t f;
+#define DIR_ACC_SUM(f) d->f += s->f;
+
 typedef struct dir_acc {
-        uint64_t bytes, ios, errors, short_ios, issued, dropped, syncs, verify_errors;
+        DIR_ACC_COUNTERS(DIR_ACC_FIELD)
         hist_t *clat, *slat, *lat, *sync_lat;
 } dir_acc_t;
 
@@ -46,14 +54,7 @@ static void dir_acc_add(dir_acc_t *d, const Iofleet__DirStats *s)
 {
         if (!s)
                 return;
-        d->bytes += s->bytes;
-        d->ios += s->ios;
-        d->errors += s->errors;
-        d->short_ios += s->short_ios;
-        d->issued += s->issued;
-        d->dropped += s->dropped;
-        d->syncs += s->syncs;
-        d->verify_errors += s->verify_errors;
+        DIR_ACC_COUNTERS(DIR_ACC_SUM)
         wire_hist_add(d->sync_lat, s->sync_lat);
         wire_hist_add(d->clat, s->clat);
         wire_hist_add(d->slat, s->slat);
@@ -62,25 +63,93 @@ static void dir_acc_add(dir_acc_t *d, const Iofleet__DirStats *s)
         wire_hist_add(d->lat, s->lat && s->lat->n ? s->lat : s->clat);
 }
 
-static json_t *lat_json(const hist_t *h)
+/* d += s, as two directions become fio's "mixed". */
+static void dir_acc_merge(dir_acc_t *d, const dir_acc_t *s)
 {
-        json_t *o = json_object(), *p = json_object();
+        DIR_ACC_COUNTERS(DIR_ACC_SUM)
+        hist_merge(d->sync_lat, s->sync_lat);
+        hist_merge(d->clat, s->clat);
+        hist_merge(d->slat, s->slat);
+        hist_merge(d->lat, s->lat);
+}
+
+/* What a job's statistics options ask the result for (fio's percentile_list, clat/lat/
+ * slat_percentiles, disable_*, gtod_reduce, stats). */
+typedef struct report_opts {
+        double p[JOB_PERCENTILES_MAX];
+        size_t np;
+        bool pct[3];      /* percentiles of slat, clat, lat */
+        bool lat_off, bw_off;
+        bool stats;
+        int unified; /* JOB_UNIFIED_*: a "mixed" block instead of, or beside, read and write */
+} report_opts_t;
+
+static void report_opts_default(report_opts_t *ro)
+{
+        memset(ro, 0, sizeof(*ro));
+        ro->np = ELEMENTSOF(hist_default_percentiles);
+        memcpy(ro->p, hist_default_percentiles, sizeof(hist_default_percentiles));
+        ro->pct[1] = true;
+        ro->stats = true;
+}
+
+/* The options of the run's job called name; fio's defaults when there is none. */
+static void report_opts_of(const coord_run_t *run, const char *name, report_opts_t *ro)
+{
+        const job_spec_t *j = NULL;
+
+        report_opts_default(ro);
+        for (size_t k = 0; name && k < run->n_specs && !j; k++)
+                if (streq(run->specs[k].name, name))
+                        j = &run->specs[k];
+        if (!j)
+                return;
+        if (!strempty(j->percentile_list)) {
+                char err[128];
+                int n = job_percentile_list(j->percentile_list, ro->p, err, sizeof(err));
+                if (n > 0)
+                        ro->np = (size_t)n;
+        }
+        ro->pct[0] = j->slat_percentiles;
+        ro->pct[1] = j->clat_percentiles;
+        ro->pct[2] = j->lat_percentiles;
+        ro->lat_off = j->disable_lat || j->gtod_reduce;
+        ro->bw_off = j->disable_bw || j->gtod_reduce;
+        ro->stats = j->stats;
+        ro->unified = j->unified_rw;
+}
+
+/* A latency block; with pct its percentiles (ro's list) and json+'s bins. h NULL: not
+ * measured, zeros as fio reports them. */
+static json_t *lat_json(const hist_t *h, const report_opts_t *ro, bool pct)
+{
+        json_t *o = json_object();
+        if (!h) {
+                json_object_set_new(o, "min", json_integer(0));
+                json_object_set_new(o, "max", json_integer(0));
+                json_object_set_new(o, "mean", json_real(0));
+                json_object_set_new(o, "stddev", json_real(0));
+                json_object_set_new(o, "N", json_integer(0));
+                return o;
+        }
         json_object_set_new(o, "min", json_integer(h->n ? (json_int_t)h->min : 0));
         json_object_set_new(o, "max", json_integer((json_int_t)h->max));
         json_object_set_new(o, "mean", json_real(hist_mean(h)));
         json_object_set_new(o, "stddev", json_real(hist_stddev(h)));
         json_object_set_new(o, "N", json_integer((json_int_t)h->n));
-        if (h->n) {
-                uint64_t v[ELEMENTSOF(hist_default_percentiles)];
-                hist_percentiles(h, hist_default_percentiles, ELEMENTSOF(v), v);
-                for (size_t i = 0; i < ELEMENTSOF(hist_default_percentiles); i++) {
+        if (h->n && pct) {
+                json_t *p = json_object();
+                uint64_t v[JOB_PERCENTILES_MAX];
+                hist_percentiles(h, ro->p, ro->np, v);
+                for (size_t i = 0; i < ro->np; i++) {
                         char key[32];
-                        snprintf(key, sizeof(key), "%f", hist_default_percentiles[i]);
+                        snprintf(key, sizeof(key), "%f", ro->p[i]);
                         json_object_set_new(p, key, json_integer((json_int_t)v[i]));
                 }
                 json_object_set_new(o, "percentile", p);
-        } else
-                json_decref(p);
+                /* json+'s bins; the CLI leaves them out of plain json, as fio */
+                json_object_set_new(o, "bins", result_fio_bins(h));
+        }
         return o;
 }
 
@@ -127,7 +196,9 @@ static json_t *phases_json(const phase_acc_t *acc, size_t n)
                 json_object_set_new(
                     p, "ops_per_sec",
                     json_real(acc[i].elapsed_ns ? acc[i].ops * 1e9 / acc[i].elapsed_ns : 0));
-                json_object_set_new(p, "lat_ns", lat_json(acc[i].lat));
+                report_opts_t ro;
+                report_opts_default(&ro);
+                json_object_set_new(p, "lat_ns", lat_json(acc[i].lat, &ro, true));
                 json_object_set_new(o, acc[i].name, p);
         }
         return o;
@@ -172,8 +243,9 @@ static double series_dev(const series_t *s)
 
 /* One fio "read"/"write" block. bw and iops series come from the interval samples. */
 static json_t *dir_json(const dir_acc_t *d, uint64_t runtime_ns, const series_t *bw,
-                        const series_t *iops, double agg_share)
+                        const series_t *iops, double agg_share, const report_opts_t *ro)
 {
+        static const series_t none;
         json_t *o = json_object();
         double secs = runtime_ns / 1e9;
         uint64_t bw_bytes = secs > 0 ? (uint64_t)(d->bytes / secs) : 0;
@@ -191,9 +263,12 @@ static json_t *dir_json(const dir_acc_t *d, uint64_t runtime_ns, const series_t 
         json_object_set_new(o, "issued_ios", json_integer((json_int_t)d->issued));
         json_object_set_new(o, "verify_errors", json_integer((json_int_t)d->verify_errors));
         json_object_set_new(o, "errors", json_integer((json_int_t)d->errors));
-        json_object_set_new(o, "slat_ns", lat_json(d->slat));
-        json_object_set_new(o, "clat_ns", lat_json(d->clat));
-        json_object_set_new(o, "lat_ns", lat_json(d->lat));
+        json_object_set_new(o, "slat_ns", lat_json(d->slat, ro, ro->pct[0]));
+        json_object_set_new(o, "clat_ns", lat_json(d->clat, ro, ro->pct[1]));
+        /* a synchronous engine's lat is its clat (dir_acc_add()), unless lat is not measured */
+        json_object_set_new(o, "lat_ns", lat_json(ro->lat_off ? NULL : d->lat, ro, ro->pct[2]));
+        if (ro->bw_off)
+                bw = iops = &none;
         json_object_set_new(o, "bw_min", json_integer((json_int_t)(bw->min / 1024)));
         json_object_set_new(o, "bw_max", json_integer((json_int_t)(bw->max / 1024)));
         json_object_set_new(o, "bw_agg", json_real(agg_share));
@@ -226,7 +301,7 @@ static uint64_t agent_end_ns(const run_agent_t *a)
 #define RESULT_MAX_JSON_ROWS 200000
 
 typedef struct ivpass {
-        const run_t *run;
+        const coord_run_t *run;
         uint64_t from, cluster_end, first;
         uint64_t *end;                       /* per agent: its last worker's end */
         series_t *bw[2], *iops[2];           /* per agent, [read, write] */
@@ -268,7 +343,7 @@ static void note_gap(ivpass_t *p, size_t i, uint64_t from, uint64_t to)
 }
 
 /* The last interval agent i was to deliver: its own last, else the run's. */
-static int64_t expected_end(const run_t *run, const run_agent_t *a)
+static int64_t expected_end(const coord_run_t *run, const run_agent_t *a)
 {
         if (a->last_index >= 0)
                 return a->last_index;
@@ -280,7 +355,7 @@ static int64_t expected_end(const run_t *run, const run_agent_t *a)
 static int ivpass_row(void *user, const run_iv_row_t *row)
 {
         ivpass_t *p = user;
-        const run_t *run = p->run;
+        const coord_run_t *run = p->run;
         double secs = run->interval_ns / 1e9;
         uint64_t k = row->k, iv = run->interval_ns;
         const run_interval_t *v = &row->v;
@@ -377,7 +452,7 @@ static void ivpass_done(ivpass_t *p)
         memset(p, 0, sizeof(*p));
 }
 
-static int ivpass_run(const run_t *run, ivpass_t *p)
+static int ivpass_run(const coord_run_t *run, ivpass_t *p)
 {
         size_t n = run->n_agents ? run->n_agents : 1;
         memset(p, 0, sizeof(*p));
@@ -436,6 +511,39 @@ nomem:
         return -ENOMEM;
 }
 
+/* fio's "steadystate" block of a job. */
+static json_t *steadystate_json(const Iofleet__SteadyState *ss)
+{
+        json_t *o = json_object(), *data = json_object(), *iops = json_array(),
+               *bw = json_array();
+        json_object_set_new(o, "ss", json_string(ss->ss ? ss->ss : ""));
+        json_object_set_new(o, "duration", json_integer((json_int_t)ss->duration_s));
+        json_object_set_new(o, "attained", json_integer(ss->attained));
+        json_object_set_new(o, "criterion", json_string(ss->criterion ? ss->criterion : ""));
+        json_object_set_new(o, "max_deviation", json_real(ss->max_deviation));
+        json_object_set_new(o, "slope", json_real(ss->slope));
+        json_object_set_new(data, "bw_mean", json_integer((json_int_t)ss->bw_mean));
+        json_object_set_new(data, "iops_mean", json_integer((json_int_t)ss->iops_mean));
+        for (size_t i = 0; i < ss->n_iops; i++)
+                json_array_append_new(iops, json_integer((json_int_t)ss->iops[i]));
+        for (size_t i = 0; i < ss->n_bw; i++)
+                json_array_append_new(bw, json_integer((json_int_t)ss->bw[i]));
+        json_object_set_new(data, "iops", iops);
+        json_object_set_new(data, "bw", bw);
+        json_object_set_new(o, "data", data);
+        return o;
+}
+
+/* Whether the job named so goes on after some errors (continue_on_error, ignore_error). */
+static bool job_continues_on_error(const coord_run_t *run, const char *name)
+{
+        for (size_t s = 0; s < run->n_specs; s++)
+                if (streq(run->specs[s].name, name))
+                        return run->specs[s].continue_on_error ||
+                               !strempty(run->specs[s].ignore_error);
+        return false;
+}
+
 /* The job as submitted: the run's own, or one of a plan's parts. */
 static const Iofleet__Job *submitted_job(const Iofleet__SubmitRun *s, const char *name)
 {
@@ -461,24 +569,50 @@ static json_t *client_entry(const char *jobname, const char *hostname, const cha
                             const dir_acc_t *rd, const dir_acc_t *wr, uint64_t runtime_ns,
                             const series_t *rbw, const series_t *riops, const series_t *wbw,
                             const series_t *wiops, int error, json_t *options, double share_r,
-                            double share_w)
+                            double share_w, const report_opts_t *ro)
 {
         json_t *o = json_object();
         json_object_set_new(o, "jobname", json_string(jobname));
         json_object_set_new(o, "groupid", json_integer(0));
         json_object_set_new(o, "error", json_integer(error));
         json_object_set_new(o, "job options", options ? options : json_object());
-        json_object_set_new(o, "read", dir_json(rd, runtime_ns, rbw, riops, share_r));
-        json_object_set_new(o, "write", dir_json(wr, runtime_ns, wbw, wiops, share_w));
+        if (ro->unified != JOB_UNIFIED_MIXED) {
+                json_object_set_new(o, "read", dir_json(rd, runtime_ns, rbw, riops, share_r, ro));
+                json_object_set_new(o, "write", dir_json(wr, runtime_ns, wbw, wiops, share_w, ro));
+        }
+        if (ro->unified != JOB_UNIFIED_NONE) {
+                /* fio's unified_rw_reporting: both directions as one; the interval series are
+                 * per direction, so the mixed block has no bw/iops series figures */
+                static const series_t none;
+                /* the cluster's totals behind each share, for the mixed block's share */
+                double tot = (share_r > 0 ? rd->bytes * 100.0 / share_r : 0) +
+                             (share_w > 0 ? wr->bytes * 100.0 / share_w : 0);
+                dir_acc_t mx;
+                if (dir_acc_init(&mx) == 0) {
+                        dir_acc_merge(&mx, rd);
+                        dir_acc_merge(&mx, wr);
+                        json_object_set_new(o, "mixed",
+                                            dir_json(&mx, runtime_ns, &none, &none,
+                                                     tot > 0 ? 100.0 * mx.bytes / tot : 0, ro));
+                }
+                dir_acc_done(&mx);
+        }
         {
                 /* fio's "sync" block: the fsync/fdatasync issued every N writes. */
                 json_t *sync = json_object();
                 json_object_set_new(sync, "total_ios", json_integer((json_int_t)wr->syncs));
-                json_object_set_new(sync, "lat_ns", lat_json(wr->sync_lat));
+                report_opts_t sro;
+                report_opts_default(&sro);
+                json_object_set_new(sync, "lat_ns", lat_json(wr->sync_lat, &sro, true));
                 json_object_set_new(o, "sync", sync);
         }
         json_object_set_new(o, "job_runtime",
                             json_integer((json_int_t)((runtime_ns + 500000) / 1000000)));
+        {
+                const hist_t *clat[2] = {rd->clat, wr->clat};
+                result_fio_latency(o, clat, 2);
+        }
+        result_fio_job_fields(o, runtime_ns);
         json_object_set_new(o, "hostname", json_string(hostname));
         if (agent)
                 json_object_set_new(o, "agent", json_string(agent));
@@ -487,7 +621,7 @@ static json_t *client_entry(const char *jobname, const char *hostname, const cha
 
 /* Size-bound workers end at different times: "first done" is the cluster's rate while every
  * worker still ran (up to the first end on any agent), "last done" the whole (up to the last). */
-static json_t *done_json(const run_t *run, const ivpass_t *pass)
+static json_t *done_json(const coord_run_t *run, const ivpass_t *pass)
 {
         json_t *o = json_object();
         uint64_t first = UINT64_MAX, last = 0;
@@ -525,7 +659,7 @@ static json_t *done_json(const run_t *run, const ivpass_t *pass)
 }
 
 /* Whether every agent delivered every interval it was to. */
-static bool complete(const run_t *run, const ivpass_t *pass)
+static bool complete(const coord_run_t *run, const ivpass_t *pass)
 {
         for (size_t i = 0; i < run->n_agents; i++) {
                 const run_agent_t *a = &run->agents[i];
@@ -538,7 +672,7 @@ static bool complete(const run_t *run, const ivpass_t *pass)
 
 /* ok only when every agent delivered every interval; partial when the run went through without
  * some of that (an agent lost or failed, intervals missing), which is never a silent ok. */
-static const char *run_status(const run_t *run, const ivpass_t *pass)
+static const char *run_status(const coord_run_t *run, const ivpass_t *pass)
 {
         switch (run->code) {
         case IOFLEET__ERROR_CODE__ERROR_NONE:
@@ -553,7 +687,7 @@ static const char *run_status(const run_t *run, const ivpass_t *pass)
 }
 
 /* One line for the user: which agents fell short, and how. */
-static void partial_summary(const run_t *run, const ivpass_t *pass, char *buf, size_t len)
+static void partial_summary(const coord_run_t *run, const ivpass_t *pass, char *buf, size_t len)
 {
         size_t shown = 0, n = 0;
         int used = 0;
@@ -579,7 +713,55 @@ static void partial_summary(const run_t *run, const ivpass_t *pass, char *buf, s
                 snprintf(buf + used, len - used, "; and %zu more", n - shown);
 }
 
-static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
+
+/* The cluster-wide stonewall: each serial group after the first, its instant, the spread of the
+ * agents' starts, and each agent's own start (late: given an instant of its own after the
+ * group's deadline, or after it came back). */
+static json_t *groups_json(const coord_run_t *run)
+{
+        json_t *arr = json_array();
+        for (uint32_t g = 1; g < run->n_groups; g++) {
+                const run_group_t *grp = &run->groups[g];
+                json_t *o = json_object(), *ag = json_array();
+                json_object_set_new(o, "group", json_integer(g));
+                json_object_set_new(o, "start_ns", json_integer(grp->start_ns));
+                json_object_set_new(o, "released", json_boolean(grp->released));
+                json_object_set_new(o, "wait_ns",
+                                    json_integer(grp->released && grp->first_ready_ns
+                                                     ? grp->start_ns - grp->first_ready_ns
+                                                     : 0));
+                json_object_set_new(o, "skew_ns", json_integer((json_int_t)grp->skew_ns));
+                json_object_set_new(o, "skew_basis", json_string(grp->skew_shared_clock
+                                                                     ? "shared-clock"
+                                                                     : "timeline"));
+                json_object_set_new(o, "late", json_integer(grp->late));
+                for (size_t i = 0; i < run->n_agents; i++) {
+                        const run_agent_t *a = &run->agents[i];
+                        const run_agent_group_t *x = a->grp ? &a->grp[g] : NULL;
+                        json_t *e;
+                        if (!x || (!x->ready && !x->given))
+                                continue;
+                        e = json_object();
+                        json_object_set_new(e, "name", json_string(a->name));
+                        json_object_set_new(e, "ready", json_boolean(x->ready));
+                        json_object_set_new(e, "late", json_boolean(x->late));
+                        if (x->given)
+                                json_object_set_new(e, "instant_ns", json_integer(x->at_ns));
+                        if (x->started) {
+                                json_object_set_new(e, "start_ns", json_integer(x->start_ns));
+                                json_object_set_new(e, "host_mono_ns", json_integer(x->mono_ns));
+                                json_object_set_new(e, "offset_ns",
+                                                    json_integer(x->start_ns - x->at_ns));
+                        }
+                        json_array_append_new(ag, e);
+                }
+                json_object_set_new(o, "agents", ag);
+                json_array_append_new(arr, o);
+        }
+        return arr;
+}
+
+static json_t *iofleet_json(const coord_run_t *run, ivpass_t *pass)
 {
         json_t *o = json_object(), *agents = json_array(), *ivs = json_array(),
                *jobs = json_array();
@@ -612,6 +794,8 @@ static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
                             json_string(run->skew_shared_clock ? "shared-clock" : "timeline"));
         json_object_set_new(o, "interval_ns", json_integer((json_int_t)run->interval_ns));
         json_object_set_new(o, "lead_ns", json_integer((json_int_t)run->lead_ns));
+        if (run->group_barrier)
+                json_object_set_new(o, "groups", groups_json(run));
         {
                 const Iofleet__SubmitRun *s = run->submit->submit_run;
                 if (s->plan_name && *s->plan_name)
@@ -714,7 +898,7 @@ static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
         /* Size-bound jobs end at different times: the first and the last end, across agents. */
         for (size_t s = 0; s < run->n_specs; s++) {
                 json_t *j = json_object();
-                uint64_t first = UINT64_MAX, last = 0;
+                uint64_t first = UINT64_MAX, last = 0, start = UINT64_MAX;
                 for (size_t i = 0; i < run->n_agents; i++) {
                         const run_agent_t *a = &run->agents[i];
                         if (!a->finished)
@@ -725,9 +909,12 @@ static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
                                         continue;
                                 first = jr->first_done_ns < first ? jr->first_done_ns : first;
                                 last = jr->last_done_ns > last ? jr->last_done_ns : last;
+                                start = jr->start_ns < start ? jr->start_ns : start;
                         }
                 }
                 json_object_set_new(j, "name", json_string(run->specs[s].name));
+                json_object_set_new(j, "start_ns",
+                                    json_integer(start == UINT64_MAX ? 0 : (json_int_t)start));
                 json_object_set_new(j, "first_done_ns",
                                     json_integer(first == UINT64_MAX ? 0 : (json_int_t)first));
                 json_object_set_new(j, "last_done_ns", json_integer((json_int_t)last));
@@ -740,7 +927,7 @@ static json_t *iofleet_json(const run_t *run, ivpass_t *pass)
 
 /* A client that ran but whose Finished never came (lost for good, killed): an entry all the
  * same, from what its intervals reported (counts, no latencies), and marked as such. */
-static json_t *unfinished_entry(const run_t *run, const ivpass_t *pass, size_t i, dir_acc_t *all_r,
+static json_t *unfinished_entry(const coord_run_t *run, const ivpass_t *pass, size_t i, dir_acc_t *all_r,
                                 dir_acc_t *all_w, uint64_t total_r, uint64_t total_w)
 {
         const run_agent_t *a = &run->agents[i];
@@ -749,6 +936,7 @@ static json_t *unfinished_entry(const run_t *run, const ivpass_t *pass, size_t i
         dir_acc_t rd, wr;
         series_t none = {0};
         json_t *entry;
+        report_opts_t ro;
         uint64_t runtime = pass->next_k[i] * run->interval_ns;
         if (a->server || !a->start_sent)
                 return NULL;
@@ -770,9 +958,10 @@ static json_t *unfinished_entry(const run_t *run, const ivpass_t *pass, size_t i
         all_r->ios += rd.ios;
         all_w->bytes += wr.bytes;
         all_w->ios += wr.ios;
+        report_opts_of(run, job, &ro);
         entry = client_entry(job, a->hostname, a->name, &rd, &wr, runtime, &none, &none, &none,
                              &none, 0, NULL, total_r ? 100.0 * rd.bytes / total_r : 0,
-                             total_w ? 100.0 * wr.bytes / total_w : 0);
+                             total_w ? 100.0 * wr.bytes / total_w : 0, &ro);
         json_object_set_new(entry, "agent_status", json_string(run_agent_status(run, a)));
         json_object_set_new(entry, "from_intervals", json_true());
         dir_acc_done(&rd);
@@ -801,7 +990,7 @@ void result_set_error(json_t *doc, const char *msg)
         json_object_set_new(json_object_get(doc, "iofleet"), "error", json_string(msg));
 }
 
-int result_build(const run_t *run, json_t **ret)
+int result_build(const coord_run_t *run, json_t **ret)
 {
         json_t *doc = json_object(), *stats = json_array(), *global = json_object();
         dir_acc_t all_r, all_w;
@@ -842,6 +1031,10 @@ int result_build(const run_t *run, json_t **ret)
                 const run_agent_t *a = &run->agents[i];
                 for (size_t q = 0; a->finished && q < a->finished->finished->n_jobs; q++) {
                         const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
+                        report_opts_t ro;
+                        report_opts_of(run, jr->name, &ro);
+                        if (!ro.stats)
+                                continue;
                         total_r += jr->read ? jr->read->bytes : 0;
                         total_w += jr->write ? jr->write->bytes : 0;
                 }
@@ -871,7 +1064,11 @@ int result_build(const run_t *run, json_t **ret)
                 for (size_t q = 0; q < a->finished->finished->n_jobs; q++) {
                         const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
                         const Iofleet__Job *job = NULL;
+                        report_opts_t ro;
                         dir_acc_t rd, wr;
+                        report_opts_of(run, jr->name, &ro);
+                        if (!ro.stats)
+                                continue; /* fio's stats=0: the job runs, its figures are not shown */
                         if ((r = dir_acc_init(&rd)) < 0 || (r = dir_acc_init(&wr)) < 0) {
                                 dir_acc_done(&rd);
                                 break;
@@ -887,7 +1084,7 @@ int result_build(const run_t *run, json_t **ret)
                                              jr->runtime_ns, &rbw, &riops, &wbw, &wiops, jr->error,
                                              job ? job_options_json(job) : NULL,
                                              total_r ? 100.0 * rd.bytes / total_r : 0,
-                                             total_w ? 100.0 * wr.bytes / total_w : 0);
+                                             total_w ? 100.0 * wr.bytes / total_w : 0, &ro);
                         if (jr->error) {
                                 /* Where it failed, and how, next to fio's errno. */
                                 json_object_set_new(entry, "error_offset",
@@ -895,6 +1092,21 @@ int result_build(const run_t *run, json_t **ret)
                                 json_object_set_new(
                                     entry, "error_msg",
                                     json_string(jr->error_msg ? jr->error_msg : ""));
+                        }
+                        json_object_set_new(entry, "groupid", json_integer(jr->groupid));
+                        if (jr->steadystate)
+                                json_object_set_new(entry, "steadystate",
+                                                    steadystate_json(jr->steadystate));
+                        if (job_continues_on_error(run, jr->name)) {
+                                /* fio's two more stats with continue_on_error, and its error
+                                 * field: the first error, even one the job went on after */
+                                if (!jr->error && jr->first_error)
+                                        json_object_set_new(entry, "error",
+                                                            json_integer(jr->first_error));
+                                json_object_set_new(entry, "total_err",
+                                                    json_integer((json_int_t)jr->total_err));
+                                json_object_set_new(entry, "first_error",
+                                                    json_integer(jr->first_error));
                         }
                         if (jr->end_syncs)
                                 json_object_set_new(entry, "end_fsyncs",
@@ -919,9 +1131,13 @@ int result_build(const run_t *run, json_t **ret)
                 /* fio's "All clients": merged histograms, never averaged percentiles. */
                 series_t rbw = pass.cbw[0], riops = pass.ciops[0], wbw = pass.cbw[1],
                          wiops = pass.ciops[1];
+                report_opts_t ro;
+                /* the first job's statistics options (a job file's [global] gives them all) */
+                report_opts_of(run, run->n_specs ? run->specs[0].name : NULL, &ro);
+                ro.stats = true;
                 entry = client_entry("All clients", "All clients", NULL, &all_r, &all_w,
                                      all_runtime, &rbw, &riops, &wbw, &wiops, 0, NULL,
-                                     total_r ? 100.0 : 0, total_w ? 100.0 : 0);
+                                     total_r ? 100.0 : 0, total_w ? 100.0 : 0, &ro);
                 if (n_all_phases)
                         json_object_set_new(entry, "metadata",
                                             phases_json(all_phases, n_all_phases));
@@ -931,6 +1147,7 @@ int result_build(const run_t *run, json_t **ret)
         dir_acc_done(&all_r);
         dir_acc_done(&all_w);
         json_object_set_new(doc, "client_stats", stats);
+        json_object_set_new(doc, "jobs", result_fio_jobs(stats, run->n_agents));
         json_object_set_new(doc, "iofleet", iofleet_json(run, &pass));
         ivpass_done(&pass);
         if (r < 0) {
@@ -941,7 +1158,7 @@ int result_build(const run_t *run, json_t **ret)
         return 0;
 }
 
-void result_dir_of(const run_t *run, const char *results_dir, char *buf, size_t len)
+void result_dir_of(const coord_run_t *run, const char *results_dir, char *buf, size_t len)
 {
         if (!strempty(run->submit->submit_run->sweep_id))
                 /* A step of a sweep: one directory per point and repeat under the sweep's. */
@@ -1008,7 +1225,7 @@ static int fill_json(int fd, void *doc)
         return r;
 }
 
-int result_write_dir(const run_t *run, json_t *doc, const char *results_dir, char *dir_out,
+int result_write_dir(const coord_run_t *run, json_t *doc, const char *results_dir, char *dir_out,
                      size_t dir_len)
 {
         char dir[4096], path[4200];

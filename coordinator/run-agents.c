@@ -8,7 +8,7 @@
 #include "run-internal.h"
 #include "util.h"
 
-static void set_lost(run_t *run, run_agent_t *a, int64_t now)
+static void set_lost(coord_run_t *run, run_agent_t *a, int64_t now)
 {
         run_owed_drop(run, a);
         a->lost = true;
@@ -19,7 +19,7 @@ static void set_lost(run_t *run, run_agent_t *a, int64_t now)
         run_owed_take(run, a);
 }
 
-void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *out)
+void run_agent_lost(coord_run_t *run, const char *agent_id, int64_t now, run_out_t *out)
 {
         run_agent_t *a = run_find_agent(run, agent_id);
         run_rec_t rec = {.type = RUN_REC_LOST, .now = now};
@@ -45,7 +45,7 @@ void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *ou
 }
 
 /* What an agent that rejoined missed while away: the start instant, or the stop. */
-static void resend_due(run_t *run, run_agent_t *a, const char *phase, int64_t now, run_out_t *out)
+static void resend_due(coord_run_t *run, run_agent_t *a, const char *phase, int64_t now, run_out_t *out)
 {
         bool waiting = streq(phase, "prepared") || streq(phase, "preparing");
         if (!a->server && waiting && a->start_sent && !a->started && !a->stop_sent) {
@@ -61,9 +61,11 @@ static void resend_due(run_t *run, run_agent_t *a, const char *phase, int64_t no
         }
         if (a->stop_sent && !streq(phase, "done") && !streq(phase, "restoring"))
                 run_send_stop(run, a, run->code ? run->message : "step over", out);
+        else if (streq(phase, "running"))
+                run_groups_resend(run, a, now, out);
 }
 
-void run_agent_hello(run_t *run, const char *agent_id, const char *run_id, const char *phase,
+void run_agent_hello(coord_run_t *run, const char *agent_id, const char *run_id, const char *phase,
                      int64_t now, run_out_t *out)
 {
         run_agent_t *a = run_find_agent(run, agent_id);
@@ -107,7 +109,7 @@ void run_agent_hello(run_t *run, const char *agent_id, const char *run_id, const
         run_check_all(run, now, out);
 }
 
-uint64_t run_heartbeat_ack(run_t *run, const char *agent_id)
+uint64_t run_heartbeat_ack(coord_run_t *run, const char *agent_id)
 {
         run_agent_t *a = run_find_agent(run, agent_id);
         if (!a || a->lost || a->rseq_durable <= a->rseq_acked)
@@ -116,14 +118,14 @@ uint64_t run_heartbeat_ack(run_t *run, const char *agent_id)
         return a->rseq_acked;
 }
 
-void run_synced(run_t *run)
+void run_synced(coord_run_t *run)
 {
         for (size_t i = 0; i < run->n_agents; i++)
                 run->agents[i].rseq_durable = run->agents[i].rseq;
 }
 
 /* Agents away past their orphan grace are given up: the run goes on (or ends) without them. */
-void run_tick_away(run_t *run, int64_t now, run_out_t *out)
+void run_tick_away(coord_run_t *run, int64_t now, run_out_t *out)
 {
         bool changed = false;
         for (size_t i = 0; i < run->n_agents; i++) {
@@ -143,7 +145,7 @@ void run_tick_away(run_t *run, int64_t now, run_out_t *out)
                 run_check_all(run, now, out);
 }
 
-void run_readopt(run_t *run, int64_t now, run_out_t *out)
+void run_readopt(coord_run_t *run, int64_t now, run_out_t *out)
 {
         run->control_peer[0] = 0;
         run->n_watchers = 0;
@@ -173,7 +175,7 @@ void run_readopt(run_t *run, int64_t now, run_out_t *out)
         run_check_all(run, now, out);
 }
 
-const char *run_agent_status(const run_t *run, const run_agent_t *a)
+const char *run_agent_status(const coord_run_t *run, const run_agent_t *a)
 {
         if (a->error[0] && !a->gone)
                 return "failed";

@@ -23,7 +23,7 @@ static void agent_layout(Iofleet__AgentLayout *pb, const run_agent_t *a,
         pb->eta_ns = f->eta_ns;
 }
 
-static void show(run_t *run, int64_t now, run_out_t *out)
+static void show(coord_run_t *run, int64_t now, run_out_t *out)
 {
         Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
         Iofleet__AgentLayout slow, *per = NULL, **pp = NULL;
@@ -64,7 +64,7 @@ static void show(run_t *run, int64_t now, run_out_t *out)
         run->layout_dirty = false;
 }
 
-int run_on_layout_progress(run_t *run, const char *agent_id, const Iofleet__LayoutProgress *m,
+int run_on_layout_progress(coord_run_t *run, const char *agent_id, const Iofleet__LayoutProgress *m,
                            int64_t now, run_out_t *out)
 {
         run_agent_t *a = run_find_agent(run, agent_id);
@@ -91,7 +91,7 @@ int run_on_layout_progress(run_t *run, const char *agent_id, const Iofleet__Layo
         return 0;
 }
 
-int64_t run_layout_deadline(const run_t *run)
+int64_t run_layout_deadline(const coord_run_t *run)
 {
         int64_t t;
         if (run->phase != RUN_PREPARING || !run->layout_dirty)
@@ -102,7 +102,7 @@ int64_t run_layout_deadline(const run_t *run)
         return t;
 }
 
-void run_layout_tick(run_t *run, int64_t now, run_out_t *out)
+void run_layout_tick(coord_run_t *run, int64_t now, run_out_t *out)
 {
         if (now >= run_layout_deadline(run))
                 show(run, now, out);

@@ -32,7 +32,7 @@ static void csv_row(FILE *f, uint64_t interval_ns, const run_iv_row_t *row)
 }
 
 /* The cluster's row of interval k (in memory). */
-static run_iv_row_t cluster_row(const run_t *run, size_t k)
+static run_iv_row_t cluster_row(const coord_run_t *run, size_t k)
 {
         const cluster_interval_t *c = run_civ(run, k);
         return (run_iv_row_t){k,
@@ -44,7 +44,7 @@ static run_iv_row_t cluster_row(const run_t *run, size_t k)
 }
 
 /* Writes intervals spooled .. upto - 1 to the spool. */
-static void spool_upto(run_t *run, size_t upto)
+static void spool_upto(coord_run_t *run, size_t upto)
 {
         for (size_t k = run->spooled; k < upto && k < run->n_civ; k++) {
                 run_iv_row_t row = cluster_row(run, k);
@@ -63,7 +63,7 @@ static void spool_upto(run_t *run, size_t upto)
 
 /* A soak run keeps a window of intervals behind the last one shown (for late agents and for
  * /metrics) and writes the older ones out, so that its memory stays flat. */
-void run_spool_old(run_t *run)
+void run_spool_old(coord_run_t *run)
 {
         size_t keep = RUN_KEEP_INTERVALS, drop;
         if (!run->spool)
@@ -92,7 +92,7 @@ void run_spool_old(run_t *run)
         }
 }
 
-int run_set_spool(run_t *run, const char *path)
+int run_set_spool(coord_run_t *run, const char *path)
 {
         FILE *f = fopen(path, "we");
         if (!f)
@@ -103,7 +103,7 @@ int run_set_spool(run_t *run, const char *path)
         return 0;
 }
 
-int run_keep_late(run_t *run, const run_agent_t *a, size_t k, const run_interval_t *v)
+int run_keep_late(coord_run_t *run, const run_agent_t *a, size_t k, const run_interval_t *v)
 {
         if (array_reserve((void **)&run->late, &run->cap_late, run->n_late, sizeof(*run->late)) < 0)
                 return -ENOMEM;
@@ -121,7 +121,7 @@ static int late_cmp(const void *x, const void *y)
 
 /* Parses one spool row; the agent's rank is -1 for a cluster row. The latency columns came
  * later: a row without them has none. */
-static bool parse_row(const run_t *run, const char *line, run_iv_row_t *row, long *rank)
+static bool parse_row(const coord_run_t *run, const char *line, run_iv_row_t *row, long *rank)
 {
         unsigned long long v[7], p50 = 0, p99 = 0;
         char agent[WIRE_MAX_NAME + 2];
@@ -146,7 +146,7 @@ static bool parse_row(const run_t *run, const char *line, run_iv_row_t *row, lon
 
 /* Rewrites the spool with the late intervals in their places (and in their cluster rows): the
  * series stays one ordered file however late an agent brought its part. */
-static int merge_late(run_t *run)
+static int merge_late(coord_run_t *run)
 {
         char tmp[4300], line[512];
         FILE *in, *out;
@@ -209,7 +209,7 @@ static int merge_late(run_t *run)
         return r;
 }
 
-int run_spool_finish(run_t *run)
+int run_spool_finish(coord_run_t *run)
 {
         int r = 0;
         if (!run->spool)
@@ -233,7 +233,7 @@ int run_spool_finish(run_t *run)
         return r;
 }
 
-static int each_from_spool(const run_t *run, int (*cb)(void *, const run_iv_row_t *), void *user)
+static int each_from_spool(const coord_run_t *run, int (*cb)(void *, const run_iv_row_t *), void *user)
 {
         FILE *f = fopen(run->spool_path, "re");
         char line[512];
@@ -254,7 +254,7 @@ static int each_from_spool(const run_t *run, int (*cb)(void *, const run_iv_row_
         return r;
 }
 
-int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_t *row),
+int run_intervals_each(const coord_run_t *run, int (*cb)(void *user, const run_iv_row_t *row),
                        void *user)
 {
         if (run->spool_path[0] && !run->spool)
@@ -288,7 +288,7 @@ static int csv_each(void *user, const run_iv_row_t *row)
         return 0;
 }
 
-int run_write_csv(const run_t *run, const char *path)
+int run_write_csv(const coord_run_t *run, const char *path)
 {
         csv_out_t o = {fopen(path, "we"), run->interval_ns};
         if (!o.f)

@@ -9,11 +9,12 @@
 #include <string.h>
 
 #include "intervals.h"
+#include "jobgroups.h"
 #include "log.h"
 #include "run-internal.h"
 #include "util.h"
 
-void run_push_update(run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
+void run_push_update(coord_run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         u->run_id = run->id;
@@ -29,18 +30,23 @@ void run_push_update(run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
         }
 }
 
-int run_add_watcher(run_t *run, const char *peer)
+int run_add_watcher(coord_run_t *run, const char *peer)
 {
+        /* The CLI that submitted the run gets everything already: a WatchRun from it (its
+         * ping after a silence, its re-attach) must not make every update and the RunDone come
+         * twice (the second RunDone was taken for the answer to the next sweep point's submit). */
+        if (streq(run->control_peer, peer))
+                return 1;
         for (size_t i = 0; i < run->n_watchers; i++)
                 if (streq(run->watchers[i], peer))
-                        return 0;
+                        return 1;
         if (run->n_watchers == RUN_MAX_WATCHERS)
                 return -ENOSPC;
         snprintf(run->watchers[run->n_watchers++], sizeof(run->watchers[0]), "%s", peer);
         return 0;
 }
 
-void run_replay_alerts(run_t *run, const char *peer, run_out_t *out)
+void run_replay_alerts(coord_run_t *run, const char *peer, run_out_t *out)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         for (size_t i = 0; i < run->degrade.n_alerts; i++) {
@@ -58,7 +64,7 @@ void run_replay_alerts(run_t *run, const char *peer, run_out_t *out)
         }
 }
 
-void run_event(run_t *run, run_out_t *out, const char *fmt, ...)
+void run_event(coord_run_t *run, run_out_t *out, const char *fmt, ...)
 {
         Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
         char msg[1024];
@@ -78,7 +84,7 @@ static void send_agent(run_out_t *out, run_agent_t *a, envelope_t *e)
         outbox_push(&out->agents, a->id, e);
 }
 
-void run_send_stop(run_t *run, run_agent_t *a, const char *reason, run_out_t *out)
+void run_send_stop(coord_run_t *run, run_agent_t *a, const char *reason, run_out_t *out)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Stop s = IOFLEET__STOP__INIT;
@@ -90,7 +96,7 @@ void run_send_stop(run_t *run, run_agent_t *a, const char *reason, run_out_t *ou
         send_agent(out, a, &e);
 }
 
-void run_send_start(run_t *run, run_agent_t *a, run_out_t *out)
+void run_send_start(coord_run_t *run, run_agent_t *a, run_out_t *out)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Start s = IOFLEET__START__INIT;
@@ -102,7 +108,7 @@ void run_send_start(run_t *run, run_agent_t *a, run_out_t *out)
         send_agent(out, a, &e);
 }
 
-void run_push_ack(run_t *run, run_agent_t *a, run_out_t *out)
+void run_push_ack(coord_run_t *run, run_agent_t *a, run_out_t *out)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Ack ack = IOFLEET__ACK__INIT;
@@ -114,17 +120,20 @@ void run_push_ack(run_t *run, run_agent_t *a, run_out_t *out)
         outbox_push(&out->acks, a->id, &e);
 }
 
-void run_keep_rec(run_t *run, const run_rec_t *rec)
+void run_keep_rec(coord_run_t *run, const run_rec_t *rec)
 {
         if (run->keep && !run->replaying)
                 run->keep(run->keep_user, run, rec);
 }
 
 /* The jobs of the run: the SubmitRun's own, or those of every client part of a plan. */
-static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *max_runtime,
+static int check_jobs(coord_run_t *run, size_t part, Iofleet__Job **jobs, size_t n_jobs,
+                      uint64_t *max_runtime,
                       bool *all_timed, uint64_t *layout, char *err, size_t errlen)
 {
         job_spec_t *specs = realloc(run->specs, (run->n_specs + n_jobs + 1) * sizeof(*specs));
+        size_t first = run->n_specs;
+        uint64_t span;
         if (!specs)
                 return -ENOMEM;
         run->specs = specs;
@@ -141,14 +150,26 @@ static int check_jobs(run_t *run, Iofleet__Job **jobs, size_t n_jobs, uint64_t *
                 if (wire_job_spec(jobs[i], spec, err, errlen) < 0)
                         return -EINVAL;
                 run->n_specs++;
-                if (intervals_job_span(spec) > *max_runtime)
-                        *max_runtime = intervals_job_span(spec);
-                if (!spec->runtime_ns)
-                        *all_timed = false;
                 /* What the agent lays out before it answers Prepared: its files, every clone. */
                 *layout += (spec->filesize ? spec->filesize * job_spec_nrfiles(spec) : spec->size) *
                            (spec->numjobs ? spec->numjobs : 1);
         }
+        /* The part's jobs in fio's order: a wait_for names an earlier job, groups add up. */
+        {
+                jobgroup_t *g = calloc(n_jobs ? n_jobs : 1, sizeof(*g));
+                int r = g ? jobgroups_plan(run->specs + first, n_jobs, g, NULL, err, errlen)
+                          : -ENOMEM;
+                free(g);
+                if (r < 0)
+                        return r;
+        }
+        if (run_groups_plan(run, part, run->specs + first, n_jobs) < 0)
+                return -ENOMEM;
+        span = jobgroups_span(run->specs + first, n_jobs);
+        if (!span && n_jobs)
+                *all_timed = false;
+        if (span > *max_runtime)
+                *max_runtime = span;
         return 0;
 }
 
@@ -162,7 +183,7 @@ static bool part_changes_host(const Iofleet__SubmitRun *s, uint32_t p)
 }
 
 /* Prepare for one agent: its part's jobs, settings and, for a client, the server to use. */
-static void send_prepare(run_t *run, run_agent_t *a, uint64_t seq, run_out_t *out)
+static void send_prepare(coord_run_t *run, run_agent_t *a, uint64_t seq, run_out_t *out)
 {
         Iofleet__SubmitRun *s = run->submit->submit_run;
         envelope_t e = IOFLEET__ENVELOPE__INIT;
@@ -173,6 +194,7 @@ static void send_prepare(run_t *run, run_agent_t *a, uint64_t seq, run_out_t *ou
         p.nagents = run->n_agents;
         p.interval_ns = run->interval_ns;
         p.orphan_grace_ns = run->orphan_grace_ns;
+        p.group_barrier = run->group_barrier && a->n_groups > 1;
         if (s->n_parts) {
                 Iofleet__Part *part = s->parts[a->part];
                 p.role = part->role;
@@ -199,12 +221,12 @@ static void send_prepare(run_t *run, run_agent_t *a, uint64_t seq, run_out_t *ou
         send_agent(out, a, &e);
 }
 
-int run_new(const char *id, const char *control_peer, envelope_t **submit, agent_t **agents,
-            const uint32_t *part_of, size_t n_agents, int64_t now, run_out_t *out, run_t **ret,
+int run_new(const char *id, const char *control_peer, envelope_t **submit, coord_agent_t **agents,
+            const uint32_t *part_of, size_t n_agents, int64_t now, run_out_t *out, coord_run_t **ret,
             char *err, size_t errlen)
 {
         Iofleet__SubmitRun *s = (*submit)->submit_run;
-        run_t *run;
+        coord_run_t *run;
         uint64_t max_runtime = 0, layout = 0;
         bool all_timed = true;
         int r = 0;
@@ -223,10 +245,10 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         /* Every job is checked here, so that no agent is touched by a run that cannot work. */
         if (s->n_parts) {
                 for (size_t i = 0; i < s->n_parts && r == 0; i++)
-                        r = check_jobs(run, s->parts[i]->jobs, s->parts[i]->n_jobs, &max_runtime,
+                        r = check_jobs(run, i, s->parts[i]->jobs, s->parts[i]->n_jobs, &max_runtime,
                                        &all_timed, &layout, err, errlen);
         } else
-                r = check_jobs(run, s->jobs, s->n_jobs, &max_runtime, &all_timed, &layout, err,
+                r = check_jobs(run, 0, s->jobs, s->n_jobs, &max_runtime, &all_timed, &layout, err,
                                errlen);
         if (r < 0) {
                 run_free(&run);
@@ -277,6 +299,10 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
                                       n_agents);
                 }
         }
+        if (run_groups_init(run) < 0) {
+                run_free(&run);
+                return errorf(err, errlen, -ENOMEM, "out of memory for the run's groups");
+        }
         /* Servers first: the clients mount what the servers export. */
         for (size_t i = 0; i < n_agents; i++)
                 if (run->agents[i].server || !run->n_servers)
@@ -287,14 +313,15 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, agent
         return 0;
 }
 
-void run_free(run_t **rp)
+void run_free(coord_run_t **rp)
 {
-        run_t *run = *rp;
+        coord_run_t *run = *rp;
         if (!run)
                 return;
         for (size_t i = 0; i < run->n_specs; i++)
                 job_spec_done(&run->specs[i]);
         free(run->specs);
+        run_groups_free(run);
         for (size_t i = 0; i < run->n_agents; i++) {
                 free(run->agents[i].iv);
                 wire_free(&run->agents[i].finished);
@@ -315,7 +342,7 @@ void run_free(run_t **rp)
         *rp = NULL;
 }
 
-bool run_expects(const run_t *run, const run_agent_t *a, size_t k)
+bool run_expects(const coord_run_t *run, const run_agent_t *a, size_t k)
 {
         if (a->server || !a->start_sent)
                 return false;
@@ -337,7 +364,7 @@ static bool owes_interval(const run_agent_t *a, size_t k)
 
 /* Degrade rules on the interval just shown: an alert goes to the log (and journal), the live
  * display and, at the end, the result. */
-static void check_degrade(run_t *run, size_t k, run_out_t *out)
+static void check_degrade(coord_run_t *run, size_t k, run_out_t *out)
 {
         const cluster_interval_t *c = run_civ(run, k);
         degrade_sample_t smp = {c->io, run->interval_ns, c->clat};
@@ -363,7 +390,7 @@ static void check_degrade(run_t *run, size_t k, run_out_t *out)
 
 /* Which intervals the live display counts: the ramp ones (before every job's startdelay and
  * ramp_time are over) are shown as such, the counter runs over the measured ones. */
-static void run_progress(const run_t *run, Iofleet__RunUpdate *u)
+static void run_progress(const coord_run_t *run, Iofleet__RunUpdate *u)
 {
         uint64_t ramp = intervals_ramp(intervals_counting_from(run->specs, run->n_specs),
                                        run->interval_ns);
@@ -373,7 +400,7 @@ static void run_progress(const run_t *run, Iofleet__RunUpdate *u)
 
 /* The cluster's interval k for the live display: its sums, each agent's figures, and the agents
  * that were to deliver it and had not (a partial point is shown as such, never as a whole). */
-static void emit_interval(run_t *run, size_t k, run_out_t *out)
+static void emit_interval(coord_run_t *run, size_t k, run_out_t *out)
 {
         cluster_interval_t *c = run_civ(run, k);
         Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
@@ -452,14 +479,14 @@ static bool owes_unsent(const run_agent_t *a, size_t k)
 /* civ[k].owed counts the agents interval k waits for, for the intervals not shown yet (k >=
  * next_emit), so that completeness is a comparison, not a scan of every agent per message.
  * Whatever changes what an agent owes goes between run_owed_drop() and run_owed_take(). */
-void run_owed_drop(run_t *run, const run_agent_t *a)
+void run_owed_drop(coord_run_t *run, const run_agent_t *a)
 {
         for (size_t k = run->next_emit; k < run->n_civ; k++)
                 if (owes_unsent(a, k))
                         run_civ(run, k)->owed--;
 }
 
-void run_owed_take(run_t *run, const run_agent_t *a)
+void run_owed_take(coord_run_t *run, const run_agent_t *a)
 {
         for (size_t k = run->next_emit; k < run->n_civ; k++)
                 if (owes_unsent(a, k))
@@ -467,7 +494,7 @@ void run_owed_take(run_t *run, const run_agent_t *a)
         run_agent_due(run, a);
 }
 
-static int64_t agent_deadline(const run_t *run, const run_agent_t *a)
+static int64_t agent_deadline(const coord_run_t *run, const run_agent_t *a)
 {
         if (a->lost && !a->gone)
                 return a->lost_at + (int64_t)run->orphan_grace_ns;
@@ -476,21 +503,21 @@ static int64_t agent_deadline(const run_t *run, const run_agent_t *a)
         return INT64_MAX;
 }
 
-void run_agent_due(run_t *run, const run_agent_t *a)
+void run_agent_due(coord_run_t *run, const run_agent_t *a)
 {
         int64_t t = agent_deadline(run, a);
         if (t < run->agent_due_ns)
                 run->agent_due_ns = t;
 }
 
-static void agent_due_recompute(run_t *run)
+static void agent_due_recompute(coord_run_t *run)
 {
         run->agent_due_ns = INT64_MAX;
         for (size_t i = 0; i < run->n_agents; i++)
                 run_agent_due(run, &run->agents[i]);
 }
 
-static uint32_t owed_scan(const run_t *run, size_t k)
+static uint32_t owed_scan(const coord_run_t *run, size_t k)
 {
         uint32_t n = 0;
         for (size_t i = 0; i < run->n_agents; i++)
@@ -498,13 +525,13 @@ static uint32_t owed_scan(const run_t *run, size_t k)
         return n;
 }
 
-static bool interval_complete(const run_t *run, size_t k)
+static bool interval_complete(const coord_run_t *run, size_t k)
 {
         return run_civ(run, k)->owed == 0;
 }
 
 /* How long after its end an interval waits for late agents; run_next_deadline() must agree. */
-static int64_t emit_slack(const run_t *run)
+static int64_t emit_slack(const coord_run_t *run)
 {
         int64_t slack = (int64_t)run->interval_ns / 2;
         if (slack < 100 * (int64_t)NSEC_PER_MSEC)
@@ -514,7 +541,7 @@ static int64_t emit_slack(const run_t *run)
 
 /* Shows intervals in order: each as soon as every agent that owes it has sent it, or once its
  * deadline has passed (force), so that one slow agent cannot freeze the live display. */
-static void emit_ready(run_t *run, int64_t now, bool all, run_out_t *out)
+static void emit_ready(coord_run_t *run, int64_t now, bool all, run_out_t *out)
 {
         int64_t slack = emit_slack(run);
         while (run->next_emit < run->n_civ) {
@@ -532,7 +559,7 @@ static void emit_ready(run_t *run, int64_t now, bool all, run_out_t *out)
 }
 
 /* Room for interval k (k >= the bases): arrays hold base .. base + length - 1. */
-static int grow_intervals(run_t *run, run_agent_t *a, size_t k)
+static int grow_intervals(coord_run_t *run, run_agent_t *a, size_t k)
 {
         size_t rk = k - a->iv_base;
         if (rk >= a->n_iv) {
@@ -566,7 +593,7 @@ static int grow_intervals(run_t *run, run_agent_t *a, size_t k)
 
 /* Stonewalling (IOR, elbencho): the first agent done stops every other one, so that the rate
  * of the step is the rate while all of them ran. */
-static void stonewall(run_t *run, run_agent_t *first, int64_t now, run_out_t *out)
+static void stonewall(coord_run_t *run, run_agent_t *first, int64_t now, run_out_t *out)
 {
         run->stonewall_ns = now;
         run_event(run, out, "stonewall: agent %s finished first; stopping the others", first->name);
@@ -577,7 +604,7 @@ static void stonewall(run_t *run, run_agent_t *first, int64_t now, run_out_t *ou
         }
 }
 
-static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, int64_t now,
+static void on_interval(coord_run_t *run, run_agent_t *a, const Iofleet__Interval *m, int64_t now,
                         run_out_t *out)
 {
         size_t k = m->index;
@@ -652,7 +679,7 @@ static void on_interval(run_t *run, run_agent_t *a, const Iofleet__Interval *m, 
 
 /* Every client is done and has put its host back (its mount gone): only now are the servers
  * told to tear down, so that no client unmounts from a server already put back. */
-static void stop_servers(run_t *run, int64_t now, run_out_t *out)
+static void stop_servers(coord_run_t *run, int64_t now, run_out_t *out)
 {
         run->servers_stopped = true;
         for (size_t i = 0; i < run->n_agents; i++) {
@@ -666,7 +693,7 @@ static void stop_servers(run_t *run, int64_t now, run_out_t *out)
         }
 }
 
-static void check_all_finished(run_t *run, int64_t now, run_out_t *out)
+static void check_all_finished(coord_run_t *run, int64_t now, run_out_t *out)
 {
         bool any = false, servers_left = false;
         if (run->phase == RUN_DONE)
@@ -713,7 +740,7 @@ static void check_all_finished(run_t *run, int64_t now, run_out_t *out)
         }
 }
 
-static void start_all(run_t *run, int64_t now, run_out_t *out)
+static void start_all(coord_run_t *run, int64_t now, run_out_t *out)
 {
         run->start_ns = now + (int64_t)run->lead_ns;
         for (size_t i = 0; i < run->n_agents; i++) {
@@ -731,11 +758,9 @@ static void start_all(run_t *run, int64_t now, run_out_t *out)
 
 /* Start skew: the spread of the achieved start instants. Agents on one kernel share
  * CLOCK_MONOTONIC, so their own readings show the true spread, free of offset estimates. */
-static void compute_skew(run_t *run)
+bool run_shared_clock(const coord_run_t *run)
 {
         bool shared = run->n_agents > 0;
-        int64_t lo = INT64_MAX, hi = INT64_MIN, wlo = INT64_MAX, whi = INT64_MIN;
-
         const char *boot = NULL;
         for (size_t i = 0; i < run->n_agents; i++) {
                 if (run->agents[i].server)
@@ -745,6 +770,14 @@ static void compute_skew(run_t *run)
                 if (!run->agents[i].boot_id[0] || !streq(run->agents[i].boot_id, boot))
                         shared = false;
         }
+        return shared;
+}
+
+static void compute_skew(coord_run_t *run)
+{
+        bool shared = run_shared_clock(run);
+        int64_t lo = INT64_MAX, hi = INT64_MIN, wlo = INT64_MAX, whi = INT64_MIN;
+
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
                 int64_t t, w;
@@ -765,7 +798,7 @@ static void compute_skew(run_t *run)
 
 /* Every agent given the start has started, or is away or failed: the run is running, and the
  * CLI hears the skew. */
-static void check_all_started(run_t *run, run_out_t *out)
+static void check_all_started(coord_run_t *run, run_out_t *out)
 {
         Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
         bool any = false;
@@ -793,7 +826,7 @@ static void check_all_started(run_t *run, run_out_t *out)
         run_push_update(run, out, &u);
 }
 
-void run_fail_agent(run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const char *msg,
+void run_fail_agent(coord_run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const char *msg,
                     int64_t now, run_out_t *out)
 {
         run_owed_drop(run, a);
@@ -825,7 +858,7 @@ static void keep_effective(run_agent_t *a, Iofleet__Setting **v, size_t n)
 }
 
 /* Servers ready: the clients get their Prepare. Everyone ready: the start instant goes out. */
-static void check_all_prepared(run_t *run, int64_t now, run_out_t *out)
+static void check_all_prepared(coord_run_t *run, int64_t now, run_out_t *out)
 {
         if (run->phase != RUN_PREPARING)
                 return;
@@ -859,17 +892,18 @@ static void check_all_prepared(run_t *run, int64_t now, run_out_t *out)
         start_all(run, now, out);
 }
 
-void run_check_all(run_t *run, int64_t now, run_out_t *out)
+void run_check_all(coord_run_t *run, int64_t now, run_out_t *out)
 {
         check_all_prepared(run, now, out);
         check_all_started(run, out);
+        run_groups_check(run, now, out);
         check_all_finished(run, now, out);
 }
 
 /* Numbered run messages are taken in order only: a duplicate (a resend of what arrived) or one
  * after a gap (what came between was dropped while the link was down) is left, and the agent
  * gets an Ack to resend from. 0: take it; -EALREADY: leave it. */
-static int take_in_order(run_t *run, run_agent_t *a, uint64_t rseq, run_out_t *out)
+static int take_in_order(coord_run_t *run, run_agent_t *a, uint64_t rseq, run_out_t *out)
 {
         if (rseq == 0)
                 return 0; /* not numbered: never resent, so never a duplicate */
@@ -890,7 +924,7 @@ static int take_in_order(run_t *run, run_agent_t *a, uint64_t rseq, run_out_t *o
         return -EALREADY;
 }
 
-int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out)
+int run_on_message(coord_run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out)
 {
         run_agent_t *a = run_find_agent(run, agent_id);
         envelope_t *m = *msg;
@@ -939,6 +973,12 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
         case IOFLEET__ENVELOPE__BODY_INTERVAL:
                 on_interval(run, a, m->interval, now, out);
                 return 0;
+        case IOFLEET__ENVELOPE__BODY_GROUP_READY:
+                run_on_group_ready(run, a, m->group_ready, now, out);
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_GROUP_STARTED:
+                run_on_group_started(run, a, m->group_started, now, out);
+                return 0;
         case IOFLEET__ENVELOPE__BODY_FINISHED:
                 if (a->finished)
                         return -EALREADY;
@@ -959,6 +999,8 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
                 /* Its part is over: an Ack now lets it forget the lot. */
                 if (m->finished->run_seq)
                         run_push_ack(run, a, out);
+                /* A group waited for it no more. */
+                run_groups_check(run, now, out);
                 check_all_finished(run, now, out);
                 return 0;
         case IOFLEET__ENVELOPE__BODY_RESTORED:
@@ -984,7 +1026,7 @@ int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t n
         }
 }
 
-void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now, run_out_t *out)
+void run_cancel(coord_run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now, run_out_t *out)
 {
         run_rec_t rec = {.type = RUN_REC_CANCEL, .now = now, .text = why, .code = code};
         if (run->phase == RUN_DONE)
@@ -1025,7 +1067,7 @@ void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t no
 /* Deadlines of agents still connected: Started after the start instant, Finished after Stop,
  * Restored after Finished. */
 /* Started is overdue: the agents that did not start are stopped and counted as failed. */
-static void tick_start(run_t *run, int64_t now, run_out_t *out)
+static void tick_start(coord_run_t *run, int64_t now, run_out_t *out)
 {
         for (size_t i = 0; i < run->n_agents; i++) {
                 run_agent_t *a = &run->agents[i];
@@ -1038,7 +1080,7 @@ static void tick_start(run_t *run, int64_t now, run_out_t *out)
 }
 
 /* Restored is overdue from a client that said it finished: its put-back stays unknown. */
-static void tick_restore(run_t *run, int64_t now, run_out_t *out)
+static void tick_restore(coord_run_t *run, int64_t now, run_out_t *out)
 {
         bool changed = false;
         for (size_t i = 0; i < run->n_agents; i++) {
@@ -1060,7 +1102,7 @@ static void tick_restore(run_t *run, int64_t now, run_out_t *out)
                 check_all_finished(run, now, out);
 }
 
-void run_tick(run_t *run, int64_t now, run_out_t *out)
+void run_tick(coord_run_t *run, int64_t now, run_out_t *out)
 {
         if (run->phase == RUN_DONE)
                 return;
@@ -1088,7 +1130,9 @@ void run_tick(run_t *run, int64_t now, run_out_t *out)
                 tick_start(run, now, out);
         if (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING)
                 emit_ready(run, now, false, out);
-        if (run->phase == RUN_RUNNING && now >= run->stop_deadline_ns) {
+        run_groups_tick(run, now, out);
+        /* A group waiting for its agents has its own deadline; its release moves the end. */
+        if (run->phase == RUN_RUNNING && now >= run->stop_deadline_ns && !run_groups_pending(run)) {
                 run_event(run, out,
                           "runtime is over but not every agent has finished: stopping them");
                 for (size_t i = 0; i < run->n_agents; i++)
@@ -1116,7 +1160,7 @@ void run_tick(run_t *run, int64_t now, run_out_t *out)
         }
 }
 
-int64_t run_next_deadline(const run_t *run)
+int64_t run_next_deadline(const coord_run_t *run)
 {
         int64_t t = INT64_MAX;
         if (run->phase == RUN_DONE)
@@ -1130,15 +1174,18 @@ int64_t run_next_deadline(const run_t *run)
                 if (run->next_emit < run->n_civ &&
                     run_interval_end(run, run->next_emit) + emit_slack(run) < t)
                         t = run_interval_end(run, run->next_emit) + emit_slack(run);
-                if (run->phase == RUN_RUNNING && run->stop_deadline_ns < t)
+                if (run->phase == RUN_RUNNING && run->stop_deadline_ns < t &&
+                    !run_groups_pending(run))
                         t = run->stop_deadline_ns;
+                if (run_groups_next_deadline(run) < t)
+                        t = run_groups_next_deadline(run);
                 if (run->phase == RUN_STOPPING && run->finish_deadline_ns < t)
                         t = run->finish_deadline_ns;
         }
         return run->agent_due_ns < t ? run->agent_due_ns : t;
 }
 
-bool run_done(const run_t *run)
+bool run_done(const coord_run_t *run)
 {
         return run->phase == RUN_DONE;
 }

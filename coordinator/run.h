@@ -27,6 +27,28 @@ typedef enum run_phase {
         RUN_DONE,
 } run_phase_t;
 
+/* One agent in one serial group after the first (the cluster-wide stonewall). */
+typedef struct run_agent_group {
+        bool ready;       /* GroupReady: laid out, waiting (the group before ended there) */
+        bool given;       /* StartGroup sent */
+        bool started;     /* GroupStarted */
+        bool late;        /* not ready by the group's deadline: given an instant of its own */
+        int64_t at_ns;    /* the instant it was given, timeline */
+        int64_t start_ns; /* achieved, timeline */
+        int64_t mono_ns;  /* achieved, its own CLOCK_MONOTONIC */
+} run_agent_group_t;
+
+/* A serial group after the first: one instant for every agent once all ended the one before. */
+typedef struct run_group {
+        int64_t first_ready_ns; /* timeline: the first GroupReady (0: none yet) */
+        int64_t deadline_ns;    /* the others are ready by then, or it starts without them */
+        int64_t start_ns;       /* the instant (0 until released) */
+        bool released;
+        uint32_t agents, late;  /* given the instant with the others; given one later */
+        uint64_t skew_ns;       /* spread of the achieved starts of those given the instant */
+        bool skew_shared_clock;
+} run_group_t;
+
 /* One agent's counters for one interval. */
 typedef struct run_interval {
         io_counts_t io;
@@ -72,6 +94,8 @@ typedef struct run_agent {
         uint32_t part;        /* its part of the plan (0 without parts) */
         kvlist_t effective;   /* settings it reported in effect (Prepared, then Finished) */
         char error[1024];     /* why its part failed, if it did */
+        uint32_t n_groups;    /* its part's serial groups */
+        run_agent_group_t *grp; /* [run->n_groups] with the barrier, else NULL */
 } run_agent_t;
 
 /* Interval k summed across agents. */
@@ -99,7 +123,7 @@ typedef struct run_late {
         run_interval_t v;
 } run_late_t;
 
-typedef struct run run_t;
+typedef struct coord_run coord_run_t;
 
 /* What changed the run, handed to the shell to keep (the run's journal) before the run acts on
  * it: every agent message it accepted and every event, in order, so that a restarted coordinator
@@ -121,11 +145,11 @@ typedef struct run_rec {
         int code;
 } run_rec_t;
 
-typedef void (*run_keep_fn)(void *user, run_t *run, const run_rec_t *rec);
+typedef void (*run_keep_fn)(void *user, coord_run_t *run, const run_rec_t *rec);
 
 #define RUN_MAX_WATCHERS 16
 
-struct run {
+struct coord_run {
         char id[WIRE_MAX_ID + 1];
         char control_peer[SOCK_MAX_PEER + 1];
         run_phase_t phase;
@@ -188,6 +212,17 @@ struct run {
         layout_progress_t layout;
         int64_t layout_first_ns, layout_shown_ns;
         bool layout_dirty, layout_shown;
+        /* The cluster-wide stonewall (run-groups.c): with several serial groups, each after the
+         * first starts at one instant on every agent once all ended the one before. */
+        bool group_barrier;
+        uint32_t n_groups;         /* the most of any part */
+        run_group_t *groups;       /* [n_groups]; [0] is the run's own start */
+        uint64_t group_margin_ns;  /* a group's instant lies this far ahead of its release */
+        uint32_t *part_groups;     /* per part (one without parts): its serial groups */
+        uint64_t *part_span;       /* its length when every job is timed, else 0 */
+        uint64_t **part_starts;    /* [part][group]: where each group starts, planned */
+        size_t n_parts;
+        int64_t group_due_ns;      /* no GroupStarted is overdue before this */
 };
 
 /* The run keeps at least this many intervals (and 2 s of them) in memory behind the last one
@@ -199,61 +234,62 @@ struct run {
  * when every server is ready). part_of[i] is agent i's part of a plan (NULL without parts). Job
  * options are checked first: on error returns -EINVAL with err set and nothing queued. now is
  * the coordinator timeline. */
-int run_new(const char *id, const char *control_peer, envelope_t **submit, agent_t **agents,
-            const uint32_t *part_of, size_t n_agents, int64_t now, run_out_t *out, run_t **ret,
+int run_new(const char *id, const char *control_peer, envelope_t **submit, coord_agent_t **agents,
+            const uint32_t *part_of, size_t n_agents, int64_t now, run_out_t *out, coord_run_t **ret,
             char *err, size_t errlen);
-void run_free(run_t **rp);
+void run_free(coord_run_t **rp);
 
 /* Feeds a message from agent agent_id. May take over *msg (sets it to NULL). Messages of another
  * run, or from agents not in this run, are ignored (returns -ESRCH); a numbered message already
  * accepted, or one after a gap, returns -EALREADY (and an Ack goes out so the agent resends from
  * the right place). */
-int run_on_message(run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out);
+int run_on_message(coord_run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out);
 /* An agent's LayoutProgress (best effort: not journalled, not acknowledged), taken while the run
  * prepares; the live line follows by run_tick. 0, or -ESRCH when it is not for this run now. */
-int run_on_layout_progress(run_t *run, const char *agent_id, const Iofleet__LayoutProgress *m,
+int run_on_layout_progress(coord_run_t *run, const char *agent_id, const Iofleet__LayoutProgress *m,
                            int64_t now, run_out_t *out);
 /* An agent of the run missed its lease (or said goodbye): the run goes on without it, waiting up
  * to the orphan grace for it to come back; what it sent is kept. */
-void run_agent_lost(run_t *run, const char *agent_id, int64_t now, run_out_t *out);
+void run_agent_lost(coord_run_t *run, const char *agent_id, int64_t now, run_out_t *out);
 /* An agent of the run said hello again (coordinator-run/run-agents.c). It holds run_id ("" when
  * it holds none) in phase: with this run it rejoins (an Ack tells it where to resend from, and
  * whatever it missed is sent again); without it, it lost its part (restarted) and has failed. */
-void run_agent_hello(run_t *run, const char *agent_id, const char *run_id, const char *phase,
+void run_agent_hello(coord_run_t *run, const char *agent_id, const char *run_id, const char *phase,
                      int64_t now, run_out_t *out);
 /* A heartbeat from an agent of the run: what its answer acknowledges (the run messages kept on
  * disk since the last Ack), or 0 when there is nothing new. */
-uint64_t run_heartbeat_ack(run_t *run, const char *agent_id);
+uint64_t run_heartbeat_ack(coord_run_t *run, const char *agent_id);
 /* The run's journal is synced: everything accepted so far is on disk. */
-void run_synced(run_t *run);
+void run_synced(coord_run_t *run);
 /* After replaying a journal (a restarted coordinator): every agent not done is away from now
  * on, with the orphan grace to come back, and the deadlines that passed meanwhile move. */
-void run_readopt(run_t *run, int64_t now, run_out_t *out);
+void run_readopt(coord_run_t *run, int64_t now, run_out_t *out);
 /* Per-agent outcome: "ok", "rejoined", "lost" or "failed". */
-const char *run_agent_status(const run_t *run, const run_agent_t *a);
+const char *run_agent_status(const coord_run_t *run, const run_agent_t *a);
 /* Whether agent a is to deliver interval k (a client given the start, up to its last). */
-bool run_expects(const run_t *run, const run_agent_t *a, size_t k);
+bool run_expects(const coord_run_t *run, const run_agent_t *a, size_t k);
 /* Stops the run early: Stop goes to every agent still running. */
-void run_cancel(run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now, run_out_t *out);
+void run_cancel(coord_run_t *run, Iofleet__ErrorCode code, const char *why, int64_t now, run_out_t *out);
 /* Deadlines: intervals shown though some agents are late, runtime over, finish timeout. */
-void run_tick(run_t *run, int64_t now, run_out_t *out);
+void run_tick(coord_run_t *run, int64_t now, run_out_t *out);
 /* The next instant run_tick has something to do, or INT64_MAX. */
-int64_t run_next_deadline(const run_t *run);
-bool run_done(const run_t *run);
+int64_t run_next_deadline(const coord_run_t *run);
+bool run_done(const coord_run_t *run);
 /* Another control client follows the run (iofleet watch): it gets every update from now on.
- * 0, or -ENOSPC when RUN_MAX_WATCHERS already watch. */
-int run_add_watcher(run_t *run, const char *peer);
+ * 0; 1 when it gets them already (the CLI that submitted the run, or a watcher asking again);
+ * -ENOSPC when RUN_MAX_WATCHERS already watch. */
+int run_add_watcher(coord_run_t *run, const char *peer);
 /* The alerts the run has raised so far, to one peer (a watcher that attached after them). */
-void run_replay_alerts(run_t *run, const char *peer, run_out_t *out);
+void run_replay_alerts(coord_run_t *run, const char *peer, run_out_t *out);
 
 /* Streams intervals to path (intervals.csv of the run directory) as they leave memory; the run
  * then holds a window of them only. Without it every interval stays in memory. 0 or -errno. */
-int run_set_spool(run_t *run, const char *path);
+int run_set_spool(coord_run_t *run, const char *path);
 /* Writes every interval still in memory to the spool and closes it (before the result). */
-int run_spool_finish(run_t *run);
+int run_spool_finish(coord_run_t *run);
 /* After intervals were shown: with a spool, moves the intervals far enough behind the last one
  * shown out of memory and into the spool (coordinator/run-series.c). */
-void run_spool_old(run_t *run);
+void run_spool_old(coord_run_t *run);
 
 /* One row of the interval series: the cluster's (a == NULL) or one agent's interval k. */
 typedef struct run_iv_row {
@@ -266,14 +302,14 @@ typedef struct run_iv_row {
 /* Calls cb for every interval, in order, the cluster's row before its agents' rows; from the
  * spool when the run has one (after run_spool_finish()), else from memory. Stops at the first
  * cb that returns < 0 and returns that. */
-int run_intervals_each(const run_t *run, int (*cb)(void *user, const run_iv_row_t *row),
+int run_intervals_each(const coord_run_t *run, int (*cb)(void *user, const run_iv_row_t *row),
                        void *user);
 
 /* Writes the whole series to path in the spool's format (a run that had no spool). 0 or -errno. */
-int run_write_csv(const run_t *run, const char *path);
+int run_write_csv(const coord_run_t *run, const char *path);
 
 /* Keeps a late interval (one that arrived after its interval was written out). 0 or -ENOMEM. */
-int run_keep_late(run_t *run, const run_agent_t *a, size_t k, const run_interval_t *v);
+int run_keep_late(coord_run_t *run, const run_agent_t *a, size_t k, const run_interval_t *v);
 
 /* Agent a's interval k when it is in memory, else NULL. */
 static inline run_interval_t *run_agent_iv(const run_agent_t *a, size_t k)
@@ -282,13 +318,13 @@ static inline run_interval_t *run_agent_iv(const run_agent_t *a, size_t k)
 }
 
 /* Cluster interval k when it is in memory, else NULL. */
-static inline cluster_interval_t *run_civ(const run_t *run, size_t k)
+static inline cluster_interval_t *run_civ(const coord_run_t *run, size_t k)
 {
         return k >= run->civ_base && k < run->n_civ ? &run->civ[k - run->civ_base] : NULL;
 }
 
 /* Interval k on the timeline is [start + k*interval, start + (k+1)*interval). */
-static inline int64_t run_interval_end(const run_t *run, size_t k)
+static inline int64_t run_interval_end(const coord_run_t *run, size_t k)
 {
         return run->start_ns + (int64_t)((k + 1) * run->interval_ns);
 }

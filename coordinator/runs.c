@@ -28,7 +28,7 @@
 #define BY_ID_DIR ".by-id"
 
 typedef struct slot {
-        run_t *run;
+        coord_run_t *run;
         journal_t *journal;
         char dir[4096];
 } slot_t;
@@ -81,7 +81,7 @@ size_t runs_count(const runs_t *rs)
         return rs ? rs->n : 0;
 }
 
-run_t *runs_at(const runs_t *rs, size_t i)
+coord_run_t *runs_at(const runs_t *rs, size_t i)
 {
         return i < rs->n ? rs->v[i].run : NULL;
 }
@@ -91,7 +91,7 @@ bool runs_journalled(const runs_t *rs, size_t i)
         return i < rs->n && rs->v[i].journal;
 }
 
-run_t *runs_find(const runs_t *rs, const char *run_id)
+coord_run_t *runs_find(const runs_t *rs, const char *run_id)
 {
         for (size_t i = 0; i < rs->n; i++)
                 if (streq(rs->v[i].run->id, run_id))
@@ -99,12 +99,12 @@ run_t *runs_find(const runs_t *rs, const char *run_id)
         return NULL;
 }
 
-run_t *runs_of_agent(const runs_t *rs, const char *agent_id)
+coord_run_t *runs_of_agent(const runs_t *rs, const char *agent_id)
 {
         return idmap_get(rs->by_agent, agent_id);
 }
 
-static slot_t *slot_of(runs_t *rs, const run_t *run)
+static slot_t *slot_of(runs_t *rs, const coord_run_t *run)
 {
         for (size_t i = 0; i < rs->n; i++)
                 if (rs->v[i].run == run)
@@ -114,7 +114,7 @@ static slot_t *slot_of(runs_t *rs, const run_t *run)
 
 static const char *run_of_agent_cb(void *user, const char *id)
 {
-        run_t *run = runs_of_agent(user, id);
+        coord_run_t *run = runs_of_agent(user, id);
         return run ? run->id : "";
 }
 
@@ -125,7 +125,7 @@ static void push_error(runs_t *rs, const char *peer, Iofleet__ErrorCode code, co
 }
 
 /* The run's journal hook: records go to its journal before the run acts on them. */
-static void keep(void *user, run_t *run, const run_rec_t *rec)
+static void keep(void *user, coord_run_t *run, const run_rec_t *rec)
 {
         slot_t *s = slot_of(user, run);
         if (s && s->journal && journal_append(s->journal, rec) < 0)
@@ -135,10 +135,10 @@ static void keep(void *user, run_t *run, const run_rec_t *rec)
 }
 
 /* The agents of a run are busy, and found from their ids. */
-static int hold_agents(runs_t *rs, run_t *run)
+static int hold_agents(runs_t *rs, coord_run_t *run)
 {
         for (size_t i = 0; i < run->n_agents; i++) {
-                agent_t *a = registry_find(rs->ctx.reg, run->agents[i].id);
+                coord_agent_t *a = registry_find(rs->ctx.reg, run->agents[i].id);
                 if (idmap_set(rs->by_agent, run->agents[i].id, run) < 0)
                         return -ENOMEM;
                 if (a && a->state == AGENT_IDLE)
@@ -147,10 +147,10 @@ static int hold_agents(runs_t *rs, run_t *run)
         return 0;
 }
 
-static void release_agents(runs_t *rs, run_t *run)
+static void release_agents(runs_t *rs, coord_run_t *run)
 {
         for (size_t i = 0; i < run->n_agents; i++) {
-                agent_t *a = registry_find(rs->ctx.reg, run->agents[i].id);
+                coord_agent_t *a = registry_find(rs->ctx.reg, run->agents[i].id);
                 if (idmap_get(rs->by_agent, run->agents[i].id) == run)
                         idmap_remove(rs->by_agent, run->agents[i].id);
                 if (a && a->state == AGENT_BUSY)
@@ -158,7 +158,7 @@ static void release_agents(runs_t *rs, run_t *run)
         }
 }
 
-static int add_slot(runs_t *rs, run_t *run, journal_t *j, const char *dir)
+static int add_slot(runs_t *rs, coord_run_t *run, journal_t *j, const char *dir)
 {
         if (array_reserve((void **)&rs->v, &rs->cap, rs->n, sizeof(*rs->v)) < 0)
                 return -ENOMEM;
@@ -195,7 +195,7 @@ static void unlink_run(const runs_t *rs, const char *sub, const char *run_id)
 static void finish(runs_t *rs, size_t i)
 {
         slot_t *s = &rs->v[i];
-        run_t *run = s->run;
+        coord_run_t *run = s->run;
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__RunDone d = IOFLEET__RUN_DONE__INIT;
         json_t *doc = NULL;
@@ -299,12 +299,12 @@ static void new_run_id(char *buf, size_t len)
 }
 
 /* "agent a1 is in run R1, agent a2 is in run R2": who holds the busy agents of sel. */
-static int busy_error(runs_t *rs, agent_t **sel, size_t n, char *err, size_t errlen)
+static int busy_error(runs_t *rs, coord_agent_t **sel, size_t n, char *err, size_t errlen)
 {
         size_t shown = 0, busy = 0;
         int len = snprintf(err, errlen, "busy:");
         for (size_t i = 0; i < n; i++) {
-                run_t *r = runs_of_agent(rs, sel[i]->id);
+                coord_run_t *r = runs_of_agent(rs, sel[i]->id);
                 if (!r)
                         continue;
                 if (shown < 4 && len < (int)errlen)
@@ -322,7 +322,7 @@ static int busy_error(runs_t *rs, agent_t **sel, size_t n, char *err, size_t err
 
 /* The agents a selector picks, all of them free: 0, or -EINVAL (bad selector), -ENOENT (none),
  * -EBUSY (some are in another run, which err names) with err set. */
-static int select_agents(runs_t *rs, const char *selector, agent_t ***sel, size_t *n, char *err,
+static int select_agents(runs_t *rs, const char *selector, coord_agent_t ***sel, size_t *n, char *err,
                          size_t errlen)
 {
         if (selector_validate(selector, err, errlen) < 0)
@@ -341,11 +341,11 @@ static int select_agents(runs_t *rs, const char *selector, agent_t ***sel, size_
 
 /* A plan's parts in order, each taking (up to count of) the free agents its selector picks that
  * an earlier part did not take; every part needs at least one, a part without a count all. */
-static int select_parts(runs_t *rs, const Iofleet__SubmitRun *s, agent_t ***ret,
+static int select_parts(runs_t *rs, const Iofleet__SubmitRun *s, coord_agent_t ***ret,
                         uint32_t **part_ret, size_t *n_ret, char *err, size_t errlen)
 {
         size_t cap = registry_count(rs->ctx.reg) + 1, n = 0;
-        agent_t **all = calloc(cap, sizeof(*all));
+        coord_agent_t **all = calloc(cap, sizeof(*all));
         uint32_t *part_of = calloc(cap, sizeof(*part_of));
         int r = 0;
 
@@ -355,7 +355,7 @@ static int select_parts(runs_t *rs, const Iofleet__SubmitRun *s, agent_t ***ret,
         }
         for (size_t p = 0; p < s->n_parts && r == 0; p++) {
                 const Iofleet__Part *part = s->parts[p];
-                agent_t **sel = NULL;
+                coord_agent_t **sel = NULL;
                 size_t k = 0, taken = 0, busy = 0;
                 char why[512];
                 if (selector_validate(part->selector, why, sizeof(why)) < 0)
@@ -416,7 +416,7 @@ static Iofleet__ErrorCode code_of(int r)
 }
 
 /* The run's directory, its spool and its journal: what survives the coordinator. */
-static journal_t *open_dir(runs_t *rs, run_t *run, agent_t **sel, const uint32_t *part_of,
+static journal_t *open_dir(runs_t *rs, coord_run_t *run, coord_agent_t **sel, const uint32_t *part_of,
                            size_t n, const envelope_t *submit, int64_t now, char *dir,
                            size_t dirlen)
 {
@@ -447,12 +447,12 @@ void runs_submit(runs_t *rs, const char *peer, envelope_t **msg, int64_t now)
         Iofleet__SubmitRun *s = (*msg)->submit_run;
         envelope_t *copy = NULL;
         Iofleet__Duration grace = IOFLEET__DURATION__INIT;
-        agent_t **sel = NULL;
+        coord_agent_t **sel = NULL;
         uint32_t *part_of = NULL;
         size_t n = 0;
         char err[1024], id[64], dir[4096] = "";
         journal_t *j = NULL;
-        run_t *run = NULL;
+        coord_run_t *run = NULL;
         uint8_t *buf = NULL;
         size_t len;
         int r;
@@ -558,8 +558,8 @@ static bool watch_finished(runs_t *rs, const char *peer, const char *run_id)
 
 void runs_watch(runs_t *rs, const char *peer, const Iofleet__WatchRun *w)
 {
-        run_t *run = NULL;
-        agent_t **sel;
+        coord_run_t *run = NULL;
+        coord_agent_t **sel;
         size_t n = 0;
         if (!strempty(w->run_id))
                 run = runs_find(rs, w->run_id);
@@ -581,14 +581,15 @@ void runs_watch(runs_t *rs, const char *peer, const Iofleet__WatchRun *w)
                                                : "no such run, in progress or finished");
                 return;
         }
-        if (run_add_watcher(run, peer) < 0) {
+        int added = run_add_watcher(run, peer);
+        if (added < 0) {
                 push_error(rs, peer, IOFLEET__ERROR_CODE__ERROR_BUSY, run->id,
                            "too many watchers of this run (16)");
                 return;
         }
         sel = calloc(run->n_agents + 1, sizeof(*sel));
         for (size_t i = 0; sel && i < run->n_agents; i++) {
-                agent_t *a = registry_find(rs->ctx.reg, run->agents[i].id);
+                coord_agent_t *a = registry_find(rs->ctx.reg, run->agents[i].id);
                 if (a)
                         sel[n++] = a;
         }
@@ -596,13 +597,15 @@ void runs_watch(runs_t *rs, const char *peer, const Iofleet__WatchRun *w)
         agent_list_push(&rs->ctx.out->control, peer, rs->ctx.control_seq, sel, n, run->id,
                         run_of_agent_cb, rs);
         free(sel);
-        /* Attached late: what was raised before is news to it too. */
-        run_replay_alerts(run, peer, rs->ctx.out);
+        /* Attached late: what was raised before is news to it too (not to a peer that got
+         * everything already: a CLI's ping). */
+        if (added == 0)
+                run_replay_alerts(run, peer, rs->ctx.out);
 }
 
 void runs_cancel(runs_t *rs, const char *peer, const Iofleet__CancelRun *c, int64_t now)
 {
-        run_t *run = !strempty(c->run_id) ? runs_find(rs, c->run_id)
+        coord_run_t *run = !strempty(c->run_id) ? runs_find(rs, c->run_id)
                      : rs->n == 1         ? rs->v[0].run
                                           : NULL;
         if (!run) {
@@ -635,7 +638,7 @@ void runs_list(runs_t *rs, const char *peer)
                 goto out;
         }
         for (size_t i = 0; i < rs->n; i++) {
-                const run_t *run = rs->v[i].run;
+                const coord_run_t *run = rs->v[i].run;
                 iofleet__run_info__init(&ri[i]);
                 names[i] = calloc(run->n_agents + 1, sizeof(**names));
                 for (size_t k = 0; names[i] && k < run->n_agents; k++) {
@@ -668,7 +671,7 @@ out:
 
 /* An agent holds messages of a run this coordinator does not have (over, or never known): it
  * may forget them. */
-static void unknown_run(runs_t *rs, agent_t *a, const char *run_id)
+static void unknown_run(runs_t *rs, coord_agent_t *a, const char *run_id)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Error err = IOFLEET__ERROR__INIT;
@@ -686,9 +689,9 @@ static void unknown_run(runs_t *rs, agent_t *a, const char *run_id)
         outbox_push(&rs->ctx.out->agents, a->id, &e);
 }
 
-int runs_agent_message(runs_t *rs, agent_t *a, envelope_t **e, int64_t now)
+int runs_agent_message(runs_t *rs, coord_agent_t *a, envelope_t **e, int64_t now)
 {
-        run_t *run = runs_of_agent(rs, a->id);
+        coord_run_t *run = runs_of_agent(rs, a->id);
         const char *rid = wire_run_id(*e);
         int r;
         if (!run || (!strempty(rid) && !streq(rid, run->id))) {
@@ -702,15 +705,15 @@ int runs_agent_message(runs_t *rs, agent_t *a, envelope_t **e, int64_t now)
         return r == -EALREADY ? 0 : r;
 }
 
-int runs_layout_progress(runs_t *rs, agent_t *a, const Iofleet__LayoutProgress *m, int64_t now)
+int runs_layout_progress(runs_t *rs, coord_agent_t *a, const Iofleet__LayoutProgress *m, int64_t now)
 {
-        run_t *run = runs_of_agent(rs, a->id);
+        coord_run_t *run = runs_of_agent(rs, a->id);
         return run ? run_on_layout_progress(run, a->id, m, now, rs->ctx.out) : -ESRCH;
 }
 
-void runs_agent_hello(runs_t *rs, agent_t *a, const Iofleet__Hello *h, int64_t now)
+void runs_agent_hello(runs_t *rs, coord_agent_t *a, const Iofleet__Hello *h, int64_t now)
 {
-        run_t *run = runs_of_agent(rs, a->id);
+        coord_run_t *run = runs_of_agent(rs, a->id);
         if (!run && !strempty(h->run_id)) {
                 /* A re-adopted run, or one whose agent the registry had forgotten. */
                 const run_agent_t *ra;
@@ -730,16 +733,16 @@ void runs_agent_hello(runs_t *rs, agent_t *a, const Iofleet__Hello *h, int64_t n
                 unknown_run(rs, a, h->run_id);
 }
 
-void runs_agent_lost(runs_t *rs, agent_t *a, int64_t now)
+void runs_agent_lost(runs_t *rs, coord_agent_t *a, int64_t now)
 {
-        run_t *run = runs_of_agent(rs, a->id);
+        coord_run_t *run = runs_of_agent(rs, a->id);
         if (run)
                 run_agent_lost(run, a->id, now, rs->ctx.out);
 }
 
-uint64_t runs_heartbeat(runs_t *rs, agent_t *a, const char **run_id)
+uint64_t runs_heartbeat(runs_t *rs, coord_agent_t *a, const char **run_id)
 {
-        run_t *run = runs_of_agent(rs, a->id);
+        coord_run_t *run = runs_of_agent(rs, a->id);
         *run_id = run ? run->id : "";
         return run ? run_heartbeat_ack(run, a->id) : 0;
 }
@@ -805,7 +808,7 @@ size_t runs_recover(runs_t *rs, int64_t now)
                 return 0;
         while ((de = readdir(dp))) {
                 char link[4500], dir[4096], spool[4200], err[1024] = "";
-                run_t *run = NULL;
+                coord_run_t *run = NULL;
                 journal_t *j = NULL;
                 ssize_t len;
                 int r;

@@ -20,7 +20,7 @@ typedef struct runs_ctx {
         run_out_t *out;        /* where messages go: agents (by id), control (by peer), acks */
         /* Called for each run that ends, after its result is written and before it is freed
          * (/metrics takes its last counts). */
-        void (*finished)(void *user, const run_t *run);
+        void (*finished)(void *user, const coord_run_t *run);
         void *user;
 } runs_ctx_t;
 
@@ -33,12 +33,12 @@ void runs_free(runs_t **rp);
 size_t runs_recover(runs_t *rs, int64_t now);
 
 size_t runs_count(const runs_t *rs);
-run_t *runs_at(const runs_t *rs, size_t i);
-run_t *runs_find(const runs_t *rs, const char *run_id);
+coord_run_t *runs_at(const runs_t *rs, size_t i);
+coord_run_t *runs_find(const runs_t *rs, const char *run_id);
 /* Whether run i has a journal (a restart would take it up). */
 bool runs_journalled(const runs_t *rs, size_t i);
 /* The run holding an agent (also while it is away), or NULL. */
-run_t *runs_of_agent(const runs_t *rs, const char *agent_id);
+coord_run_t *runs_of_agent(const runs_t *rs, const char *agent_id);
 
 /* Control requests. */
 void runs_submit(runs_t *rs, const char *peer, envelope_t **msg, int64_t now);
@@ -48,14 +48,14 @@ void runs_list(runs_t *rs, const char *peer);
 
 /* Agent events. runs_agent_message() takes run messages (Prepared ... Restored, Error) and may
  * take over *e; returns -ESRCH when no run of this coordinator wants it. */
-int runs_agent_message(runs_t *rs, agent_t *a, envelope_t **e, int64_t now);
+int runs_agent_message(runs_t *rs, coord_agent_t *a, envelope_t **e, int64_t now);
 /* An agent's LayoutProgress, to the run that holds it; -ESRCH when none does (ignored). */
-int runs_layout_progress(runs_t *rs, agent_t *a, const Iofleet__LayoutProgress *m, int64_t now);
-void runs_agent_hello(runs_t *rs, agent_t *a, const Iofleet__Hello *h, int64_t now);
-void runs_agent_lost(runs_t *rs, agent_t *a, int64_t now);
+int runs_layout_progress(runs_t *rs, coord_agent_t *a, const Iofleet__LayoutProgress *m, int64_t now);
+void runs_agent_hello(runs_t *rs, coord_agent_t *a, const Iofleet__Hello *h, int64_t now);
+void runs_agent_lost(runs_t *rs, coord_agent_t *a, int64_t now);
 /* The answer to an agent's heartbeat: the run holding it ("" none) and what it acknowledges
  * (0: nothing new). */
-uint64_t runs_heartbeat(runs_t *rs, agent_t *a, const char **run_id);
+uint64_t runs_heartbeat(runs_t *rs, coord_agent_t *a, const char **run_id);
 
 /* Deadlines of every run; runs that ended get their result written and are freed. */
 void runs_tick(runs_t *rs, int64_t now);

@@ -98,7 +98,7 @@ static void flush_agents(server_t *srv, outbox_t *ob)
         size_t failed;
         for (size_t i = 0; i < ob->n; i++) {
                 outbox_item_t *it = &ob->items[i];
-                agent_t *a = registry_find(srv->reg, it->peer);
+                coord_agent_t *a = registry_find(srv->reg, it->peer);
                 snprintf(it->peer, sizeof(it->peer), "%s", a ? a->peer : "");
         }
         failed = outbox_flush(ob, srv->agents_sock);
@@ -135,13 +135,13 @@ static void flush_acks(server_t *srv, bool now)
 static void update_metrics(server_t *srv)
 {
         size_t n = runs_count(srv->runs);
-        const run_t *v[n + 1];
+        const coord_run_t *v[n + 1];
         for (size_t i = 0; i < n; i++)
                 v[i] = runs_at(srv->runs, i);
         metrics_update(srv->metrics, srv->reg, v, n);
 }
 
-static void on_run_finished(void *user, const run_t *run)
+static void on_run_finished(void *user, const coord_run_t *run)
 {
         /* Its last counts go into the cumulative /metrics counters before it is freed (it is
          * still among the runs). */
@@ -180,7 +180,7 @@ static void after_run_event(server_t *srv)
         flush(srv);
 }
 
-static void on_lost(agent_t *a, void *userdata)
+static void on_lost(coord_agent_t *a, void *userdata)
 {
         server_t *srv = userdata;
         log_warning("agent %s (%s) lost: nothing heard for %llu heartbeats", a->name, a->id,
@@ -189,7 +189,7 @@ static void on_lost(agent_t *a, void *userdata)
         update_status(srv);
 }
 
-static void welcome(server_t *srv, agent_t *a)
+static void welcome(server_t *srv, coord_agent_t *a)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Welcome w = IOFLEET__WELCOME__INIT;
@@ -260,7 +260,7 @@ static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e, co
         Iofleet__ErrorCode code = IOFLEET__ERROR_CODE__ERROR_REFUSED;
         const char *was = srv->bind && m->user[0] ? idbind_id_of(srv->bind, m->user) : NULL;
         char err[512], note[96], prev[WIRE_MAX_ID + 1];
-        agent_t *a = NULL;
+        coord_agent_t *a = NULL;
         int r;
 
         snprintf(prev, sizeof(prev), "%s", was ? was : "");
@@ -308,14 +308,14 @@ static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e, co
         update_status(srv);
 }
 
-static uint64_t ack_of_runs(void *user, agent_t *a, const char **run_id)
+static uint64_t ack_of_runs(void *user, coord_agent_t *a, const char **run_id)
 {
         return runs_heartbeat(user, a, run_id);
 }
 
 /* Heartbeats and clock probes are answered by the registry into the agents' outbox, sent at
  * once: the probe's t3 is stamped now, and nothing slow may come between it and the send. */
-static void on_beat(server_t *srv, agent_t *a, const envelope_t *e, int64_t t_recv)
+static void on_beat(server_t *srv, coord_agent_t *a, const envelope_t *e, int64_t t_recv)
 {
         registry_pace_t pace = {srv->cfg->heartbeat_ns, srv->cfg->lost_after};
         registry_now_t now = {clock_mono_ns(), t_recv, now_timeline()};
@@ -360,7 +360,7 @@ static int decode_agent_message(server_t *srv, const sock_msg_t *m, const char *
 static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
 {
         envelope_t *e = NULL;
-        agent_t *a;
+        coord_agent_t *a;
         char who[128], note[96];
 
         agent_peer(m, who, sizeof(who));
@@ -411,6 +411,8 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
         case IOFLEET__ENVELOPE__BODY_INTERVAL:
         case IOFLEET__ENVELOPE__BODY_FINISHED:
         case IOFLEET__ENVELOPE__BODY_RESTORED:
+        case IOFLEET__ENVELOPE__BODY_GROUP_READY:
+        case IOFLEET__ENVELOPE__BODY_GROUP_STARTED:
                 if (runs_agent_message(srv->runs, a, &e, now_timeline()) < 0)
                         log_debug("agent %s: %s for a run that is not current, ignored", a->name,
                                   wire_body_name(e));
@@ -436,7 +438,7 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
 
 static const char *run_of_agent(void *user, const char *id)
 {
-        run_t *run = runs_of_agent(user, id);
+        coord_run_t *run = runs_of_agent(user, id);
         return run ? run->id : "";
 }
 
@@ -465,7 +467,7 @@ static void on_control_message(server_t *srv, sock_msg_t *m)
         switch (e->body_case) {
         case IOFLEET__ENVELOPE__BODY_LIST_AGENTS: {
                 size_t n = registry_count(srv->reg);
-                agent_t **all = calloc(n ? n : 1, sizeof(*all));
+                coord_agent_t **all = calloc(n ? n : 1, sizeof(*all));
                 if (!all)
                         break;
                 for (size_t i = 0; i < n; i++)
@@ -694,7 +696,7 @@ static int setup(server_t *srv)
         return 0;
 }
 
-static bool agent_key_allowed(const agent_t *a, void *userdata)
+static bool agent_key_allowed(const coord_agent_t *a, void *userdata)
 {
         return key_still_allowed(userdata, a->key_name, a->key_z85);
 }
@@ -705,7 +707,7 @@ static bool key_name_allowed(const char *key, void *userdata)
         return keyring_lookup_name(srv->agent_keys, key, NULL);
 }
 
-static void agent_dropped(agent_t *a, void *userdata)
+static void agent_dropped(coord_agent_t *a, void *userdata)
 {
         server_t *srv = userdata;
         char msg[256];

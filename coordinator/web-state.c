@@ -21,7 +21,7 @@ static json_t *agents_json(const metrics_input_t *in, metrics_totals_t *t, size_
         json_t *arr = json_array();
         qsort(t, n, sizeof(*t), cmp_name);
         for (size_t i = 0; arr && i < registry_count(in->reg); i++) {
-                agent_t *a = registry_at(in->reg, i);
+                coord_agent_t *a = registry_at(in->reg, i);
                 metrics_totals_t key = {}, *c;
                 snprintf(key.name, sizeof(key.name), "%s", a->name);
                 c = n ? bsearch(&key, t, n, sizeof(*t), cmp_name) : NULL;
@@ -38,7 +38,7 @@ static json_t *agents_json(const metrics_input_t *in, metrics_totals_t *t, size_
 }
 
 /* [k, read B/s, write B/s, read IO/s, write IO/s, clat p99 s] per interval shown. */
-static json_t *series_json(const run_t *run, double secs)
+static json_t *series_json(const coord_run_t *run, double secs)
 {
         json_t *arr = json_array();
         size_t from = run->civ_base;
@@ -58,7 +58,7 @@ static json_t *series_json(const run_t *run, double secs)
 }
 
 /* Each client agent's bandwidth in the run's last complete interval. */
-static json_t *run_agents_json(const run_t *run, double secs)
+static json_t *run_agents_json(const coord_run_t *run, double secs)
 {
         json_t *arr = json_array();
         int64_t k = run->next_emit ? (int64_t)run->next_emit - 1 : -1;
@@ -82,7 +82,7 @@ static json_t *runs_json(const metrics_input_t *in)
 {
         json_t *arr = json_array();
         for (size_t r = 0; arr && r < in->n_runs; r++) {
-                const run_t *run = in->runs[r];
+                const coord_run_t *run = in->runs[r];
                 const Iofleet__Job *j = metrics_run_job(run);
                 const Iofleet__SubmitRun *s = run->submit ? run->submit->submit_run : NULL;
                 double secs = run->interval_ns ? (double)run->interval_ns / 1e9 : 1.0;

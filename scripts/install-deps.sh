@@ -8,7 +8,7 @@ set -euo pipefail
 # ansible, ansible-lint and python3-apt (the apt module) test deploy/ansible.
 pkgs=(build-essential cmake pkg-config
       libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libsystemd-dev uuid-dev
-      libcmocka-dev libinih-dev libjansson-dev libsodium-dev liburing-dev libaio-dev libxxhash-dev
+      libcmocka-dev libinih-dev libjansson-dev libsodium-dev liburing-dev libaio-dev libxxhash-dev nettle-dev
       libnfs-dev nfs-ganesha nfs-ganesha-vfs rpcbind nfs-kernel-server libmicrohttpd-dev
       iproute2 jq curl python3 python3-yaml libxml2-utils systemd fio clang libclang-rt-14-dev chromium prometheus
       dbus scdoc zsh

@@ -69,7 +69,7 @@ static void gen_cli_commands(FILE *f)
                         fprintf(f, "*--");
                         scd_text(f, o->name);
                         fputc('*', f);
-                        if (o->value == CLI_CHOICE) {
+                        if (o->value == CLI_CHOICE || o->value == CLI_CHOICES) {
                                 fputc('=', f);
                                 for (const char *p = o->choices; *p; p++)
                                         *p == ',' ? fputc('|', f) : fputc(*p, f);
@@ -246,6 +246,7 @@ static const char *kind_word(cli_value_t v)
         case CLI_COMMAND:
                 return "command";
         case CLI_CHOICE:
+        case CLI_CHOICES:
                 return "choice";
         default:
                 return "text";
@@ -291,7 +292,7 @@ static void gen_bash(FILE *f)
                 for (const cli_option_t *o = c->options; o->name; o++) {
                         fprintf(f, "    %s:--%s|%s:-%s) echo '%s", c->name, o->name, c->name,
                                 o->name, kind_word(o->value));
-                        if (o->value == CLI_CHOICE) {
+                        if (o->value == CLI_CHOICE || o->value == CLI_CHOICES) {
                                 fputc(' ', f);
                                 bash_choices(f, o->choices);
                         }
@@ -424,6 +425,7 @@ static void zsh_action(FILE *f, cli_value_t v, const char *choices)
                 fputs("_iofleet_commands", f);
                 break;
         case CLI_CHOICE:
+        case CLI_CHOICES:
                 fputc('(', f);
                 for (const char *p = choices; *p; p++)
                         fputc(*p == ',' ? ' ' : *p, f);

@@ -33,8 +33,8 @@ bash_complete() { # words...; the last one is the word being completed
 expect "bash: commands" "$(bash_complete iofleet r)" "report run runs"
 expect "bash: command options" "$(bash_complete iofleet agents --j)" "--json"
 expect "bash: --opt= of a run option" "$(bash_complete iofleet run --output-f)" "--output-format="
-expect "bash: --opt VALUE" "$(bash_complete iofleet run --output-format '')" "json normal"
-expect "bash: --opt=VALUE" "$(bash_complete iofleet run --output-format = j)" "json"
+expect "bash: --opt VALUE" "$(bash_complete iofleet run --output-format '')" "json json+ normal terse"
+expect "bash: --opt=VALUE" "$(bash_complete iofleet run --output-format = j)" "json json+"
 expect "bash: job option rw=" "$(bash_complete iofleet run --rw = rand)" "randread randrw randwrite"
 expect "bash: job option ioengine=" "$(bash_complete iofleet run --ioengine = io)" "io_uring"
 expect "bash: boolean job option" "$(bash_complete iofleet run --direct = '')" "0 1"
@@ -62,8 +62,8 @@ else
             sed 's/ $//'
     }
     expect "zsh: commands" "$(zsh_got 'iofleet r')" "report run runs"
-    expect "zsh: --opt VALUE" "$(zsh_got 'iofleet run --output-format ')" "json normal"
-    expect "zsh: --opt=VALUE" "$(zsh_got 'iofleet run --output-format=')" "json normal"
+    expect "zsh: --opt VALUE" "$(zsh_got 'iofleet run --output-format ')" "json json+ normal terse"
+    expect "zsh: --opt=VALUE" "$(zsh_got 'iofleet run --output-format=')" "json json+ normal terse"
     expect "zsh: job option rw=" "$(zsh_got 'iofleet run --rw=randr')" "randread randrw"
     expect "zsh: report format" "$(zsh_got 'iofleet report --format ')" "csv markdown md text"
     expect "zsh: job files" "$(zsh_got 'iofleet run w')" "wu2.plan"

@@ -40,26 +40,9 @@ static bool spec_equal(const job_spec_t *a, const job_spec_t *b)
                a->randseed_set == b->randseed_set;
 }
 
-static char *dup_or_null(const char *s)
-{
-        char *c;
-
-        if (!s)
-                return NULL;
-        c = strdup(s);
-        CHECK(c);
-        return c;
-}
-
 static void spec_copy(job_spec_t *dst, const job_spec_t *src)
 {
-        *dst = *src;
-        dst->name = dup_or_null(src->name);
-        dst->directory = dup_or_null(src->directory);
-        dst->filename = dup_or_null(src->filename);
-        dst->filename_format = dup_or_null(src->filename_format);
-        dst->ioengine = dup_or_null(src->ioengine);
-        dst->metadata_order = dup_or_null(src->metadata_order);
+        CHECK(job_spec_copy(dst, src) == 0);
 }
 
 /* An error message is one terminated line that fits, and says something when it can. */
@@ -117,7 +100,7 @@ static void check_valid(const job_spec_t *j)
         CHECK(!(j->readonly && wr));
         CHECK(!((j->rate[0] || j->rate[1]) && (j->rate_iops[0] || j->rate_iops[1])));
         CHECK(j->verify == VERIFY_NONE || !engine_is(j, "null"));
-        CHECK(j->size || j->filesize || engine_is(j, "metadata") ||
+        CHECK(j->size || j->filesize || j->size_percent || engine_is(j, "metadata") ||
               (engine_is(j, "null") && j->time_based));
         if ((j->size || j->filesize) && !engine_is(j, "metadata")) {
                 CHECK(!j->filesize || j->offset < j->filesize);

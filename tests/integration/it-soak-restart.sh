@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "jq is not installed"
 asan=false
-ldd "$COORD" 2>/dev/null | grep -q libasan && asan=true
+grep -q libasan <<<"$(ldd "$COORD" 2>/dev/null)" && asan=true # not a pipe: pipefail and an early grep exit
 SOAK=${SOAK_SECONDS:-$($asan && echo 60 || echo 240)}
 scratch
 netns_star ios 205 2

@@ -53,6 +53,8 @@ static int fake_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
         Iofleet__Finished fi = IOFLEET__FINISHED__INIT;
         Iofleet__Restored re = IOFLEET__RESTORED__INIT;
         Iofleet__LayoutProgress lp = IOFLEET__LAYOUT_PROGRESS__INIT;
+        Iofleet__GroupReady gr = IOFLEET__GROUP_READY__INIT;
+        Iofleet__GroupStarted gs = IOFLEET__GROUP_STARTED__INIT;
         fx->packs++;
         switch (p->what) {
         case ARUN_MSG_PREPARED:
@@ -101,6 +103,22 @@ static int fake_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
                 lp.run_id = (char *)p->run_id;
                 e.body_case = BODY(LAYOUT_PROGRESS);
                 e.layout_progress = &lp;
+                break;
+        case ARUN_MSG_GROUP_READY:
+                gr.run_id = (char *)p->run_id;
+                gr.run_seq = p->run_seq;
+                gr.group = p->group;
+                e.body_case = BODY(GROUP_READY);
+                e.group_ready = &gr;
+                break;
+        case ARUN_MSG_GROUP_STARTED:
+                gs.run_id = (char *)p->run_id;
+                gs.run_seq = p->run_seq;
+                gs.group = p->group;
+                gs.start_ns = 1;
+                gs.host_mono_ns = 1;
+                e.body_case = BODY(GROUP_STARTED);
+                e.group_started = &gs;
                 break;
         }
         return wire_encode(&e, buf, len);
@@ -855,6 +873,64 @@ static void test_duplicates(void **state)
         fx_done(&fx);
 }
 
+/* A client's workers blocked in I/O after the stop (their server went away under the mount): the
+ * mount is forced after ARUN_FORCE_AFTER_NS, again every ARUN_FORCE_EVERY_NS, until they end;
+ * never for a server, a client without host changes, or workers that end in time. */
+static void test_force_blocked_workers(void **state)
+{
+        prep_def_t d = {.role = "", .mount = true, .grace_ns = 300 * SEC};
+        fx_t fx;
+        int64_t start, stop;
+
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        start = fx_running(&fx, &d);
+        stop = start + 3 * SEC;
+        arun_on_stop(fx.ar, "cancelled", stop, &fx.out);
+        assert_int_equal(fx.out.todo, ARUN_DO_STOP);
+        fx_clear(&fx);
+        /* The timer wakes the agent for it, between the interval boundaries. */
+        assert_true(arun_next_deadline(fx.ar) <= stop + ARUN_FORCE_AFTER_NS);
+        arun_tick(fx.ar, stop + ARUN_FORCE_AFTER_NS - MSEC, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, 0);
+        arun_tick(fx.ar, stop + ARUN_FORCE_AFTER_NS, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, ARUN_DO_FORCE);
+        fx_clear(&fx);
+        /* Another stop does not push it back; still blocked: again after ARUN_FORCE_EVERY_NS. */
+        arun_on_stop(fx.ar, "cancelled", stop + ARUN_FORCE_AFTER_NS + SEC, &fx.out);
+        arun_tick(fx.ar, stop + ARUN_FORCE_AFTER_NS + ARUN_FORCE_EVERY_NS - MSEC, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, 0);
+        arun_tick(fx.ar, stop + ARUN_FORCE_AFTER_NS + ARUN_FORCE_EVERY_NS, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, ARUN_DO_FORCE);
+        fx_clear(&fx);
+        /* They return (EIO): the run ends as usual, and nothing is forced any more. */
+        arun_runner_done(fx.ar, stop + 30 * SEC, stop + 30 * SEC, &fx.out);
+        assert_int_equal(fx.out.todo, ARUN_DO_FREE_RUNNER | ARUN_DO_TEARDOWN);
+        fx_clear(&fx);
+        arun_tick(fx.ar, stop + 60 * SEC, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, 0);
+        fx_done(&fx);
+
+        /* Workers that end within the time: no force. */
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        start = fx_running(&fx, &d);
+        arun_on_stop(fx.ar, "cancelled", start + SEC, &fx.out);
+        arun_runner_done(fx.ar, start + 2 * SEC, start + 2 * SEC, &fx.out);
+        fx_clear(&fx);
+        arun_tick(fx.ar, start + SEC + ARUN_FORCE_AFTER_NS, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, 0);
+        fx_done(&fx);
+
+        /* A client that changed nothing on its host has no mount to force. */
+        d.mount = false;
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        start = fx_running(&fx, &d);
+        arun_on_stop(fx.ar, "cancelled", start + SEC, &fx.out);
+        fx_clear(&fx);
+        arun_tick(fx.ar, start + SEC + ARUN_FORCE_AFTER_NS, &fx.out);
+        assert_int_equal(fx.out.todo & ARUN_DO_FORCE, 0);
+        fx_done(&fx);
+}
+
 /* --- the orphan grace --------------------------------------------------------------------------- */
 
 static void test_grace_expires(void **state)
@@ -1119,10 +1195,135 @@ static void test_memory_bound(void **state)
         fx_done(&fx);
 }
 
+/* --- the cluster-wide stonewall --------------------------------------------------------------- */
+
+/* GroupReady once per group, StartGroup taken once and only for the group reported waiting,
+ * GroupStarted once; the run's interval count grows to what StartGroup says, so that intervals
+ * go on through the barrier's wait. */
+static void test_group_barrier(void **state)
+{
+        static const Iofleet__Envelope__BodyCase ready[] = {BODY(GROUP_READY)},
+                                                  started[] = {BODY(GROUP_STARTED)};
+        prep_def_t d = {.role = "", .runtime = "3s", .grace_ns = 60 * SEC};
+        fx_t fx;
+        int64_t s, at;
+        envelope_t *e;
+
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        s = fx_running(&fx, &d);
+        assert_int_equal(arun_max_intervals(fx.ar), 3);
+        /* A StartGroup before the agent said the group waits (out of order, or another run's
+         * resend) starts nothing. */
+        arun_on_start_group(fx.ar, 1, s + 2 * SEC, 5, NULL, s + SEC, &fx.out);
+        assert_int_equal(fx.out.todo, 0);
+        assert_int_equal(arun_max_intervals(fx.ar), 3);
+        /* Group 1 laid out and waiting: said once. */
+        arun_group_waiting(fx.ar, 1, s + 1500 * MSEC, &fx.out);
+        expect_sent(&fx, 1, ready, 3);
+        e = sent(&fx, 0);
+        assert_int_equal(e->group_ready->group, 1);
+        wire_free(&e);
+        fx_clear(&fx);
+        arun_group_waiting(fx.ar, 1, s + 1600 * MSEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        /* A StartGroup for another group than the one waiting is left. */
+        arun_on_start_group(fx.ar, 2, s + 2 * SEC, 5, NULL, s + 1700 * MSEC, &fx.out);
+        assert_int_equal(fx.out.todo, 0);
+        /* The instant: the runner gets it once; the run has 5 intervals now. */
+        at = s + 2 * SEC;
+        arun_on_start_group(fx.ar, 1, at, 5, NULL, s + 1800 * MSEC, &fx.out);
+        assert_int_equal(fx.out.todo, ARUN_DO_START_GROUP);
+        assert_int_equal(fx.out.group, 1);
+        assert_int_equal(fx.out.group_mono, at);
+        assert_int_equal(arun_max_intervals(fx.ar), 5);
+        fx_clear(&fx);
+        arun_on_start_group(fx.ar, 1, at + SEC, 7, NULL, s + 1900 * MSEC, &fx.out);
+        assert_int_equal(fx.out.todo, 0);
+        assert_int_equal(arun_max_intervals(fx.ar), 5); /* a resend changes nothing */
+        /* Started: said once, and only for the group given its instant. */
+        arun_group_started(fx.ar, 2, at, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        arun_group_started(fx.ar, 1, at, &fx.out);
+        expect_sent(&fx, 1, started, 4);
+        fx_clear(&fx);
+        arun_group_started(fx.ar, 1, at + MSEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        /* Intervals go on past the planned 3: interval 2 and 3 at their boundaries, the final
+         * one (4) with the workers. */
+        arun_tick(fx.ar, s + 4 * SEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 4); /* intervals 0..3 */
+        e = sent(&fx, 3);
+        assert_int_equal(e->interval->index, 3);
+        assert_false(e->interval->last);
+        wire_free(&e);
+        fx_clear(&fx);
+        arun_tick(fx.ar, s + 6 * SEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        arun_runner_done(fx.ar, s + 5 * SEC, s + 5 * SEC + MSEC, &fx.out);
+        e = sent(&fx, 0);
+        assert_int_equal(e->interval->index, 4);
+        assert_true(e->interval->last);
+        wire_free(&e);
+        fx_done(&fx);
+}
+
+/* Before StartGroup the planned count holds: the last planned interval waits (nothing made
+ * beyond it), and the agent catches up once the count grows. */
+static void test_group_wait_holds_final(void **state)
+{
+        prep_def_t d = {.role = "", .runtime = "2s", .grace_ns = 60 * SEC};
+        fx_t fx;
+        int64_t s;
+
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        s = fx_running(&fx, &d);
+        arun_group_waiting(fx.ar, 1, s + SEC, &fx.out);
+        fx_clear(&fx);
+        arun_tick(fx.ar, s + 3 * SEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 1); /* interval 0; 1 is the planned final */
+        fx_clear(&fx);
+        arun_on_start_group(fx.ar, 1, s + 3500 * MSEC, 6, NULL, s + 3 * SEC, &fx.out);
+        assert_int_equal(fx.out.todo, ARUN_DO_START_GROUP);
+        fx_clear(&fx);
+        arun_tick(fx.ar, s + 3 * SEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 2); /* intervals 1 and 2 */
+        fx_done(&fx);
+}
+
+/* GroupReady and GroupStarted are run messages: kept until acknowledged and sent again after a
+ * partition, in order with the intervals. An instant that cannot be placed fails the agent. */
+static void test_group_resend_and_bad_instant(void **state)
+{
+        static const Iofleet__Envelope__BodyCase again[] = {BODY(GROUP_READY), BODY(INTERVAL)},
+                                                  failed[] = {BODY(ERROR)};
+        prep_def_t d = {.role = "", .grace_ns = 60 * SEC};
+        fx_t fx;
+        int64_t s;
+
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        s = fx_running(&fx, &d);
+        arun_group_waiting(fx.ar, 1, s + 500 * MSEC, &fx.out);
+        fx_clear(&fx);
+        arun_session(fx.ar, false, s + 600 * MSEC, &fx.out);
+        arun_tick(fx.ar, s + SEC, &fx.out); /* interval 0, kept while away */
+        assert_int_equal(fx.out.coord.n, 0);
+        arun_session(fx.ar, true, s + 2 * SEC, &fx.out);
+        arun_on_ack(fx.ar, 2, s + 2 * SEC, &fx.out);
+        expect_sent(&fx, 2, again, 3);
+        fx_clear(&fx);
+        /* Its instant cannot be placed: the agent fails and stops. */
+        arun_on_start_group(fx.ar, 1, 0, 0, "no clock sample", s + 2 * SEC, &fx.out);
+        expect_sent(&fx, 1, failed, 5);
+        assert_true(fx.out.todo & ARUN_DO_STOP);
+        assert_false(fx.out.todo & ARUN_DO_START_GROUP);
+        fx_done(&fx);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_client_in_order),
+            cmocka_unit_test(test_force_blocked_workers),
             cmocka_unit_test(test_timed_run_interval_count),
             cmocka_unit_test(test_layout_progress),
             cmocka_unit_test(test_layout_nothing),
@@ -1143,6 +1344,9 @@ int main(void)
             cmocka_unit_test(test_recover_after_kill),
             cmocka_unit_test(test_recover_done),
             cmocka_unit_test(test_memory_bound),
+            cmocka_unit_test(test_group_barrier),
+            cmocka_unit_test(test_group_wait_holds_final),
+            cmocka_unit_test(test_group_resend_and_bad_instant),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -614,20 +614,21 @@ static void test_several_files(void **state)
         memfs_t fs = {.files = files};
         jobargs_t ja;
         job_spec_t s;
-        char err[1024];
 
-        load_fails(-EOPNOTSUPP, &fs, NULL, FILES("a.fio", "b.fio"), err, sizeof(err));
-        assert_string_equal(err, "b.fio:4: [k1] (fio runs this job file after the one before, "
-                                 "as with stonewall): fio option 'stonewall' is not supported by "
-                                 "iofleet yet");
+        /* the second file's first job waits for the first file's jobs: an implied stonewall */
+        load_ok(&ja, &fs, NULL, FILES("a.fio", "b.fio"));
+        assert_string_equal(opts(job(&ja, "k1")), "size=2m stonewall=");
+        assert_string_equal(opts(job(&ja, "k2")), "size=2m");
+        jobargs_free(&ja);
         /* command-line jobs and the first file run together (no stonewall) ... */
         load_ok(&ja, &fs, ARGS("--name=cl", "--size=1m"), FILES("a.fio"));
         assert_int_equal(ja.n_jobs, 2);
+        assert_string_equal(opts(job(&ja, "j1")), "size=1m bs=8k");
         jobargs_free(&ja);
         /* ... the second file after them */
-        load_fails(-EOPNOTSUPP, &fs, ARGS("--name=cl", "--size=1m"), FILES("b.fio", "a.fio"), err,
-                   sizeof(err));
-        assert_contains(err, "a.fio:4: [j1] (fio runs this job file after");
+        load_ok(&ja, &fs, ARGS("--name=cl", "--size=1m"), FILES("b.fio", "a.fio"));
+        assert_string_equal(opts(job(&ja, "j1")), "size=1m bs=8k stonewall=");
+        jobargs_free(&ja);
 
         /* with the first file's jobs left out there is nothing to wait for; and its [global]
          * (bs=8k) does not reach the second file */
@@ -747,9 +748,11 @@ static void test_option_errors(void **state)
                      "bs=4k\n"
                      "rw=sideways\n"},
             {.path = "unknown.fio", .text = "[a]\nsize=1m\nfoo=1\n"},
-            {.path = "unsupported.fio", .text = "[a]\nsize=1m\nwait_for=b\n"},
-            {.path = "stonewall.fio", .text = "[a]\nsize=1m\n[b]\nstonewall\nsize=1m\n"},
-            {.path = "new_group.fio", .text = "[a]\nsize=1m\nnew_group\n"},
+            {.path = "unsupported.fio", .text = "[a]\nsize=1m\nzonemode=zbd\n"},
+            {.path = "waits.fio", .text = "[a]\nsize=1m\nwait_for=b\n[b]\nsize=1m\n"},
+            {.path = "several.fio",
+             .text = "[global]\nzonemode=zbd\n[a]\nfoo=1\nsize=1m\n[b]\nrw=sideways\n"
+                     "size=1m\n"},
             {.path = "late-global.fio", .text = "[a]\nsize=1m\n[global]\nbs=lots\n"},
             {.path = "only-global.fio", .text = "[global]\nsize=1m\n"},
             {.path = "empty.fio", .text = "; nothing\n"},
@@ -781,16 +784,28 @@ static void test_option_errors(void **state)
         assert_contains(err, "seq.fio:7: [seqread] rw: 'sideways' is not one of read, write");
         load_fails(-ENOENT, &fs, NULL, FILES("unknown.fio"), err, sizeof(err));
         assert_contains(err, "unknown.fio:3: [a] unknown option 'foo'");
-        /* fio's sequencing options are real fio options iofleet does not implement yet */
+        /* fio's real options iofleet does not implement are refused by name */
         load_fails(-EOPNOTSUPP, &fs, NULL, FILES("unsupported.fio"), err, sizeof(err));
         assert_contains(err, "unsupported.fio:3: [a] ");
-        assert_contains(err, "'wait_for' is not supported");
-        load_fails(-EOPNOTSUPP, &fs, NULL, FILES("stonewall.fio"), err, sizeof(err));
-        assert_contains(err, "stonewall.fio:4: [b] ");
-        assert_contains(err, "'stonewall' is not supported");
-        load_fails(-EOPNOTSUPP, &fs, NULL, FILES("new_group.fio"), err, sizeof(err));
-        assert_contains(err, "new_group.fio:3: [a] ");
-        assert_contains(err, "'new_group' is not supported");
+        assert_contains(err, "'zonemode' is not supported");
+        /* every refusal at once, each with file and line, no follow-on complaints */
+        {
+                jobargs_t ja;
+                assert_int_equal(load(&ja, &fs, ARGS("--iodepth=0"), FILES("several.fio"), err,
+                                      sizeof(err)),
+                                 -EOPNOTSUPP);
+                assert_string_equal(err, "several.fio:2: [global] fio option 'zonemode' is not "
+                                         "supported by iofleet yet\n"
+                                         "several.fio:4: [a] unknown option 'foo'\n"
+                                         "several.fio:7: [b] rw: 'sideways' is not one of read, "
+                                         "write, randread, randwrite, rw, readwrite, randrw\n"
+                                         "iodepth: 0 is out of range 1..65536");
+                jobargs_free(&ja);
+        }
+        /* a wait_for names a job given before it */
+        load_fails(-EINVAL, &fs, NULL, FILES("waits.fio"), err, sizeof(err));
+        assert_string_equal(err, "waits.fio:1: [a] job a: wait_for=b names no job given before "
+                                 "it (fio allows no forward reference)");
         /* a [global] no job follows is still checked */
         load_fails(-EINVAL, &fs, NULL, FILES("late-global.fio"), err, sizeof(err));
         assert_contains(err, "late-global.fio:4: [global] bs: ");

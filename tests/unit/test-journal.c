@@ -27,14 +27,14 @@
 
 typedef struct fx {
         char dir[128];
-        agent_t agents[N];
-        agent_t *ap[N];
+        coord_agent_t agents[N];
+        coord_agent_t *ap[N];
         run_out_t out;
-        run_t *run;
+        coord_run_t *run;
         journal_t *j;
 } fx_t;
 
-static void keep(void *user, run_t *run, const run_rec_t *rec)
+static void keep(void *user, coord_run_t *run, const run_rec_t *rec)
 {
         fx_t *fx = user;
         assert_int_equal(journal_append(fx->j, rec), 0);
@@ -91,7 +91,7 @@ static void fx_init(fx_t *fx)
         snprintf(fx->dir, sizeof(fx->dir), "/tmp/iofleet-test-journal-%d", (int)getpid());
         assert_int_equal(mkdir_p(fx->dir, 0755), 0);
         for (size_t i = 0; i < N; i++) {
-                agent_t *a = &fx->agents[i];
+                coord_agent_t *a = &fx->agents[i];
                 snprintf(a->id, sizeof(a->id), "7a5e%04zx-1111-4222-8333-444455556666", i);
                 snprintf(a->name, sizeof(a->name), "agent%zu", i);
                 snprintf(a->hostname, sizeof(a->hostname), "host%zu", i);
@@ -125,7 +125,7 @@ static void fx_done(fx_t *fx)
         assert_int_equal(system(cmd), 0);
 }
 
-static int deliver(fx_t *fx, run_t *run, size_t i, envelope_t *e, int64_t now)
+static int deliver(fx_t *fx, coord_run_t *run, size_t i, envelope_t *e, int64_t now)
 {
         envelope_t *m = roundtrip(e);
         int r = run_on_message(run, fx->agents[i].id, &m, now, &fx->out);
@@ -157,7 +157,7 @@ static int started(fx_t *fx, size_t i, uint64_t seq, int64_t now)
         return deliver(fx, fx->run, i, &e, now);
 }
 
-static int interval_to(fx_t *fx, run_t *run, size_t i, size_t k, uint64_t seq, int64_t now)
+static int interval_to(fx_t *fx, coord_run_t *run, size_t i, size_t k, uint64_t seq, int64_t now)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Interval iv = IOFLEET__INTERVAL__INIT;
@@ -207,7 +207,7 @@ static int64_t drive(fx_t *fx)
 static void test_replay_same_state(void **state)
 {
         fx_t fx;
-        run_t *r2 = NULL;
+        coord_run_t *r2 = NULL;
         journal_t *j2 = NULL;
         char err[256] = "", spool[256];
         int64_t s;
@@ -255,7 +255,7 @@ static void test_replay_same_state(void **state)
 static void test_readopt_and_rejoin(void **state)
 {
         fx_t fx;
-        run_t *r2 = NULL;
+        coord_run_t *r2 = NULL;
         journal_t *j2 = NULL;
         char err[256] = "";
         int64_t s, restart;
@@ -311,7 +311,7 @@ static void test_readopt_and_rejoin(void **state)
 static void test_torn_end(void **state)
 {
         fx_t fx;
-        run_t *r2 = NULL;
+        coord_run_t *r2 = NULL;
         journal_t *j2 = NULL;
         char err[256] = "", path[256];
         struct stat st1, st2;
@@ -355,7 +355,7 @@ static void test_torn_end(void **state)
 static void test_finished(void **state)
 {
         fx_t fx;
-        run_t *r2 = NULL;
+        coord_run_t *r2 = NULL;
         journal_t *j2 = NULL;
         char err[256] = "";
 
@@ -389,7 +389,7 @@ static void test_intervals_compact(void **state)
 static void test_garbage(void **state)
 {
         char dir[128], path[256], err[256] = "";
-        run_t *r = NULL;
+        coord_run_t *r = NULL;
         journal_t *j = NULL;
         FILE *f;
         snprintf(dir, sizeof(dir), "/tmp/iofleet-test-journal-g-%d", (int)getpid());

@@ -287,9 +287,9 @@ static void expo_done(expo_t *e)
 
 typedef struct fx {
         registry_t *reg;
-        agent_t *ap[N_AGENTS];
+        coord_agent_t *ap[N_AGENTS];
         run_out_t out;
-        run_t *run;
+        coord_run_t *run;
         uint64_t seq;
 } fx_t;
 
@@ -468,7 +468,7 @@ static void fx_done(fx_t *fx)
 
 static char *render(fx_t *fx, const metrics_alert_t *alerts, size_t n_alerts)
 {
-        const run_t *runs[1] = {fx->run};
+        const coord_run_t *runs[1] = {fx->run};
         metrics_input_t in = {.reg = fx->reg,
                               .runs = runs,
                               .n_runs = fx->run ? 1 : 0,
@@ -651,14 +651,14 @@ static void test_totals_across_runs(void **state)
         for (size_t i = 0; i < N_AGENTS; i++)
                 send_interval(&fx, "run-a", i, 0, false);
         metrics_want(m);
-        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1);
+        metrics_update(m, fx.reg, (const coord_run_t *const[]){fx.run}, 1);
         /* A late interval 1 arrives after the last snapshot: the fold at the end counts it. */
         for (size_t i = 0; i < N_AGENTS; i++) {
                 send_interval(&fx, "run-a", i, 1, true);
                 send_finished(&fx, "run-a", i, run_interval_end(fx.run, 1) + 10 * MSEC);
         }
         assert_true(run_done(fx.run));
-        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1); /* done: at once */
+        metrics_update(m, fx.reg, (const coord_run_t *const[]){fx.run}, 1); /* done: at once */
         for (size_t i = 0; i < N_AGENTS; i++)
                 run1 += fig_read(i, 0) + fig_read(i, 1);
         text = metrics_snapshot(m);
@@ -698,7 +698,7 @@ static void test_totals_across_runs(void **state)
         for (size_t i = 0; i < N_AGENTS; i++)
                 send_interval(&fx, "run-b", i, 0, false);
         metrics_want(m);
-        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1);
+        metrics_update(m, fx.reg, (const coord_run_t *const[]){fx.run}, 1);
         text = metrics_snapshot(m);
         parse(text, &e);
         assert_true(sum_dir(&e, "iofleet_bytes_total", "read") ==
@@ -713,7 +713,7 @@ static void test_totals_across_runs(void **state)
         metrics_alert_t al = {"stalled_agent", 7};
         assert_int_equal(metrics_set_alerts(m, &al, 1), 0);
         metrics_want(m);
-        metrics_update(m, fx.reg, (const run_t *const[]){fx.run}, 1);
+        metrics_update(m, fx.reg, (const coord_run_t *const[]){fx.run}, 1);
         text = metrics_snapshot(m);
         assert_non_null(strstr(text, "iofleet_alerts_total{rule=\"stalled_agent\"} 7\n"));
         free(text);
@@ -730,8 +730,8 @@ static void test_two_runs(void **state)
                            *op[2] = {&o[0], &o[1]};
         Iofleet__SubmitRun s = IOFLEET__SUBMIT_RUN__INIT;
         envelope_t e = IOFLEET__ENVELOPE__INIT, *sub;
-        run_t *r[2] = {NULL, NULL};
-        const run_t *cr[2];
+        coord_run_t *r[2] = {NULL, NULL};
+        const coord_run_t *cr[2];
         char err[256], *text;
         fx_t fx;
         expo_t ex;

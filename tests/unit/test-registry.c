@@ -18,13 +18,13 @@
 
 static char last_err[512]; /* what the last refused hello was told */
 
-static agent_t *hello(registry_t *reg, const char *peer, const char *id, const char *name,
+static coord_agent_t *hello(registry_t *reg, const char *peer, const char *id, const char *name,
                       const char *key, int64_t now, int expect)
 {
         Iofleet__Hello h = IOFLEET__HELLO__INIT;
         Iofleet__Label l = IOFLEET__LABEL__INIT, *lp[] = {&l};
         char *roles[] = {"client"};
-        agent_t *a = NULL;
+        coord_agent_t *a = NULL;
         char err[512] = "";
         int r;
 
@@ -51,7 +51,7 @@ static agent_t *hello(registry_t *reg, const char *peer, const char *id, const c
 static void test_hello_and_lookup(void **state)
 {
         registry_t *reg;
-        agent_t *a, *b;
+        coord_agent_t *a, *b;
 
         assert_int_equal(registry_new(&reg), 0);
         a = hello(reg, "00aa", "id-a", "alpha", "ka", 0, 0);
@@ -108,7 +108,7 @@ static void test_one_key_one_agent(void **state)
 {
         registry_t *reg;
         idbind_t *b;
-        agent_t *a;
+        coord_agent_t *a;
         assert_int_equal(registry_new(&reg), 0);
         assert_int_equal(idbind_new(&b), 0);
         registry_set_bindings(reg, b);
@@ -155,7 +155,7 @@ static void test_takeover_refused(void **state)
         char dir[] = "/tmp/test-registry.XXXXXX", path[64], err[256];
         registry_t *reg;
         idbind_t *b;
-        agent_t *a;
+        coord_agent_t *a;
 
         assert_non_null(mkdtemp(dir));
         snprintf(path, sizeof(path), "%s/agent-keys", dir);
@@ -189,12 +189,12 @@ static void test_takeover_refused(void **state)
         rmdir(dir);
 }
 
-static bool allowed_cb(const agent_t *a, void *userdata)
+static bool allowed_cb(const coord_agent_t *a, void *userdata)
 {
         return !streq(a->key_name, userdata);
 }
 
-static void dropped_cb(agent_t *a, void *userdata)
+static void dropped_cb(coord_agent_t *a, void *userdata)
 {
         (void)userdata;
         a->seq_out = 4242; /* seen before it is freed */
@@ -222,7 +222,7 @@ static void test_revoke(void **state)
         registry_free(&reg);
 }
 
-static void lost_cb(agent_t *a, void *userdata)
+static void lost_cb(coord_agent_t *a, void *userdata)
 {
         (*(int *)userdata)++;
 }
@@ -230,7 +230,7 @@ static void lost_cb(agent_t *a, void *userdata)
 static void test_leases(void **state)
 {
         registry_t *reg;
-        agent_t *a;
+        coord_agent_t *a;
         int lost = 0;
 
         assert_int_equal(registry_new(&reg), 0);
@@ -260,7 +260,7 @@ static void test_leases(void **state)
 static void test_select(void **state)
 {
         registry_t *reg;
-        agent_t **sel;
+        coord_agent_t **sel;
         size_t n;
 
         assert_int_equal(registry_new(&reg), 0);
@@ -288,7 +288,7 @@ static void test_select(void **state)
 static void test_names(void **state)
 {
         registry_t *reg;
-        agent_t *a, *b, *c;
+        coord_agent_t *a, *b, *c;
         int lost = 0;
 
         assert_int_equal(registry_new(&reg), 0);
@@ -329,7 +329,7 @@ static void test_names(void **state)
 static void test_peer_taken_over(void **state)
 {
         registry_t *reg;
-        agent_t *a, *b;
+        coord_agent_t *a, *b;
 
         assert_int_equal(registry_new(&reg), 0);
         a = hello(reg, "0a", "id-a", "alpha", "ka", 0, 0);
@@ -349,7 +349,7 @@ static void test_peer_taken_over(void **state)
 static int scan_expect(registry_t *reg, const char *id, const char *name)
 {
         for (size_t i = 0; i < registry_count(reg); i++) {
-                agent_t *o = registry_at(reg, i);
+                coord_agent_t *o = registry_at(reg, i);
                 if (streq(o->name, name) && !streq(o->id, id) && o->state != AGENT_LOST)
                         return -EEXIST;
         }
@@ -360,7 +360,7 @@ static int scan_expect(registry_t *reg, const char *id, const char *name)
 static void check_lookups(registry_t *reg)
 {
         for (size_t i = 0; i < registry_count(reg); i++) {
-                agent_t *a = registry_at(reg, i);
+                coord_agent_t *a = registry_at(reg, i);
                 assert_ptr_equal(registry_find(reg, a->id), a);
                 assert_ptr_equal(registry_find_peer(reg, a->peer), a);
         }
@@ -371,7 +371,7 @@ static void random_step(registry_t *reg, unsigned op, unsigned *seed, int64_t no
                         int *lost)
 {
         if (op < 9 && registry_count(reg)) {
-                agent_t *a = registry_at(reg, (size_t)rand_r(seed) % registry_count(reg));
+                coord_agent_t *a = registry_at(reg, (size_t)rand_r(seed) % registry_count(reg));
                 a->state = op == 6 ? AGENT_LOST : op == 7 ? AGENT_BUSY : AGENT_IDLE;
                 a->last_seen_ns = now;
         } else if (op >= 9) {
@@ -399,7 +399,7 @@ static void test_against_scan(void **state)
                 now += SEC;
                 if (op < 6) {
                         char id[32], name[32], peer[32];
-                        agent_t *a;
+                        coord_agent_t *a;
                         snprintf(id, sizeof(id), "id-%d", rand_r(&seed) % IDS);
                         snprintf(name, sizeof(name), "n%d", rand_r(&seed) % NAMES);
                         snprintf(peer, sizeof(peer), "%08zx", conn++);
@@ -445,7 +445,7 @@ static void test_keyed_against_model(void **state)
                 if (op < 6) {
                         int i = rand_r(&seed) % IDS, k = rand_r(&seed) % KEYS, expect = 0;
                         char id[32], key[16], peer[32];
-                        agent_t *a;
+                        coord_agent_t *a;
                         snprintf(id, sizeof(id), "id-%d", i);
                         snprintf(key, sizeof(key), "k%d", k);
                         snprintf(peer, sizeof(peer), "%08zx", conn++);
@@ -453,7 +453,7 @@ static void test_keyed_against_model(void **state)
                                 expect = -EPERM;
                         else
                                 for (size_t j = 0; j < registry_count(reg); j++) {
-                                        agent_t *o = registry_at(reg, j);
+                                        coord_agent_t *o = registry_at(reg, j);
                                         if (streq(o->key_name, key) && !streq(o->id, id) &&
                                             o->state != AGENT_LOST)
                                                 expect = -EBUSY;
@@ -500,7 +500,7 @@ typedef struct beat_runs {
         const char *run_id;
 } beat_runs_t;
 
-static uint64_t beat_ack(void *user, agent_t *a, const char **run_id)
+static uint64_t beat_ack(void *user, coord_agent_t *a, const char **run_id)
 {
         beat_runs_t *br = user;
         (void)a;
@@ -529,7 +529,7 @@ static envelope_t *take_one(outbox_t *ob, const char *to)
 static void test_heartbeat_answers(void **state)
 {
         registry_t *reg;
-        agent_t *a;
+        coord_agent_t *a;
         outbox_t ob = {0};
         beat_runs_t br = {0, 7, "run-1"};
         registry_pace_t pace = {SEC, 5};

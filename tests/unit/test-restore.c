@@ -1,6 +1,6 @@
 /* Unit tests for the restore record: every entry kind, newest-first replay, double saves,
  * byte-identical files with mode and owner, crashes (SIGKILL) mid-change, incomplete and
- * tampered entries, unregistered service kinds. */
+ * tampered entries, unregistered service kinds, a busy mount forced off. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -14,10 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mountinfo.h"
 #include "restore.h"
 #include "util.h"
 
@@ -370,6 +373,43 @@ static void test_mount_entry_not_mounted(void **state)
         restore_close(&r);
 }
 
+/* A mount the umount program cannot take off (busy: a worker's file still open on a server that
+ * went away) is forced off, then detached: nothing stays mounted, the directory goes, and the
+ * open file keeps working until it closes. A tmpfs in a private mount namespace stands in for
+ * the NFS mount (root only). */
+static void test_mount_entry_forced(void **state)
+{
+        fixture_t *f = *state;
+        char mp[256], mp2[256], file[300];
+        if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0 ||
+            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                skip();
+        snprintf(mp, sizeof(mp), "%s/mnt-busy", f->dir);
+        snprintf(mp2, sizeof(mp2), "%s/mnt-idle", f->dir);
+        snprintf(file, sizeof(file), "%s/held", mp);
+        assert_int_equal(mkdir(mp, 0755), 0);
+        assert_int_equal(mkdir(mp2, 0755), 0);
+        assert_int_equal(mount("tmpfs", mp, "tmpfs", 0, "size=1m"), 0);
+        assert_int_equal(mount("tmpfs", mp2, "tmpfs", 0, "size=1m"), 0);
+        int fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        assert_true(fd >= 0);
+        restore_t *r = NULL;
+        assert_int_equal(restore_open(f->state, &r), 0);
+        /* /bin/false stands for an umount that fails ("target is busy", or a dead server). */
+        assert_int_equal(restore_save_mount(r, "/bin/false", mp, true), 0);
+        assert_int_equal(restore_save_mount(r, "/bin/false", mp2, true), 0);
+        assert_int_equal(restore_apply(r, f->err, sizeof(f->err)), 0);
+        assert_false(restore_pending(r));
+        assert_int_equal(mountinfo_find(NULL, mp, NULL), 0);
+        assert_int_equal(mountinfo_find(NULL, mp2, NULL), 0);
+        assert_int_equal(access(mp, F_OK), -1);
+        assert_int_equal(access(mp2, F_OK), -1);
+        /* The detached file system lives on for the file still open. */
+        assert_int_equal(write(fd, "x", 1), 1);
+        close(fd);
+        restore_close(&r);
+}
+
 /* restore_mkdir: only the directories it made are recorded, in order, and removed again (one
  * holding someone else's file stays); it survives a reopen (a crash) like any entry. */
 static void test_mkdir(void **state)
@@ -537,6 +577,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_unregistered_kind, setup, teardown),
             cmocka_unit_test_setup_teardown(test_partial_success_keeps_failed, setup, teardown),
             cmocka_unit_test_setup_teardown(test_mount_entry_not_mounted, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_mount_entry_forced, setup, teardown),
             cmocka_unit_test_setup_teardown(test_mkdir, setup, teardown),
             cmocka_unit_test_setup_teardown(test_crash, setup, teardown),
             cmocka_unit_test_setup_teardown(test_incomplete_entries_ignored, setup, teardown),

@@ -17,6 +17,7 @@
 
 #include "hist.h"
 #include "log.h"
+#include "result-fio.h"
 #include "result.h"
 #include "run.h"
 #include "util.h"
@@ -62,10 +63,10 @@ static const int64_t started_tl[N_AGENTS] = {100 * USEC, -50 * USEC};
 static const int64_t started_mono[N_AGENTS] = {10 * USEC, 35 * USEC};
 
 typedef struct fx {
-        agent_t agents[N_AGENTS];
-        agent_t *ap[N_AGENTS];
+        coord_agent_t agents[N_AGENTS];
+        coord_agent_t *ap[N_AGENTS];
         run_out_t out;
-        run_t *run;
+        coord_run_t *run;
         uint64_t seq;
         /* Latency each agent recorded per job, and what they merge to. */
         hist_t lat[N_AGENTS][2];
@@ -218,7 +219,7 @@ static fx_t *build(bool lose_beta, bool cancel)
 
         assert_non_null(fx);
         for (size_t i = 0; i < N_AGENTS; i++) {
-                agent_t *a = &fx->agents[i];
+                coord_agent_t *a = &fx->agents[i];
                 snprintf(a->id, sizeof(a->id), "9f1e%04zx-aaaa-4bbb-8ccc-0123456789ab", i);
                 snprintf(a->name, sizeof(a->name), "%s", names[i]);
                 snprintf(a->hostname, sizeof(a->hostname), "%s", hosts[i]);
@@ -367,6 +368,71 @@ static void check_dir(json_t *dir, uint64_t bytes, uint64_t ios, uint64_t runtim
 }
 
 /* --- tests -------------------------------------------------------------------------------- */
+
+/* fio's single-host parts (coordinator/result-fio.c): json+ bins count every value, once, at a
+ * value within its bucket; latency_ns/us/ms shares put each value under fio's bound and add up
+ * to 100; jobs[] copies the entries, "All clients" only when it merges agents. */
+static void test_fio_layout(void **state)
+{
+        hist_t *h;
+        static const uint64_t vals[] = {1, 3, 150, 999, 1500, 25000, 3000000, 2500000000ULL};
+        json_t *bins, *e = json_object(), *stats = json_array(), *jobs, *v;
+        const char *key;
+        uint64_t sum = 0;
+        (void)state;
+
+        assert_int_equal(hist_new(&h), 0);
+        for (size_t i = 0; i < ELEMENTSOF(vals); i++)
+                hist_record(h, vals[i]);
+        bins = result_fio_bins(h);
+        json_object_foreach(bins, key, v)
+        {
+                uint64_t at = strtoull(key, NULL, 10);
+                bool near = false;
+                for (size_t i = 0; i < ELEMENTSOF(vals); i++)
+                        near |= at >= vals[i] - vals[i] / 100 && at <= vals[i] + vals[i] / 100 + 1;
+                assert_true(near);
+                sum += (uint64_t)json_integer_value(v);
+        }
+        assert_int_equal(sum, ELEMENTSOF(vals));
+        json_decref(bins);
+
+        {
+                const hist_t *one[1] = {h};
+                double total = 0;
+                result_fio_latency(e, one, 1);
+                /* 1 -> ns "2", 3 -> "4", 150 -> "250", 999 -> "1000"; 1500 -> us "2",
+                 * 25000 -> us "50"; 3 ms -> ms "4"; 2.5 s -> ms ">=2000" */
+                assert_true(json_real_value(json_object_get(json_object_get(e, "latency_ns"), "2")) ==
+                            12.5);
+                assert_true(json_real_value(json_object_get(json_object_get(e, "latency_ns"),
+                                                            "1000")) == 12.5);
+                assert_true(json_real_value(json_object_get(json_object_get(e, "latency_us"), "50")) ==
+                            12.5);
+                assert_true(json_real_value(json_object_get(json_object_get(e, "latency_ms"), "4")) ==
+                            12.5);
+                assert_true(json_real_value(json_object_get(json_object_get(e, "latency_ms"),
+                                                            ">=2000")) == 12.5);
+                for (const char *const *b = (const char *const[]){"latency_ns", "latency_us",
+                                                                  "latency_ms", NULL};
+                     *b; b++)
+                        json_object_foreach(json_object_get(e, *b), key, v) total +=
+                            json_real_value(v);
+                assert_true(fabs(total - 100) < 1e-9);
+        }
+        json_object_set_new(e, "jobname", json_string("j"));
+        json_array_append_new(stats, json_deep_copy(e));
+        json_object_set_new(e, "jobname", json_string("All clients"));
+        json_array_append_new(stats, e);
+        jobs = result_fio_jobs(stats, 1);
+        assert_int_equal(json_array_size(jobs), 1);
+        json_decref(jobs);
+        jobs = result_fio_jobs(stats, 2);
+        assert_int_equal(json_array_size(jobs), 2);
+        json_decref(jobs);
+        json_decref(stats);
+        hist_free(&h);
+}
 
 static void test_client_stats_per_agent_and_job(void **state)
 {
@@ -686,6 +752,7 @@ static void test_write_dir_fails_cleanly(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
+            cmocka_unit_test(test_fio_layout),
             cmocka_unit_test(test_client_stats_per_agent_and_job),
             cmocka_unit_test(test_all_clients_merged_histograms),
             cmocka_unit_test(test_iofleet_object),

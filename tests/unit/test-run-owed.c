@@ -26,11 +26,11 @@
 #define KIND(x) IOFLEET__RUN_UPDATE__KIND__KIND_##x
 
 typedef struct fx {
-        agent_t agents[MAX_AGENTS];
-        agent_t *ap[MAX_AGENTS];
+        coord_agent_t agents[MAX_AGENTS];
+        coord_agent_t *ap[MAX_AGENTS];
         size_t n;
         run_out_t out;
-        run_t *run;
+        coord_run_t *run;
         uint64_t seq;
         int64_t s; /* start instant */
 } fx_t;
@@ -51,7 +51,7 @@ static envelope_t *roundtrip(envelope_t *e)
 /* The rule, written out apart from run.c: interval k waits for agent a unless a is a server,
  * lost or failed, ended before k, finished without saying which interval was its last, or
  * sent k already. */
-static uint32_t expect_owed(const run_t *run, size_t k)
+static uint32_t expect_owed(const coord_run_t *run, size_t k)
 {
         uint32_t n = 0;
         for (size_t i = 0; i < run->n_agents; i++) {
@@ -107,7 +107,7 @@ static void fx_agents(fx_t *fx, size_t n)
         memset(fx, 0, sizeof(*fx));
         fx->n = n;
         for (size_t i = 0; i < n; i++) {
-                agent_t *a = &fx->agents[i];
+                coord_agent_t *a = &fx->agents[i];
                 snprintf(a->id, sizeof(a->id), "7a1d%04zx-0000-4000-8000-00000000000%zu", i, i);
                 snprintf(a->name, sizeof(a->name), "agent%zu", i);
                 snprintf(a->hostname, sizeof(a->hostname), "host%zu", i);

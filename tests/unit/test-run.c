@@ -17,6 +17,7 @@
 #include "log.h"
 #include "run.h"
 #include "util.h"
+#include "run-internal.h"
 #include "wire.h"
 
 #define MAX_AGENTS 4
@@ -59,11 +60,11 @@ static const job_def_t job_seqread = JOB_SEQREAD;
 static const job_def_t job_timed10 = JOB_TIMED10;
 
 typedef struct fx {
-        agent_t agents[MAX_AGENTS];
-        agent_t *ap[MAX_AGENTS];
+        coord_agent_t agents[MAX_AGENTS];
+        coord_agent_t *ap[MAX_AGENTS];
         size_t n;
         run_out_t out;
-        run_t *run;
+        coord_run_t *run;
         uint64_t control_seq;
 } fx_t;
 
@@ -200,7 +201,7 @@ static void fx_agents(fx_t *fx, size_t n, const char *const *boot_ids)
         memset(fx, 0, sizeof(*fx));
         fx->n = n;
         for (size_t i = 0; i < n; i++) {
-                agent_t *a = &fx->agents[i];
+                coord_agent_t *a = &fx->agents[i];
                 snprintf(a->id, sizeof(a->id), "0b5e%04zx-6f1c-4a6e-9d0e-3c1f2a4b5c6d", i);
                 snprintf(a->name, sizeof(a->name), "%s", names[i]);
                 snprintf(a->hostname, sizeof(a->hostname), "host-%s.example", names[i]);
@@ -549,6 +550,30 @@ static void test_prepare_defaults(void **state)
         fx_done(&fx);
 }
 
+/* A WatchRun from the CLI that submitted the run (its ping after a silence) adds no second
+ * subscription: each update goes once to each peer. */
+static void test_watcher_once(void **state)
+{
+        fx_t fx;
+        fx_agents(&fx, 1, NULL);
+        fx_start(&fx, &job_seqread, 1, 0, 0);
+        assert_int_equal(run_add_watcher(fx.run, CONTROL), 1);
+        assert_int_equal(run_add_watcher(fx.run, CONTROL), 1);
+        assert_int_equal(fx.run->n_watchers, 0);
+        assert_int_equal(run_add_watcher(fx.run, "watcher-2"), 0);
+        assert_int_equal(run_add_watcher(fx.run, "watcher-2"), 1);
+        assert_int_equal(fx.run->n_watchers, 1);
+        fx_clear(&fx);
+        run_cancel(fx.run, IOFLEET__ERROR_CODE__ERROR_CANCELLED, "cancelled by the user", T0 + SEC,
+                   &fx.out);
+        assert_true(count_to(&fx.out.control, BODY(RUN_UPDATE), CONTROL) > 0);
+        assert_int_equal(count_to(&fx.out.control, BODY(RUN_UPDATE), CONTROL),
+                         count_to(&fx.out.control, BODY(RUN_UPDATE), "watcher-2"));
+        assert_int_equal(count_to(&fx.out.control, BODY(RUN_UPDATE), NULL),
+                         2 * count_to(&fx.out.control, BODY(RUN_UPDATE), CONTROL));
+        fx_done(&fx);
+}
+
 /* A run nobody watches queues no control messages. */
 static void test_no_control_peer(void **state)
 {
@@ -574,7 +599,7 @@ static void check_refused(const job_def_t *jobs, size_t n_jobs, const char *w1, 
 {
         fx_t fx;
         envelope_t *submit;
-        run_t *run = NULL;
+        coord_run_t *run = NULL;
         char err[512] = "";
         int r;
 
@@ -2051,12 +2076,292 @@ static void test_start_deadline(void **state)
         fx_done(&fx);
 }
 
+/* --- the cluster-wide stonewall ------------------------------------------------------------- */
+
+/* Two serial groups of 2 s each: group 1 is a stonewall job. */
+static const job_def_t job_groups[2] = {
+    {"g0", {"rw", "read", "bs", "4k", "size", "1m", "time_based", "1", "runtime", "2s", NULL}},
+    {"g1",
+     {"rw", "write", "bs", "4k", "size", "1m", "time_based", "1", "runtime", "2s", "stonewall",
+      "1", NULL}},
+};
+
+static int send_group_ready(fx_t *fx, size_t i, uint32_t g, uint64_t rseq, int64_t now)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__GroupReady m = IOFLEET__GROUP_READY__INIT;
+        m.run_id = RUN_ID;
+        m.group = g;
+        m.run_seq = rseq;
+        e.body_case = BODY(GROUP_READY);
+        e.group_ready = &m;
+        return deliver(fx, i, &e, now);
+}
+
+static int send_group_started(fx_t *fx, size_t i, uint32_t g, int64_t at, int64_t mono,
+                              uint64_t rseq, int64_t now)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__GroupStarted m = IOFLEET__GROUP_STARTED__INIT;
+        m.run_id = RUN_ID;
+        m.group = g;
+        m.start_ns = at;
+        m.host_mono_ns = mono;
+        m.run_seq = rseq;
+        e.body_case = BODY(GROUP_STARTED);
+        e.group_started = &m;
+        return deliver(fx, i, &e, now);
+}
+
+/* The StartGroup the outbox holds for agent i (NULL when none); the caller frees it. */
+static envelope_t *start_group_to(const fx_t *fx, size_t i)
+{
+        for (size_t k = 0; k < fx->out.agents.n; k++) {
+                envelope_t *e = item(&fx->out.agents, k);
+                if (e->body_case == BODY(START_GROUP) &&
+                    streq(fx->out.agents.items[k].peer, fx->agents[i].id))
+                        return e;
+                wire_free(&e);
+        }
+        return NULL;
+}
+
+/* Group 1 starts once every agent has ended group 0, at one instant for all, the run's margin
+ * ahead; the interval count and the runtime's end grow by the wait; resent, duplicated and
+ * out-of-order reports take effect once; each agent's start gives the group's skew. */
+static void test_group_barrier_once_all_ready(void **state)
+{
+        fx_t fx;
+        envelope_t *e;
+        int64_t s, at;
+        const char *boots[3] = {"b", "b", "b"};
+
+        fx_agents(&fx, 3, boots);
+        fx_start(&fx, job_groups, 2, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        assert_true(fx.run->group_barrier);
+        assert_int_equal(fx.run->n_groups, 2);
+        assert_int_equal(fx.run->max_intervals, 4);
+        /* Every Prepare says so. */
+        for (size_t k = 0; k < fx.out.agents.n; k++) {
+                e = item(&fx.out.agents, k);
+                assert_true(e->prepare->group_barrier);
+                wire_free(&e);
+        }
+        s = fx_running(&fx);
+        /* Alpha and beta are ready; gamma still runs group 0: nothing starts. */
+        assert_int_equal(send_group_ready(&fx, 0, 1, 1, s + 2100 * MSEC), 0);
+        assert_int_equal(send_group_ready(&fx, 1, 1, 1, s + 2200 * MSEC), 0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), NULL), 0);
+        /* Alpha's report again (a resend after a partition): a duplicate, left. */
+        assert_int_equal(send_group_ready(&fx, 0, 1, 1, s + 2300 * MSEC), -EALREADY);
+        /* A group it does not have, or one whose predecessor it was not given: left. */
+        assert_int_equal(send_group_ready(&fx, 1, 5, 0, s + 2300 * MSEC), 0);
+        assert_false(fx.run->agents[1].grp[1].given);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), NULL), 0);
+        /* The runtime's end is not due while the group waits. */
+        assert_true(run_groups_pending(fx.run));
+        run_tick(fx.run, fx.run->stop_deadline_ns + SEC, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), NULL), 0);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        fx_clear(&fx);
+        /* Gamma ends group 0 late (at +9.5 s): one instant for all three, 500 ms ahead (a
+         * quarter of the lead). */
+        assert_int_equal(send_group_ready(&fx, 2, 1, 1, s + 9500 * MSEC), 0);
+        at = s + 10 * SEC;
+        for (size_t i = 0; i < 3; i++) {
+                e = start_group_to(&fx, i);
+                assert_non_null(e);
+                assert_int_equal(e->start_group->group, 1);
+                assert_int_equal(e->start_group->start_ns, at);
+                /* 10 s to group 1, and its 2 s: 12 intervals, the end 5 s after. */
+                assert_int_equal(e->start_group->max_intervals, 12);
+                wire_free(&e);
+        }
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), NULL), 3);
+        assert_int_equal(fx.run->max_intervals, 12);
+        assert_int_equal(fx.run->stop_deadline_ns, s + 12 * SEC + 5 * SEC);
+        assert_true(event_says(&fx.out.control, "ended group 0", "group 1 starts on 3 agents"));
+        assert_false(run_groups_pending(fx.run));
+        fx_clear(&fx);
+        /* Gamma's report once more (unnumbered, as a replay could bring it): nothing again. */
+        assert_int_equal(send_group_ready(&fx, 2, 1, 0, s + 9600 * MSEC), 0);
+        assert_int_equal(fx.out.agents.n, 0);
+        /* Intervals up to the new count are taken. */
+        assert_int_equal(send_interval(&fx, 0, 9, false, s + 10 * SEC + 10 * MSEC), 0);
+        assert_true(run_agent_iv(&fx.run->agents[0], 9)->received);
+        /* Started 10, 40 and 25 us after the instant on the shared clock: 30 us of skew. */
+        assert_int_equal(send_group_started(&fx, 0, 1, at + 10 * USEC, 100 * SEC + 10 * USEC, 2,
+                                            at + MSEC),
+                         0);
+        assert_int_equal(send_group_started(&fx, 1, 1, at + 40 * USEC, 100 * SEC + 40 * USEC, 2,
+                                            at + MSEC),
+                         0);
+        /* Out of order (a gap: its report 3 before 2): left, and an Ack says where from. */
+        assert_int_equal(send_group_started(&fx, 2, 1, at, 100 * SEC + 25 * USEC, 3, at + MSEC),
+                         -EALREADY);
+        assert_false(fx.run->agents[2].grp[1].started);
+        assert_int_equal(send_group_started(&fx, 2, 1, at + 25 * USEC, 100 * SEC + 25 * USEC, 2,
+                                            at + MSEC),
+                         0);
+        assert_true(fx.run->groups[1].skew_shared_clock);
+        assert_int_equal(fx.run->groups[1].skew_ns, 30 * USEC);
+        /* Said again unnumbered with another instant: the first one stands. */
+        assert_int_equal(send_group_started(&fx, 2, 1, at + SEC, 100 * SEC + SEC, 0, at + MSEC), 0);
+        assert_int_equal(fx.run->groups[1].skew_ns, 30 * USEC);
+        assert_int_equal(fx.run->agents[2].grp[1].start_ns, at + 25 * USEC);
+        fx_done(&fx);
+}
+
+/* The barrier waits only for agents still in the run: one that failed, finished its part or was
+ * given up does not hold the others. */
+static void test_group_barrier_skips_failed_and_gone(void **state)
+{
+        fx_t fx;
+        int64_t s;
+
+        fx_agents(&fx, 4, NULL);
+        fx_start(&fx, job_groups, 2, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+        assert_int_equal(send_group_ready(&fx, 0, 1, 1, s + 2 * SEC), 0);
+        /* Beta fails in group 0 (its I/O): the others go on, it is not waited for. */
+        assert_int_equal(send_error(&fx, 1, IOFLEET__ERROR_CODE__ERROR_IO, "read: EIO", RUN_ID,
+                                    s + 2 * SEC),
+                         0);
+        /* Gamma ends its part (exitall_on_error ended its later groups): Finished. */
+        assert_int_equal(send_finished(&fx, 2, s + 2 * SEC), 0);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), NULL), 0);
+        /* Delta is lost without an orphan grace: given up at once, and the group starts. */
+        run_agent_lost(fx.run, fx.agents[3].id, s + 2500 * MSEC, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), NULL), 1);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), fx.agents[0].id), 1);
+        assert_int_equal(fx.run->groups[1].agents, 1);
+        fx_done(&fx);
+}
+
+/* Nothing waits forever: at the group's deadline (the run's prepare timeout after the first
+ * report) it starts without the agents not ready, named; each starts it alone when ready, late.
+ * A StartGroup not answered within 10 s of its instant fails the agent. */
+static void test_group_barrier_deadline(void **state)
+{
+        fx_t fx;
+        envelope_t *e;
+        int64_t s, first, deadline;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, job_groups, 2, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        s = fx_running(&fx);
+        first = s + 2 * SEC;
+        assert_int_equal(send_group_ready(&fx, 0, 1, 1, first), 0);
+        assert_int_equal(send_group_ready(&fx, 1, 1, 1, first + SEC), 0);
+        deadline = first + (int64_t)fx.run->prepare_timeout_ns;
+        assert_int_equal(run_next_deadline(fx.run) <= deadline, true);
+        run_tick(fx.run, deadline - 1, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), NULL), 0);
+        fx_clear(&fx);
+        run_tick(fx.run, deadline, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), NULL), 2);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), fx.agents[2].id), 0);
+        assert_true(event_says(&fx.out.control, "without 1 not ready", "gamma"));
+        fx_clear(&fx);
+        /* Gamma ready later: its own instant, marked late. */
+        assert_int_equal(send_group_ready(&fx, 2, 1, 1, deadline + 3 * SEC), 0);
+        e = start_group_to(&fx, 2);
+        assert_non_null(e);
+        assert_int_equal(e->start_group->start_ns, deadline + 3 * SEC + 500 * MSEC);
+        wire_free(&e);
+        assert_true(fx.run->agents[2].grp[1].late);
+        assert_int_equal(fx.run->groups[1].late, 1);
+        assert_true(event_says(&fx.out.control, "gamma", "alone"));
+        fx_clear(&fx);
+        /* Alpha and beta start; gamma never says it started: failed 10 s after its instant. */
+        assert_int_equal(send_group_started(&fx, 0, 1, deadline + 500 * MSEC, 1, 2,
+                                            deadline + SEC),
+                         0);
+        assert_int_equal(send_group_started(&fx, 1, 1, deadline + 500 * MSEC, 1, 2,
+                                            deadline + SEC),
+                         0);
+        /* Its late start moved the run's end too: 2 s of group 1 from its instant. */
+        assert_int_equal(fx.run->stop_deadline_ns,
+                         fx.run->start_ns +
+                             (int64_t)(fx.run->max_intervals * fx.run->interval_ns) + 5 * SEC);
+        assert_true(fx.run->stop_deadline_ns >= deadline + 3500 * MSEC + 2 * SEC + 5 * SEC);
+        run_tick(fx.run, deadline + 3500 * MSEC + 10 * SEC - 1, &fx.out);
+        assert_false(fx.run->agents[2].error[0]);
+        assert_int_equal(run_next_deadline(fx.run) <= deadline + 13500 * MSEC, true);
+        fx_clear(&fx);
+        run_tick(fx.run, deadline + 13500 * MSEC, &fx.out);
+        assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[2].id), 1);
+        assert_string_equal(run_agent_status(fx.run, &fx.run->agents[2]), "failed");
+        assert_non_null(strstr(fx.run->agents[2].error, "did not start group 1"));
+        fx_done(&fx);
+}
+
+/* An agent away when its group's instant went out hears it again when it rejoins: the same
+ * instant while it is ahead, a fresh one of its own once it has passed. */
+static void test_group_barrier_rejoin(void **state)
+{
+        fx_t fx;
+        envelope_t *e;
+        int64_t s, at;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, job_groups, 2, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx.run->orphan_grace_ns = 60 * NSEC_PER_SEC;
+        s = fx_running(&fx);
+        assert_int_equal(send_group_ready(&fx, 0, 1, 1, s + 2 * SEC), 0);
+        assert_int_equal(send_group_ready(&fx, 1, 1, 1, s + 2 * SEC), 0);
+        at = s + 2500 * MSEC;
+        run_agent_lost(fx.run, fx.agents[1].id, s + 2100 * MSEC, &fx.out);
+        fx_clear(&fx);
+        /* Back before the instant: the same one. */
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 2200 * MSEC, &fx.out);
+        e = start_group_to(&fx, 1);
+        assert_non_null(e);
+        assert_int_equal(e->start_group->start_ns, at);
+        wire_free(&e);
+        fx_clear(&fx);
+        /* Lost again, back after it: a fresh instant. */
+        run_agent_lost(fx.run, fx.agents[1].id, s + 2300 * MSEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 4 * SEC, &fx.out);
+        e = start_group_to(&fx, 1);
+        assert_non_null(e);
+        assert_int_equal(e->start_group->start_ns, s + 4500 * MSEC);
+        wire_free(&e);
+        fx_clear(&fx);
+        /* Once it said it started, a rejoin sends nothing. */
+        assert_int_equal(send_group_started(&fx, 1, 1, s + 4500 * MSEC, 1, 2, s + 5 * SEC), 0);
+        run_agent_lost(fx.run, fx.agents[1].id, s + 5 * SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 6 * SEC, &fx.out);
+        assert_null(start_group_to(&fx, 1));
+        fx_done(&fx);
+}
+
+/* One serial group: no barrier, as before. */
+static void test_group_barrier_off_with_one_group(void **state)
+{
+        fx_t fx;
+        envelope_t *e;
+        int64_t s;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_timed10, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        assert_false(fx.run->group_barrier);
+        e = item(&fx.out.agents, 0);
+        assert_false(e->prepare->group_barrier);
+        wire_free(&e);
+        s = fx_running(&fx);
+        assert_int_equal(send_group_ready(&fx, 0, 1, 1, s + SEC), 0);
+        assert_int_equal(fx.out.agents.n, 0);
+        fx_done(&fx);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_prepare_to_every_agent),
             cmocka_unit_test(test_prepare_defaults),
             cmocka_unit_test(test_no_control_peer),
+            cmocka_unit_test(test_watcher_once),
             cmocka_unit_test(test_bad_job_refused),
             cmocka_unit_test(test_start_after_every_prepared),
             cmocka_unit_test(test_layout_progress_updates),
@@ -2090,7 +2395,12 @@ int main(void)
             cmocka_unit_test(test_plan_restore_due),
             cmocka_unit_test(test_rejoin_before_and_after_start),
             cmocka_unit_test(test_start_deadline),
-        };
+                    cmocka_unit_test(test_group_barrier_once_all_ready),
+            cmocka_unit_test(test_group_barrier_skips_failed_and_gone),
+            cmocka_unit_test(test_group_barrier_deadline),
+            cmocka_unit_test(test_group_barrier_rejoin),
+            cmocka_unit_test(test_group_barrier_off_with_one_group),
+};
 
         log_setup("test-run", LOG_ERR); /* the run logs every event; keep the output readable */
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -677,7 +677,8 @@ static void test_layout_progress_counts(void **state)
                 runner_layout_progress(r, &done, &total);
                 assert_true(done >= last);
                 assert_true(done <= total);
-                /* The full file and the short one's 100 KiB are done before any paced write. */
+                /* The full file is done before any paced write; the short one is laid out anew
+                 * (as fio does), the write-only job's file only reserved, done when it is. */
                 middle |= done > (1 << 20) + (100 << 10) && done < total;
                 last = done;
                 usleep(1000);
@@ -836,6 +837,69 @@ static void test_full_filesystem_gives_the_space_back(void **state)
         assert_int_equal(umount2(small, MNT_DETACH), 0);
 }
 
+/* Job order with the group barrier (the coordinator's cluster-wide stonewall): the second group
+ * lays out only once the first has ended, then waits, laid out, for the instant it is given; the
+ * first group's file is gone by then (unlink) and the second makes its own. */
+static void test_groups_wait_for_their_instant(void **state)
+{
+        job_spec_t *jobs = calloc(3, sizeof(*jobs));
+        runner_params_t p = {.cfg = &cfg, .agent_name = "a0", .work_dir = dir, .jobs = jobs,
+                             .n_jobs = 3, .group_barrier = true};
+        runner_job_result_t res[3];
+        runner_dir_t d[2];
+        char err[512];
+        runner_t *r = NULL;
+        unsigned g = 99;
+        uint64_t done, total;
+        int64_t at;
+
+        jobs[0] = job_of("first", "psync", RW_WRITE, 1 << 20);
+        jobs[0].unlink = true;
+        assert_int_equal(strdup_to(&jobs[0].filename, "grp"), 0);
+        jobs[1] = job_of("second", "psync", RW_READ, 1 << 20);
+        jobs[1].stonewall = true;
+        assert_int_equal(strdup_to(&jobs[1].filename, "grp"), 0);
+        jobs[2] = job_of("third", "psync", RW_READ, 1 << 20);
+        assert_int_equal(strdup_to(&jobs[2].wait_for, "second"), 0);
+        assert_int_equal(strdup_to(&jobs[2].filename, "grp"), 0);
+        assert_int_equal(runner_new(&p, &r, err, sizeof(err)), 0);
+        assert_int_equal(runner_groups(r), 2);
+        assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_PREPARED);
+        /* the layout before the run is the first group's: the second lays out when it ends */
+        runner_layout_progress(r, &done, &total);
+        assert_int_equal(total, 1 << 20);
+        assert_int_equal(done, 1 << 20);
+        assert_false(runner_group_waiting(r, &g));
+        assert_int_equal(runner_start_at(r, clock_mono_ns() + 5 * (int64_t)NSEC_PER_MSEC), 0);
+        while (!runner_group_waiting(r, &g)) {
+                assert_int_not_equal(runner_update(r), RUNNER_DONE);
+                usleep(1000);
+        }
+        assert_int_equal(g, 1);
+        assert_int_equal(runner_start_group_at(r, 2, clock_mono_ns()), -EINVAL);
+        /* laid out anew: the first group's file was removed when it ended */
+        assert_true(exists("grp"));
+        at = clock_mono_ns() + 100 * (int64_t)NSEC_PER_MSEC;
+        assert_int_equal(runner_start_group_at(r, 1, at), 0);
+        assert_int_equal(wait_state(r, RUNNER_DONE), RUNNER_DONE);
+        for (int i = 0; i < 3; i++) {
+                assert_int_equal(runner_dir_init(&d[0]), 0);
+                assert_int_equal(runner_dir_init(&d[1]), 0);
+                runner_job_result(r, (size_t)i, &res[i], d);
+                assert_int_equal(res[i].error, 0);
+                assert_int_equal(d[i == 0].bytes, 1 << 20);
+                runner_dir_done(&d[0]);
+                runner_dir_done(&d[1]);
+        }
+        assert_int_equal(res[0].groupid, 0);
+        assert_int_equal(res[1].groupid, 1);
+        assert_int_equal(res[2].groupid, 1);
+        /* the second group began at its instant, the waiter after the second job's end */
+        assert_true(res[1].start_ns + 5 * NSEC_PER_MSEC >= res[0].last_done_ns + 100 * NSEC_PER_MSEC);
+        assert_true(res[2].start_ns >= res[1].last_done_ns);
+        runner_destroy(&r);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -856,6 +920,7 @@ int main(void)
                                             teardown),
             cmocka_unit_test_setup_teardown(test_buffer_memory_counts_iodepth, setup, teardown),
             cmocka_unit_test_setup_teardown(test_layout_progress_counts, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_groups_wait_for_their_instant, setup, teardown),
             cmocka_unit_test(test_interval_arithmetic),
             cmocka_unit_test_setup_teardown(test_metadata_job_counts_every_phase, setup, teardown),
             cmocka_unit_test_setup_teardown(test_metadata_failure_is_a_job_error, setup, teardown),

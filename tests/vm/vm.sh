@@ -159,6 +159,7 @@ vm_boot() {
 		echo "export VM_SCENARIO=$(printf '%q' "$(cd "$(dirname "$scenario")" && pwd)/$(basename "$scenario")")"
 		echo "export VM_SRC=$(printf '%q' "$VM_SRC")"
 		echo "export VM_SYSTEMD=${VM_SYSTEMD:-0}"
+		echo "export VM_TIMEOUT=${VM_TIMEOUT:-600}"
 		local kv
 		for kv in "$@"; do
 			echo "export ${kv%%=*}=$(printf '%q' "${kv#*=}")"

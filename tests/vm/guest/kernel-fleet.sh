@@ -1,10 +1,14 @@
-# Guest scenario (systemd as PID 1, kernel nfsd, kernel NFS client): the packages installed and
-# upgraded, then a fleet — coordinator and storage agent on this host, clients c1 and c2 in
-# network namespaces, all started by systemd from the installed packages — through the kernel
-# backend end to end, real mounts, a cancel, kill -9 and a watchdog kill of the storage agent,
-# and finally a hard reset in the middle of a step (kernel-fleet-after-reset.sh goes on from
-# there). Environment (from the host): DEBS, IOFLEET_BIN (for the unit tests run here).
+# The fleet guest's first boot (systemd as PID 1, kernel nfsd, kernel NFS client). Part
+# kernel-fleet: the packages installed and upgraded, then a fleet — coordinator and storage
+# agent on this host, clients c1 and c2 in network namespaces, all started by systemd from the
+# installed packages — through the kernel backend end to end, real mounts, a cancel, kill -9 and
+# a watchdog kill of the storage agent. Then, on the same fleet, parts teardown-order
+# (teardown-order.sh) and writeups (writeups.sh); back in kernel-fleet, the unit tests that
+# need a kernel, and finally a hard reset in the middle of a step (kernel-fleet-after-reset.sh
+# goes on from there). One boot, one install for all of them: each costs minutes under TCG.
+# Environment (from the host): DEBS, IOFLEET_BIN (for the unit tests run here).
 . "$VM_SRC/tests/vm/guest/lib.sh"
+part kernel-fleet
 P=/tmp/plans
 mkdir -p $P /srv/e2e /srv/v3only /srv/plain /nfs
 
@@ -337,7 +341,7 @@ runtime = 300
 EOF
 # long_run NAME: starts the long plan in the background (LONG_PID) and waits until it runs.
 long_run() {
-	iofleet run $P/long.plan >"$OUT/$1.log" 2>&1 &
+	iofleet run "${2:-$P/long.plan}" >"$OUT/$1.log" 2>&1 &
 	LONG_PID=$!
 	if wait_for 120 step_running; then ok "$1: the step runs (server configured, both clients mounted)"; else fail "$1: the step never ran"; tail -n 20 "$OUT/$1.log"; fi
 }
@@ -366,8 +370,42 @@ check "kill9: the restarted agent put nfs.conf, exports.d and nfs-server back" \
 	wait_for 60 bash -c '[ "$(nfs_state)" = "$0" ]' "$NFS_BEFORE"
 journalctl -u iofleet-agent --no-pager -n 40 >"$OUT/kill9-journal.txt"
 long_end kill9
-check "kill9: host as it was after the run" wait_for 60 restored
+# The clients' workers were writing when the export went away under them (the restarted agent
+# put it back at once): they get out (their agents force the mount 30 s after the stop) and unmount.
+check "kill9: host as it was after the run (the clients unmounted from a server put back under them)" \
+	wait_for 150 restored
+check "kill9: every agent is idle again (the clients' runs ended)" wait_for 60 fleet_idle 3
 no_leftovers kill9
+
+# A server that stops answering under hard mounts (its host dead, or cut off): every NFS packet
+# of the clients is dropped at their bridge ports (the coordinator's traffic goes on). The run
+# is cancelled: the clients' workers sit in their I/O for good, so their agents fail the mount's
+# requests (umount -f) and put the host back all the same.
+note "dead server"
+sed 's/^options = .*/options = hard,timeo=20/' $P/long.plan >$P/dead.plan
+long_run dead $P/dead.plan
+dropped=0
+for c in c1 c2; do
+	tc qdisc add dev "v-$c" ingress &&
+		tc filter add dev "v-$c" parent ffff: protocol ip u32 match ip dport 2049 0xffff action drop &&
+		dropped=$((dropped + 1))
+done
+if [ "$dropped" -eq 2 ]; then
+	long_end dead
+	check "dead: the clients unmounted though their server no longer answers" \
+		wait_for 180 bash -c '[ -z "$(nfs_mounts)" ]'
+	check "dead: every agent is idle again (the clients' runs ended)" wait_for 60 fleet_idle 3
+	check "dead: a client agent forced its mount, saying so in its journal" \
+		bash -c "journalctl -u 'iofleet-client@*' --no-pager | grep -q 'umount -f'"
+else
+	skipped "dead: tc cannot drop the clients' NFS traffic here"
+	long_end dead
+fi
+for c in c1 c2; do tc qdisc del dev "v-$c" ingress 2>/dev/null; done
+check "dead: no umount left in the kernel once the server answers again" \
+	wait_for 90 bash -c '! pgrep -x umount.nfs4 && ! pgrep -x umount.nfs && ! pgrep -x umount'
+check "dead: nfs.conf, exports.d and nfs-server as they were" wait_for 60 bash -c '[ "$(nfs_state)" = "$0" ]' "$NFS_BEFORE"
+no_leftovers dead
 
 note "watchdog"
 check "watchdog: the agent runs with WatchdogSec=15s (the admin's drop-in)" \
@@ -387,18 +425,25 @@ wait_for 60 fleet_idle 3
 check "watchdog: host as it was after the run" wait_for 60 restored
 no_leftovers watchdog
 
+# --- the other tests on this fleet ---------------------------------------------------------------
+kf_before=$NFS_BEFORE
+. "$VM_SRC/tests/vm/guest/teardown-order.sh"
+. "$VM_SRC/tests/vm/guest/writeups.sh"
+part kernel-fleet
+NFS_BEFORE=$kf_before
+
 # --- the unit tests that need systemd as PID 1, kernel nfsd or the kernel NFS client ----------------
 note "unit tests"
 if [ -x "${IOFLEET_BIN:-}/tests/test-nfs-kernel" ]; then
 	mkdir -p /srv/unit-export /srv/unit-tmp
-	TMPDIR=/srv/unit-tmp IOFLEET_TEST_NFS_EXPORT=$SERVER_ADDR:/srv/unit-export "$IOFLEET_BIN/tests/test-nfs-kernel" >"$OUT/test-nfs-kernel.log" 2>&1
+	TMPDIR=/srv/unit-tmp IOFLEET_TEST_NFS_EXPORT=$SERVER_ADDR:/srv/unit-export timeout -k 10 300 "$IOFLEET_BIN/tests/test-nfs-kernel" >"$OUT/test-nfs-kernel.log" 2>&1
 	rc=$?
 	check "unit test test-nfs-kernel passes with systemd and nfsd (exit $rc)" test $rc -eq 0
 	check "test-nfs-kernel: the sd-bus restart test ran, not skipped" bash -c "! grep -q 'skipped: nfs-server.service restart\|skipped: no kernel nfsd' $OUT/test-nfs-kernel.log"
-	printf '%s *(rw,no_root_squash,no_subtree_check)\n' /srv/unit-export >/etc/exports.d/unit-test.exports 2>/dev/null ||
-		{ mkdir -p /etc/exports.d && printf '%s *(rw,no_root_squash,no_subtree_check)\n' /srv/unit-export >/etc/exports.d/unit-test.exports; }
+	mkdir -p /etc/exports.d
+	printf '%s *(rw,no_root_squash,no_subtree_check)\n' /srv/unit-export >/etc/exports.d/unit-test.exports
 	exportfs -ra
-	IOFLEET_TEST_NFS_EXPORT=$SERVER_ADDR:/srv/unit-export "$IOFLEET_BIN/tests/test-mount" >"$OUT/test-mount.log" 2>&1
+	IOFLEET_TEST_NFS_EXPORT=$SERVER_ADDR:/srv/unit-export timeout -k 10 300 "$IOFLEET_BIN/tests/test-mount" >"$OUT/test-mount.log" 2>&1
 	rc=$?
 	rm -f /etc/exports.d/unit-test.exports
 	exportfs -ra

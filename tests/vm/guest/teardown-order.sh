@@ -1,15 +1,15 @@
-# Guest scenario for issue 14's findings 1 and 2: at the end of a step the clients unmount
-# first and the server is put back after them (docs/plans.md); a client's unmount never stops
-# its agent's loop (heartbeats go on, the coordinator never marks it lost); and the clients'
-# put-back is in the result. NFSv4.2 against a server found stopped is the case that hung:
-# putting the server back first stops nfsd under mounted clients.
-# Environment (from the host): DEBS.
-. "$VM_SRC/tests/vm/guest/lib.sh"
+# Part teardown-order of the fleet guest (sourced by kernel-fleet.sh, on its fleet: storage, c1,
+# c2, the packaged lease and watchdog): issue 14's findings 1 and 2. At the end of a step the
+# clients unmount first and the server is put back after them (docs/plans.md); a client's
+# unmount never stops its agent's loop (heartbeats go on, the coordinator never marks it lost);
+# and the clients' put-back is in the result. NFSv4.2 against a server found stopped is the case
+# that hung: putting the server back first stops nfsd under mounted clients.
+part teardown-order
 P=/tmp/plans
 mkdir -p $P /srv/order
-
-# The default lease: a client whose loop blocks in its unmount is marked lost (finding 2).
-FLEET_LOST_AFTER=5 FLEET_CLIENT_WATCHDOG=30s fleet_setup "$DEBS" c1 c2 || vm_done
+# The packaged lease (5 heartbeats) for this part: a client whose loop blocked in its unmount was
+# marked lost (finding 2). The rest of the guest runs fleet_configure's longer one.
+fleet_lease 5
 systemctl stop nfs-server
 BEFORE=$(nfs_state)
 cat >$P/order.plan <<'EOP'
@@ -65,4 +65,4 @@ check "order: no umount stuck in the kernel" bash -c '! pgrep -x umount.nfs4 && 
 check "order: nfs-server stopped again, nfs.conf and exports.d as they were" \
 	wait_for 60 bash -c '[ "$(nfs_state)" = "$0" ]' "$BEFORE"
 no_leftovers order
-vm_done
+fleet_lease "${FLEET_LOST_AFTER:-60}"

@@ -1,37 +1,33 @@
-# Guest scenario (systemd as PID 1, kernel nfsd, kernel NFS client): write-ups 1, 3 and 5 of
-# WORKLOADS.md as their kernel plans (examples/wu1-nfs-kernel.plan, wu3-nas-nfs.plan,
-# wu5-sync-async-kernel.plan), run for real on a fleet started by systemd from the installed
-# packages: every key of the plans as written, only sizes, runtimes and file counts scaled
-# down (TCG is slow). `iofleet report` over each; the host put back after each.
-# Environment (from the host): DEBS.
-. "$VM_SRC/tests/vm/guest/lib.sh"
+# Part writeups of the fleet guest (sourced by kernel-fleet.sh, on its fleet): write-ups 1, 3 and
+# 5 of WORKLOADS.md as their kernel plans (examples/wu1-nfs-kernel.plan, wu3-nas-nfs.plan,
+# wu5-sync-async-kernel.plan), run for real on the fleet systemd started from the installed
+# packages: every key of the plans as written, only sizes, runtimes and file counts scaled down
+# (TCG is slow). `iofleet report` over each; the host put back after each.
+part writeups
 E=$VM_SRC/examples
 P=/tmp/plans
 mkdir -p $P /nfs/export1 /srv/nas /srv/nfs
 
-# nfsd's block size follows the guest's RAM (256 KiB); 1 MiB transfers need it raised while
-# nfsd is down. nfs-server then runs, as on a storage host: the agent restarts it for threads
-# and versions and restarts it again to put it back (stopping it under clients that still
-# have their NFSv4 mounts is issue 14 finding 1, tested by vm/teardown-order).
-systemctl stop nfs-server
-echo 1048576 >/proc/fs/nfsd/max_block_size
+# nfsd with 1 MiB blocks (kernel-fleet.sh set it) runs, as on a storage host: the agent restarts
+# it for threads and versions and restarts it again to put it back.
 systemctl start nfs-server
 NFS_BEFORE=$(nfs_state)
 note "nfs state before: $(echo "$NFS_BEFORE" | tr '\n' ' ')"
-# The clients: a0 on this host's own network namespace (net.core.rmem_max, which write-up 5
-# sweeps, is not per network namespace in this kernel: only a client in the first namespace
-# has it), c1 and c2 in namespaces of their own. Plans that take one client get a0 (name
-# order).
+# One more client, a0, on this host's own network namespace (net.core.rmem_max, which write-up
+# 5 sweeps, is not per network namespace in this kernel: only a client in the first namespace
+# has it). Plans that take one client get a0 (name order).
 mkdir -p /run/netns
 touch /run/netns/a0
 mount --bind /proc/1/ns/net /run/netns/a0
-fleet_setup "$DEBS" a0 c1 c2 || vm_done
+fleet_add_client a0 4
 
 # An agent without the coordinator's public key (a fresh agent host before it was copied):
 # one clear error, exit 78, and systemd does not restart it in a loop.
 mv /etc/iofleet/coordinator.pub /etc/iofleet/coordinator.pub.away
-n=$(systemctl show -P NRestarts iofleet-agent)
 systemctl restart iofleet-agent
+# Read after the restart: a start by hand flushes the counter (the storage agent was restarted
+# by systemd in part kernel-fleet).
+n=$(systemctl show -P NRestarts iofleet-agent)
 check "no coordinator key: the agent exits 78 (EX_CONFIG)" \
 	wait_for 30 bash -c '[ "$(systemctl show -P ExecMainStatus iofleet-agent)" = 78 ] && ! systemctl is-active -q iofleet-agent'
 sleep 8
@@ -148,4 +144,5 @@ for i in $(seq 0 15); do
 done
 check "wu5: each point's export was sync or async as asked ($n of 16)" test $n -eq 16
 put_back wu5
-vm_done
+# a0 leaves the fleet: its namespace is this boot's only (the reset's next boot has none).
+systemctl disable --now iofleet-client@a0 2>/dev/null

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Issue 10, pacing against fio 3.33 on the same job file (fio-io/pacing.fio), read from the
+# timestamps of the I/Os (strace) and from the results: thinktime's stalls (every I/O, every 10,
+# with spinning, after 250 ms of I/O), Poisson against linear gaps, minimum rates met and missed,
+# latency targets met and missed, max_latency. Timings compare as ratios with wide tolerances:
+# the pacing sets them, but this host is shared.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fio-io/lib.sh"
+need_tools
+scratch
+
+files="think thinkblocks thinkiotime poisson linear ratemin ratemiss latok latmiss maxlat"
+for d in fio iof; do
+	# shellcheck disable=SC2086
+	lay_out "$T/$d" 16m $files
+done
+run_both "$IOFLEET_SRC/tests/integration/fio-io/pacing.fio"
+check "iofleet ran the job file" jq -e '.iofleet.status' "$T/iof.json"
+
+# 10 ms stalls: ordinary gaps stay well below 8 ms even on a busy host
+cmp_io "thinktime=10ms: every gap a stall" think stall8_share 0.1
+iops_of() { python3 "$IOT" stats "$T/$1.trace" "/$1/$2" | jq .iops; }
+# a busy host only slows the stalls down: at most 100 I/Os per second, and iofleet no further
+# from it than fio (within 30%)
+check "thinktime=10ms: at most 100 I/Os per second (fio $(iops_of fio think), iofleet $(iops_of iof think))" \
+	python3 -c "import sys; sys.exit(0 if $(iops_of iof think) <= 105 and $(iops_of fio think) <= 105 else 1)"
+check "thinktime=10ms: iofleet as close to it as fio" \
+	python3 -c "import sys; sys.exit(0 if $(iops_of iof think) >= 0.7 * $(iops_of fio think) else 1)"
+cmp_io "thinktime_blocks=10: one gap in 10 a stall" thinkblocks stall8_share 0.05
+cmp_io "thinktime_iotime=250ms: a 250ms stall after each 250ms of I/O" thinkiotime long_stalls 2
+check "thinktime_iotime: iofleet's rate as close to rate_iops=1000 as fio's" \
+	python3 -c "import sys; sys.exit(0 if $(iops_of iof thinkiotime) >= 0.7 * $(iops_of fio thinkiotime) else 1)"
+# an exponential's gaps vary as much as their mean (CV 1); strace and a busy host add to both
+cv_of() { python3 "$IOT" stats "$T/$1.trace" "/$1/$2" | jq .gap_cv; }
+check "rate_process=poisson: fio's gaps as spread as their mean (CV $(cv_of fio poisson))" \
+	python3 -c "import sys; sys.exit(0 if $(cv_of fio poisson) > 0.7 else 1)"
+check "rate_process=poisson: iofleet's too (CV $(cv_of iof poisson))" \
+	python3 -c "import sys; sys.exit(0 if 0.7 < $(cv_of iof poisson) < 1.5 else 1)"
+cmp_io "rate_process=poisson: 400 IOPS (20%)" poisson iops 20%
+cmp_io "rate_process=linear: 400 IOPS (20%)" linear iops 20%
+check "iofleet: Poisson gaps spread wider than linear ones ($(cv_of iof linear))" \
+	python3 -c "import sys; sys.exit(0 if $(cv_of iof poisson) > $(cv_of iof linear) + 0.3 else 1)"
+for j in ratemin latok; do
+	check "$j: no error in fio" test "$(fio_job $j .error)" = 0
+	check "$j: no error in iofleet" test "$(iof_job $j .error)" = 0
+done
+# fio: rate_iops_min missed ends the job with EIO; latency and max_latency with ETIMEDOUT
+for j in ratemiss:5 latmiss:110 maxlat:110; do
+	check "${j%%:*}: fio's error ${j#*:}" test "$(fio_job "${j%%:*}" .error)" = "${j#*:}"
+	check "${j%%:*}: iofleet's error ${j#*:}" test "$(iof_job "${j%%:*}" .error)" = "${j#*:}"
+done
+check "latency_target met: fio settles its depth and ends before the runtime" \
+	test "$(fio_job latok .job_runtime)" -lt 3000
+check "latency_target met: so does iofleet" test "$(iof_job latok .job_runtime)" -lt 3000
+# thinktime_spin: iofleet alone (fio 3.33 hangs on it here); 3 of the 4 ms of each stall spin
+lay_out "$T/iof" 16m thinkspin
+sed "s|@D@|$T/iof|g" "$IOFLEET_SRC/tests/integration/fio-io/thinkspin.fio" >"$T/spin.fio"
+(cd "$T" && strace -ff -ttt -y -s0 -qq -e trace=pread64 -o "$T/spin.trace" \
+	"$IOFLEET" run --local=1 --results-dir="$T/runs" --output-format=json --output="$T/spin.json" \
+	"$T/spin.fio" >"$T/spin.log" 2>&1)
+spin_share=$(python3 "$IOT" stats "$T/spin.trace" /iof/thinkspin | jq .stall_share)
+check "thinktime_spin: one gap in 5 is a stall (got $spin_share)" python3 -c "import sys; sys.exit(0 if abs($spin_share - 0.2) < 0.05 else 1)"
+# 4 ms stalls after every 5 I/Os of a few microseconds: about 2500 I/Os in 2 s
+spin_ios=$(jq '[.client_stats[] | select(.jobname == "thinkspin")][0].read.total_ios' "$T/spin.json")
+check "thinktime_spin: about one stall per 5 I/Os in 2 s (got $spin_ios I/Os)" test "$spin_ios" -gt 1000 -a "$spin_ios" -lt 3000
+finish
