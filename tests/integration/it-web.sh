@@ -2,8 +2,9 @@
 # The coordinator's live web page in headless Chromium during a real run of 3 agents: the DOM it
 # builds from /api/state shows the run, its bandwidth chart, per-agent bars and the agents table,
 # and its figures match /metrics; after the run its counters equal /metrics exactly and past runs
-# link to their results and plots. Screenshots of the page and of each plot kind of
-# `iofleet report` go to $IOFLEET_SCREENSHOTS when set (docs/screenshots/ is made that way).
+# link to their results and plots. Screenshots of the page and of the run's timeline plot go to
+# $IOFLEET_SCREENSHOTS when set (docs/screenshots/ is made that way; it-report makes the other
+# plot kinds').
 . "$(dirname "$0")/lib.sh"
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROME" ] || skip "chromium is not installed"
