@@ -187,6 +187,14 @@ static const cfg_item_t agent_items[] = {
      .help = "claim this protocol version, to test refusals",
      .def_doc = "the real one",
      .flags = CFG_TEST_HOOK},
+    {.name = "test_layout_rate",
+     .type = CFG_UINT,
+     A(test_layout_rate),
+     .max = 1ULL << 40,
+     .help = "write each file's layout at most this many bytes a second (0: as fast as it goes), "
+             "so that tests see a layout's progress",
+     .def = "0",
+     .flags = CFG_TEST_HOOK},
 };
 #undef A
 

@@ -49,6 +49,7 @@ typedef struct agent_config {
         /* Test hooks, command line only. */
         int64_t test_clock_offset_ns;
         uint64_t test_protocol_version; /* 0: the real one */
+        uint64_t test_layout_rate;      /* bytes/s each file is laid out at, at most; 0 unpaced */
 } agent_config_t;
 
 extern const cfg_schema_t agent_config_schema;

@@ -44,6 +44,10 @@ struct arun {
         uint64_t sent_upto;   /* sent in this session */
         int64_t last_ack;     /* when an Ack last moved things on, or the last resend */
         uint64_t read_bytes, write_bytes; /* the agent's own count, from its intervals */
+        /* Layout progress (best effort, not kept): the next report, and what the last said. */
+        int64_t layout_next;
+        bool layout_over, layout_sent;
+        uint64_t layout_done, layout_total;
         /* The cluster-wide stonewall: the last group reported ready, given its instant, and
          * reported started (0: none yet; group 0 is the run's own start). */
         unsigned group_ready, group_given, group_started;
@@ -281,6 +285,27 @@ static void make_error(arun_t *ar, Iofleet__ErrorCode code, const char *msg, int
         free(buf);
 }
 
+/* How far the layout is, when it changed since the last report (or none went yet). Not a run
+ * message: not numbered, not kept, not resent, and not made at all without a session (a
+ * partition loses it; the next one says more). */
+static void layout_report(arun_t *ar, int64_t now, arun_out_t *out)
+{
+        arun_pack_t p = {.what = ARUN_MSG_LAYOUT, .run_id = ar->id};
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        if (!ar->connected || ar->dropped || ar->cfg.pack(ar->cfg.user, &p, &buf, &len) < 0)
+                return;
+        if (p.layout_total &&
+            (!ar->layout_sent || p.layout_done != ar->layout_done ||
+             p.layout_total != ar->layout_total) &&
+            outbox_push_raw(&out->coord, "", buf, len) == 0) {
+                ar->layout_sent = true;
+                ar->layout_done = p.layout_done;
+                ar->layout_total = p.layout_total;
+        }
+        free(buf);
+}
+
 /* --- life ----------------------------------------------------------------------------------- */
 
 static int make_dir(const char *dir)
@@ -467,6 +492,8 @@ void arun_host_prepared(arun_t *ar, int rc, const char *err, int64_t now, arun_o
         } else {
                 out->todo |= ARUN_DO_RUNNER;
                 set_phase(ar, ARUN_LAYOUT);
+                /* The first report as soon as the runner is there: it tells the total. */
+                ar->layout_next = now;
         }
         if (ar->stop_requested)
                 end_early(ar, now, out);
@@ -486,8 +513,12 @@ void arun_fail(arun_t *ar, Iofleet__ErrorCode code, const char *why, int64_t now
 
 void arun_runner_prepared(arun_t *ar, int64_t now, arun_out_t *out)
 {
-        if (ar->phase == ARUN_LAYOUT)
-                out->todo |= ARUN_DO_BURST;
+        if (ar->phase != ARUN_LAYOUT || ar->layout_over)
+                return;
+        /* The last report, at once: the layout ends at its total. */
+        layout_report(ar, now, out);
+        ar->layout_over = true;
+        out->todo |= ARUN_DO_BURST;
 }
 
 void arun_clock_ready(arun_t *ar, bool ok, int64_t now, arun_out_t *out)
@@ -695,6 +726,10 @@ void arun_shutdown(arun_t *ar, int64_t now, arun_out_t *out)
 
 void arun_tick(arun_t *ar, int64_t now, arun_out_t *out)
 {
+        if (ar->phase == ARUN_LAYOUT && !ar->layout_over && now >= ar->layout_next) {
+                layout_report(ar, now, out);
+                ar->layout_next = now + ARUN_LAYOUT_REPORT_NS;
+        }
         /* Interval k covers [start + k*iv, start + (k+1)*iv); a timed run's final one waits for
          * the workers so that it holds their last I/Os. */
         while (ar->phase == ARUN_RUNNING &&
@@ -726,6 +761,8 @@ void arun_resend(arun_t *ar, int64_t now, arun_out_t *out)
 int64_t arun_next_deadline(const arun_t *ar)
 {
         int64_t t = INT64_MAX;
+        if (ar->phase == ARUN_LAYOUT && !ar->layout_over)
+                t = ar->layout_next;
         if (ar->phase == ARUN_RUNNING &&
             (!ar->max_intervals || ar->next_interval + 1 < ar->max_intervals))
                 t = ar->start_mono + (int64_t)((ar->next_interval + 1) * ar->interval_ns);

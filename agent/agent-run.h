@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "sock.h"
+#include "util.h"
 #include "wire.h"
 
 typedef enum arun_phase {
@@ -60,6 +61,7 @@ typedef enum arun_msg {
         ARUN_MSG_INTERVAL,
         ARUN_MSG_FINISHED,
         ARUN_MSG_RESTORED,
+        ARUN_MSG_LAYOUT, /* LayoutProgress: best effort, never numbered or kept */
         ARUN_MSG_GROUP_READY,   /* the cluster-wide stonewall: group laid out, waiting */
         ARUN_MSG_GROUP_STARTED, /* ... and the instant it started */
 } arun_msg_t;
@@ -75,9 +77,16 @@ typedef struct arun_pack {
         unsigned group;     /* GROUP_READY, GROUP_STARTED */
         /* INTERVAL, filled by the packer: what the workers did so far (the agent's own count). */
         uint64_t read_bytes, write_bytes;
+        /* LAYOUT, filled by the packer: bytes laid out of the total (0: nothing to report). */
+        uint64_t layout_done, layout_total;
 } arun_pack_t;
 
-/* Packs the message asked for into a malloc'd buffer; 0 or -errno. */
+/* While a client's runner lays out files, a LayoutProgress goes at most this often, only when
+ * it changed, and once more when the layout is complete. */
+#define ARUN_LAYOUT_REPORT_NS ((int64_t)NSEC_PER_SEC)
+
+/* Packs the message asked for into a malloc'd buffer; 0 or -errno (LAYOUT: -ENOENT when there
+ * is no runner to ask). */
 typedef int (*arun_pack_fn)(void *user, arun_pack_t *what, uint8_t **buf, size_t *len);
 
 typedef struct arun_cfg {
@@ -109,8 +118,8 @@ void arun_host_prepared(arun_t *ar, int rc, const char *err, int64_t now, arun_o
 void arun_host_done(arun_t *ar, int rc, int64_t now, arun_out_t *out);
 /* The runner could not be built or failed to prepare: code and why for the Error. */
 void arun_fail(arun_t *ar, Iofleet__ErrorCode code, const char *why, int64_t now, arun_out_t *out);
-/* Runner events: every file laid out; running since the start instant; every worker ended at
- * end_mono (CLOCK_MONOTONIC). */
+/* Runner events: every file laid out (the last LayoutProgress goes if it changed); running since
+ * the start instant; every worker ended at end_mono (CLOCK_MONOTONIC). */
 void arun_runner_prepared(arun_t *ar, int64_t now, arun_out_t *out);
 void arun_runner_running(arun_t *ar, int64_t now, arun_out_t *out);
 void arun_runner_done(arun_t *ar, int64_t end_mono, int64_t now, arun_out_t *out);
@@ -139,7 +148,7 @@ void arun_unknown(arun_t *ar, const char *why, int64_t now, arun_out_t *out);
 /* The session: down when the coordinator is lost (the orphan grace starts), up after a Welcome
  * (messages wait for the Ack that tells where to resend from). */
 void arun_session(arun_t *ar, bool up, int64_t now, arun_out_t *out);
-/* Timers: interval boundaries, the orphan grace, resends. */
+/* Timers: layout progress, interval boundaries, the orphan grace, resends. */
 void arun_tick(arun_t *ar, int64_t now, arun_out_t *out);
 int64_t arun_next_deadline(const arun_t *ar);
 /* Sends what is not acknowledged again, now (a session waiting on it). */

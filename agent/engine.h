@@ -74,6 +74,7 @@ typedef struct engine_file {
         bool writes;      /* open: the job writes to it */
         uint64_t seed;    /* layout: the data written */
         const int *stop;  /* layout: -ECANCELED soon after *stop becomes non-zero */
+        uint64_t *done;   /* layout: bytes done, as layout_file() counts them (may be NULL) */
 } engine_file_t;
 
 /* init() returns this (>= 0) when, for this setup, queue() will always complete (fio's null

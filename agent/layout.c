@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "engine.h"
 #include "policy.h"
 #include "log.h"
@@ -418,11 +420,44 @@ fail:
         return r;
 }
 
-/* Writes [off, end) of fd with the job's content in blocks of bs (random from *x when no
- * content is given); fd may be O_DIRECT (then off, end and buf aligned). */
-static int fill_range(int fd, uint64_t off, uint64_t end, uint8_t *buf, const layout_req_t *req,
-                      uint64_t *x, char *err, size_t errlen)
+/* Laying out one file: its buffer and data, the bytes counted as done, the test hook's pace. */
+typedef struct fill {
+        const layout_req_t *req;
+        uint8_t *buf;     /* LAYOUT_CHUNK bytes, aligned */
+        uint64_t x;       /* xorshift state, when the job gives no content */
+        uint64_t counted; /* what this file added to *req->done */
+        uint64_t rate;    /* test_layout_rate, bytes/s; 0 unpaced */
+        int64_t t0;       /* paced: when the writing began */
+        uint64_t written; /* paced: bytes written since t0 */
+} fill_t;
+
+static void count(fill_t *f, uint64_t n)
 {
+        layout_count(f->req->done, n);
+        f->counted += n;
+}
+
+/* The test hook's pace: sleeps (in slices, so a stop reaches it) until written bytes are due. */
+static void pace(fill_t *f)
+{
+        int64_t due;
+        if (!f->rate)
+                return;
+        due = f->t0 + (int64_t)((double)f->written * 1e9 / (double)f->rate);
+        for (int64_t now = clock_mono_ns();
+             now < due && !__atomic_load_n(f->req->stop, __ATOMIC_RELAXED); now = clock_mono_ns()) {
+                int64_t d = due - now < 50 * (int64_t)NSEC_PER_MSEC ? due - now
+                                                                     : 50 * (int64_t)NSEC_PER_MSEC;
+                struct timespec ts = {0, (long)d};
+                nanosleep(&ts, NULL);
+        }
+}
+
+/* Writes [off, end) of fd with the job's content in blocks of bs (random from f->x when no
+ * content is given); fd may be O_DIRECT (then off, end and buf aligned). */
+static int fill_range(int fd, uint64_t off, uint64_t end, fill_t *f, char *err, size_t errlen)
+{
+        const layout_req_t *req = f->req;
         uint64_t bs = req->content && req->bs ? req->bs : 0;
 
         while (off < end) {
@@ -434,18 +469,18 @@ static int fill_range(int fd, uint64_t off, uint64_t end, uint8_t *buf, const la
                 if (bs) {
                         /* each block as the job's write would carry it */
                         for (size_t i = 0; i < n; i += bs)
-                                buffers_prep_write(req->content, buf + i,
+                                buffers_prep_write(req->content, f->buf + i,
                                                    n - i < bs ? n - i : (size_t)bs, off + i);
                 } else {
                         /* xorshift: cheap data that neither compresses nor deduplicates */
                         for (size_t i = 0; i + 8 <= LAYOUT_CHUNK; i += 8) {
-                                *x ^= *x << 13;
-                                *x ^= *x >> 7;
-                                *x ^= *x << 17;
-                                memcpy(buf + i, x, 8);
+                                f->x ^= f->x << 13;
+                                f->x ^= f->x >> 7;
+                                f->x ^= f->x << 17;
+                                memcpy(f->buf + i, &f->x, 8);
                         }
                 }
-                w = pwrite(fd, buf, n, (off_t)off);
+                w = pwrite(fd, f->buf, n, (off_t)off);
                 if (w < 0 && errno == EINTR)
                         continue;
                 if (w <= 0) {
@@ -454,6 +489,9 @@ static int fill_range(int fd, uint64_t off, uint64_t end, uint8_t *buf, const la
                                       req->path, (unsigned long long)off, strerror(e));
                 }
                 off += (uint64_t)w;
+                count(f, (uint64_t)w);
+                f->written += (uint64_t)w;
+                pace(f);
         }
         return 0;
 }
@@ -495,14 +533,14 @@ static int reserve(int fd, uint64_t from, uint64_t to, const layout_req_t *req, 
         return 0;
 }
 
-int layout_file(const agent_config_t *cfg, const layout_req_t *req, uint64_t *base, char *err,
-                size_t errlen)
+static int lay_out(const agent_config_t *cfg, fill_t *fl, uint64_t *base, char *err,
+                   size_t errlen)
 {
+        const layout_req_t *req = fl->req;
         _cleanup_(closep) int fd = -1, dfd = -1;
         _cleanup_(freep) uint8_t *buf = NULL;
         struct stat st;
-        /* Each file its own data (xorshift must not start at 0), so files do not deduplicate. */
-        uint64_t x = (req->seed ^ 0x2545f4914f6cdd1dULL) | 1, off, length = req->length;
+        uint64_t off, length = req->length;
         bool exists, new_layout, replace;
         char e[1024];
         int r;
@@ -578,6 +616,8 @@ int layout_file(const agent_config_t *cfg, const layout_req_t *req, uint64_t *ba
                 buf = NULL;
                 return errorf(err, errlen, -ENOMEM, "no memory to lay out %s", req->path);
         }
+        fl->buf = buf;
+        fl->t0 = clock_mono_ns();
         if (req->content)
                 buffers_fill(req->content, buf, LAYOUT_CHUNK);
         if (req->direct && sandbox_reopen(fd, O_WRONLY | O_DIRECT, &dfd) < 0)
@@ -591,13 +631,13 @@ int layout_file(const agent_config_t *cfg, const layout_req_t *req, uint64_t *ba
                 uint64_t b = length / LAYOUT_ALIGN * LAYOUT_ALIGN;
                 if (a > length)
                         a = length;
-                if ((r = fill_range(fd, off, a, buf, req, &x, err, errlen)) < 0)
+                if ((r = fill_range(fd, off, a, fl, err, errlen)) < 0)
                         return r;
-                if (b > a && (r = fill_range(dfd, a, b, buf, req, &x, err, errlen)) < 0)
+                if (b > a && (r = fill_range(dfd, a, b, fl, err, errlen)) < 0)
                         return r;
                 off = b > a ? b : a;
         }
-        if ((r = fill_range(fd, off, length, buf, req, &x, err, errlen)) < 0)
+        if ((r = fill_range(fd, off, length, fl, err, errlen)) < 0)
                 return r;
         /* As fio's create_fsync: the layout is on stable storage before the job measures, and
          * clean pages are what invalidate can drop. */
@@ -605,4 +645,18 @@ int layout_file(const agent_config_t *cfg, const layout_req_t *req, uint64_t *ba
                 return errorf(err, errlen, -errno, "fsync of %s after laying it out: %s",
                               req->path, strerror(errno));
         return 0;
+}
+
+int layout_file(const agent_config_t *cfg, const layout_req_t *req, uint64_t *base, char *err,
+                size_t errlen)
+{
+        /* Each file its own data (xorshift must not start at 0), so files do not deduplicate. */
+        fill_t fl = {.req = req,
+                     .x = (req->seed ^ 0x2545f4914f6cdd1dULL) | 1,
+                     .rate = cfg ? cfg->test_layout_rate : 0};
+        int r = lay_out(cfg, &fl, base, err, errlen);
+        /* Long enough already, reserved, or filled: all of the length the job asked is done. */
+        if (r == 0 && req->length > fl.counted)
+                count(&fl, req->length - fl.counted);
+        return r;
 }

@@ -63,6 +63,10 @@ typedef struct layout_req {
         uint64_t bs;        /* ... in blocks of this size (fio lays out in write blocks) */
         const int *stop;
         policy_undo_t *undo; /* what this call created */
+        /* Progress (may be NULL; relaxed atomic adds, read by the agent's loop): each write as
+         * it is made; on success the whole length in all (a file long enough, or only reserved,
+         * at once). cfg's test_layout_rate (a test hook) paces the writes. */
+        uint64_t *done;
 } layout_req_t;
 
 /* Lays out req->path as fio does: a file long enough is used as it is (even on a read-only
@@ -76,5 +80,11 @@ typedef struct layout_req {
  * soon after *stop becomes non-zero; err gets one line. */
 int layout_file(const agent_config_t *cfg, const layout_req_t *req, uint64_t *base, char *err,
                 size_t errlen);
+/* Adds n bytes laid out to *done (NULL: nothing), for the agent's loop to read at any time. */
+static inline void layout_count(uint64_t *done, uint64_t n)
+{
+        if (done && n)
+                __atomic_fetch_add(done, n, __ATOMIC_RELAXED);
+}
 /* 0 when fd is a regular file; otherwise -EINVAL with err naming path and what it is. */
 int layout_check_regular(int fd, const char *path, char *err, size_t errlen);

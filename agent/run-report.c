@@ -347,6 +347,22 @@ static int pack_restored(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, si
         return encode_settings(&e, &m.effective, &m.n_effective, &run->effective, buf, len);
 }
 
+/* How far the runner's layout is; -ENOENT without a runner. */
+static int pack_layout(run_ctx_t *run, arun_pack_t *p, uint8_t **buf, size_t *len)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__LayoutProgress m = IOFLEET__LAYOUT_PROGRESS__INIT;
+        if (!run->runner)
+                return -ENOENT;
+        runner_layout_progress(run->runner, &p->layout_done, &p->layout_total);
+        m.run_id = (char *)p->run_id;
+        m.done_bytes = p->layout_done;
+        m.total_bytes = p->layout_total;
+        e.body_case = IOFLEET__ENVELOPE__BODY_LAYOUT_PROGRESS;
+        e.layout_progress = &m;
+        return encode(&e, buf, len);
+}
+
 /* The cluster-wide stonewall: group p->group laid out and waiting. */
 static int pack_group_ready(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, size_t *len)
 {
@@ -400,6 +416,8 @@ int report_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
                 return pack_finished(run, p, buf, len);
         case ARUN_MSG_RESTORED:
                 return pack_restored(run, p, buf, len);
+        case ARUN_MSG_LAYOUT:
+                return pack_layout(run, p, buf, len);
         case ARUN_MSG_GROUP_READY:
                 return pack_group_ready(run, p, buf, len);
         case ARUN_MSG_GROUP_STARTED:

@@ -38,6 +38,7 @@ struct runner {
         char *work_dir;         /* copy of the params' work_dir, for metadata workers */
         const agent_config_t *cfg;
         uint64_t meta_reported; /* metadata operations handed out by runner_meta_ops_interval() */
+        uint64_t layout_total;  /* bytes group 0 lays out before the run (runner_layout_progress()) */
         /* Job order: serial groups (fio's stonewall) run one after another. */
         jobgroup_t *jg;          /* per job */
         unsigned n_groups;

@@ -368,6 +368,12 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
         if ((rc = share_files(r)) < 0)
                 goto fail;
         r->n_workers = n;
+        /* What the layout before the run writes or finds: group 0's files, each once, at the
+         * length its owner gives it (a later serial group lays out when the group before it
+         * has ended, while the run goes on). */
+        for (size_t i = 0; i < n; i++)
+                if (r->workers[i].group == 0)
+                        r->layout_total += worker_layout_bytes(&r->workers[i]);
         for (size_t i = 0; i < n; i++) {
                 if ((rc = -pthread_create(&r->workers[i].thread, NULL, worker_main,
                                           &r->workers[i])) < 0) {
@@ -386,6 +392,16 @@ fail:
                 snprintf(err, errlen, "runner: %s", strerror(-rc));
         runner_destroy(&r);
         return rc;
+}
+
+void runner_layout_progress(const runner_t *r, uint64_t *done, uint64_t *total)
+{
+        uint64_t d = 0;
+        for (size_t i = 0; i < r->n_workers; i++)
+                if (r->workers[i].group == 0)
+                        d += __atomic_load_n(&r->workers[i].laid_out, __ATOMIC_RELAXED);
+        *total = r->layout_total;
+        *done = d < r->layout_total ? d : r->layout_total;
 }
 
 void runner_stop(runner_t *r)

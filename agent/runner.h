@@ -88,6 +88,12 @@ bool runner_started_realtime(const runner_t *r);
 /* Latest end of a worker (CLOCK_MONOTONIC), valid once DONE. */
 int64_t runner_last_done_mono(const runner_t *r);
 
+/* How far the layout before the run is: bytes laid out (files already long enough count at once)
+ * of the bytes the first serial group's files must hold, each shared file once (later groups
+ * lay out while the run goes on, when the group before them has ended). Safe while the workers
+ * lay out. */
+void runner_layout_progress(const runner_t *r, uint64_t *done, uint64_t *total);
+
 /* Asks every worker to end after its current I/O. */
 void runner_stop(runner_t *r);
 

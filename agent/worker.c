@@ -1174,7 +1174,8 @@ static int prepare_own_files(worker_t *w, worker_run_t *s)
                                     .readonly = j->readonly,
                                     .writes = worker_rw_writes(j->rw),
                                     .seed = w->seed ^ i,
-                                    .stop = w->stop};
+                                    .stop = w->stop,
+                                    .done = &w->laid_out};
                 char err[512];
                 uint64_t size;
                 if (!f->owner)
@@ -1243,6 +1244,24 @@ static int open_op_dir(worker_t *w, worker_run_t *s, unsigned i)
                 fail(w, -r, "%s", err);
         }
         return r;
+}
+
+uint64_t worker_layout_bytes(const worker_t *w)
+{
+        const job_spec_t *j = w->job;
+        unsigned flags = w->engine ? w->engine->flags : ENGINE_NO_FILES;
+        bool own = flags & ENGINE_OWN_FILES;
+        uint64_t n = 0;
+
+        /* as prepare() below decides what it lays out */
+        if (w->md || (flags & ENGINE_NO_FILES))
+                return 0;
+        if (!own && ((flags & (ENGINE_NO_LAYOUT | ENGINE_DIR_LAYOUT)) || j->create_on_open))
+                return 0;
+        for (size_t i = 0; i < w->nfiles; i++)
+                if (w->files[i].owner)
+                        n += j->file_append && !own ? w->files[i].io_size : w->files[i].length;
+        return n;
 }
 
 static int prepare(worker_t *w, worker_run_t *s)
@@ -1330,6 +1349,7 @@ static int prepare(worker_t *w, worker_run_t *s)
                     .bs = job_bs(j, DDIR_WRITE),
                     .stop = w->stop,
                     .undo = &w->made,
+                    .done = &w->laid_out,
                 };
                 char err[512];
                 if (!f->owner)

@@ -81,6 +81,7 @@ typedef struct worker {
         uint64_t syncs;      /* fsync/fdatasync every N writes (fio's "sync" total_ios) */
         uint64_t end_syncs;  /* end_fsync: files synced when the job's writes were done */
         hist_t sync_lat;     /* latency of each of those every-N-writes syncs */
+        uint64_t laid_out;   /* layout bytes done (layout_count(): relaxed adds, read any time) */
         int prepared;        /* 0 not yet, 1 ready at the gate, -1 failed */
         int ran;             /* 1 once it left the gate to run */
         int done;
@@ -109,6 +110,9 @@ void gate_count(gate_t *g, const worker_t *w);
 
 /* The worker thread: prepare, wait at the gate, run, report. */
 void *worker_main(void *arg);
+/* The bytes w's layout writes or finds (the files it owns, at the length its layout gives
+ * them; 0 when its engine or options lay nothing out): what its laid_out ends at. */
+uint64_t worker_layout_bytes(const worker_t *w);
 
 /* Whether a job reads, writes, picks random offsets (rw_mode_t says it all). */
 static inline bool worker_rw_reads(rw_mode_t m)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "output.h"
@@ -16,6 +17,8 @@
  * or a lost connection); the whole wait is bounded by --reattach-timeout. */
 #define PING_AFTER_NS (5 * (int64_t)NSEC_PER_SEC)
 #define REATTACH_DEFAULT_NS (120 * (int64_t)NSEC_PER_SEC)
+/* Not on a terminal (or --verbose), the layout's progress is a line this often, and its end. */
+#define LAYOUT_LINE_NS (3 * (int64_t)NSEC_PER_SEC)
 
 /* What following one run knows. */
 typedef struct follow {
@@ -28,6 +31,10 @@ typedef struct follow {
         int64_t last_word, next_ping, reattach;
         char *dir;
         size_t dirlen;
+        /* The layout's progress: on a terminal one line rewritten in place (open until another
+         * line comes); otherwise a line every LAYOUT_LINE_NS. */
+        bool tty, layout_open, layout_ended;
+        int64_t layout_line;
 } follow_t;
 
 /* Returned by a step of the loop that does not end it. */
@@ -100,9 +107,48 @@ static int write_output(const run_opts_t *o, json_t *doc, const char *results_di
         return 0;
 }
 
+/* The layout line rewritten in place ends before anything else is written. */
+static void end_layout_line(follow_t *f)
+{
+        if (!f->layout_open)
+                return;
+        fputc('\n', f->live);
+        fflush(f->live);
+        f->layout_open = false;
+}
+
+/* Files being laid out: the line in place on a terminal, else one every few seconds and the
+ * last; --verbose adds a line per agent. */
+static void on_layout(follow_t *f, const Iofleet__RunUpdate *u)
+{
+        bool done = u->layout_done_bytes >= u->layout_total_bytes && u->layout_agents >= u->agents;
+        int64_t now = clock_mono_ns();
+        char line[512];
+
+        if (f->layout_ended)
+                return; /* a late update after the last line: nothing new to say */
+        render_layout(line, sizeof(line), u);
+        if (f->tty && !f->o->verbose) {
+                /* \r and erase to the end of the line: the line shrinks as well as grows. */
+                fprintf(f->live, "\r\033[K%s", line);
+                f->layout_open = true;
+                if (done)
+                        end_layout_line(f);
+        } else if (done || !f->layout_line || now - f->layout_line >= LAYOUT_LINE_NS) {
+                fprintf(f->live, "iofleet: %s\n", line);
+                if (f->o->verbose || f->o->per_host)
+                        render_layout_agents(f->live, u);
+                f->layout_line = now;
+        }
+        f->layout_ended = done;
+        fflush(f->live);
+}
+
 /* ^C: watching, leave; running, cancel the run once, and leave at the second. */
 static int on_interrupt(follow_t *f)
 {
+        if (run_interrupted)
+                end_layout_line(f);
         if (run_interrupted && f->o->watch) {
                 fprintf(stderr, "\niofleet: no longer watching; the run goes on\n");
                 return -EINTR;
@@ -129,6 +175,7 @@ static int on_silence(follow_t *f)
                 f->next_ping = now + PING_AFTER_NS;
         }
         if (!f->silent && quiet >= 2 * PING_AFTER_NS) {
+                end_layout_line(f);
                 f->silent = true;
                 fprintf(stderr,
                         "iofleet: no word from the coordinator for %llds; trying to re-attach to "
@@ -137,6 +184,7 @@ static int on_silence(follow_t *f)
                         (long long)(f->reattach / (int64_t)NSEC_PER_SEC));
         }
         if (quiet >= f->reattach) {
+                end_layout_line(f);
                 fprintf(stderr,
                         "iofleet: the coordinator has not answered for %llds: leaving. Run %s may "
                         "still go on; follow it with 'iofleet watch %s'\n",
@@ -149,7 +197,9 @@ static int on_silence(follow_t *f)
 /* A live line: the run started, an interval, an alert, or what the coordinator says. */
 static void on_update(follow_t *f, const Iofleet__RunUpdate *u)
 {
-        if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_STARTED)
+        if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_LAYOUT)
+                on_layout(f, u);
+        else if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_STARTED)
                 render_started(f->live, u);
         else if (u->kind == IOFLEET__RUN_UPDATE__KIND__KIND_INTERVAL)
                 render_interval(f->live, u, f->total, f->o->per_host);
@@ -231,6 +281,9 @@ static int on_message(follow_t *f, const envelope_t *e)
                 return FOLLOW_ON;
         f->last_word = clock_mono_ns();
         f->next_ping = 0;
+        if (e->body_case != IOFLEET__ENVELOPE__BODY_RUN_UPDATE ||
+            e->run_update->kind != IOFLEET__RUN_UPDATE__KIND__KIND_LAYOUT)
+                end_layout_line(f);
         if (f->silent && e->body_case != IOFLEET__ENVELOPE__BODY_ERROR) {
                 f->silent = false;
                 fprintf(stderr, "iofleet: re-attached to run %s\n", f->run_id);
@@ -267,7 +320,8 @@ int follow_run(client_t *c, const run_opts_t *o, const char *run_id, uint64_t to
                       .last_word = clock_mono_ns(),
                       .reattach = o->reattach_ns ? (int64_t)o->reattach_ns : REATTACH_DEFAULT_NS,
                       .dir = dir,
-                      .dirlen = dirlen};
+                      .dirlen = dirlen,
+                      .tty = isatty(fileno(live))};
         char err[1024];
         int r = FOLLOW_ON;
 
@@ -286,5 +340,6 @@ int follow_run(client_t *c, const run_opts_t *o, const char *run_id, uint64_t to
                         r = on_message(&f, e);
                 wire_free(&e);
         }
+        end_layout_line(&f);
         return r;
 }

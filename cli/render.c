@@ -48,6 +48,64 @@ static const char *bytes_str(double b, char *buf, size_t len)
         return buf;
 }
 
+const char *render_eta(int64_t ns, char *buf, size_t len)
+{
+        /* Rounded up: "ETA 0s" while something is left would read as done. */
+        int64_t s = ns < 0 ? -1 : (ns + (int64_t)NSEC_PER_SEC - 1) / (int64_t)NSEC_PER_SEC;
+        if (s < 0)
+                snprintf(buf, len, "?");
+        else if (s < 60)
+                snprintf(buf, len, "%llds", (long long)s);
+        else if (s < 3600)
+                snprintf(buf, len, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+        else
+                snprintf(buf, len, "%lldh%02lldm", (long long)(s / 3600), (long long)(s / 60 % 60));
+        return buf;
+}
+
+/* "done of total (p%), rate, ETA e" of one agent or all. */
+static int layout_figures(char *buf, size_t len, uint64_t done, uint64_t total, uint64_t rate,
+                          int64_t eta_ns)
+{
+        char d[32], t[32], r[32], e[32];
+        /* Floored: 100% only when everything is there. */
+        unsigned pct = total ? (unsigned)((double)done * 100 / (double)total) : 100;
+        if (done < total && pct > 99)
+                pct = 99;
+        return snprintf(buf, len, "%s of %s (%u%%), %s, ETA %s", bytes_str((double)done, d, sizeof(d)),
+                        bytes_str((double)total, t, sizeof(t)), pct,
+                        rate ? bw_str((double)rate, r, sizeof(r)) : done < total ? "?B/s" : "-",
+                        done < total ? render_eta(eta_ns, e, sizeof(e)) : "0s");
+}
+
+void render_layout(char *buf, size_t len, const Iofleet__RunUpdate *u)
+{
+        const Iofleet__AgentLayout *s = u->layout_slowest;
+        int o = snprintf(buf, len, "laying out: ");
+        char d[32], t[32];
+        if (o < 0 || (size_t)o >= len)
+                return;
+        o += layout_figures(buf + o, len - o, u->layout_done_bytes, u->layout_total_bytes,
+                            u->layout_rate, u->layout_eta_ns);
+        if ((size_t)o < len && u->layout_agents < u->agents)
+                o += snprintf(buf + o, len - o, " (%u/%u agents)", u->layout_agents, u->agents);
+        if ((size_t)o < len && s && u->layout_agents > 1)
+                snprintf(buf + o, len - o, "; slowest: %s %s of %s", s->name,
+                         bytes_str((double)s->done_bytes, d, sizeof(d)),
+                         bytes_str((double)s->total_bytes, t, sizeof(t)));
+}
+
+void render_layout_agents(FILE *f, const Iofleet__RunUpdate *u)
+{
+        char line[256];
+        for (size_t i = 0; i < u->n_layout_per_agent; i++) {
+                const Iofleet__AgentLayout *a = u->layout_per_agent[i];
+                layout_figures(line, sizeof(line), a->done_bytes, a->total_bytes, a->rate,
+                               a->eta_ns);
+                fprintf(f, "    %-16s %s\n", a->name, line);
+        }
+}
+
 void render_started(FILE *f, const Iofleet__RunUpdate *u)
 {
         char skew[32], when[64];

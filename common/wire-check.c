@@ -690,17 +690,56 @@ static int check_run_accepted(const Iofleet__RunAccepted *a, char *err, size_t e
         return 0;
 }
 
+/* done of total bytes laid out: done <= total <= WIRE_MAX_LAYOUT_BYTES. */
+static int check_layout_bytes(uint64_t done, uint64_t total, const char *what, char *err,
+                              size_t errlen)
+{
+        if (total > WIRE_MAX_LAYOUT_BYTES)
+                return errorf(err, errlen, -EBADMSG, "%s.total_bytes %llu exceeds %llu", what,
+                              (unsigned long long)total, WIRE_MAX_LAYOUT_BYTES);
+        if (done > total)
+                return errorf(err, errlen, -EBADMSG, "%s.done_bytes %llu exceeds total_bytes %llu",
+                              what, (unsigned long long)done, (unsigned long long)total);
+        return 0;
+}
+
+static int check_layout_progress(const Iofleet__LayoutProgress *p, char *err, size_t errlen)
+{
+        int r = check_str(p->run_id, WIRE_MAX_ID, true, "layout_progress.run_id", err, errlen);
+        return r < 0 ? r
+                     : check_layout_bytes(p->done_bytes, p->total_bytes, "layout_progress", err,
+                                          errlen);
+}
+
+static int check_agent_layout(const Iofleet__AgentLayout *a, const char *what, char *err,
+                              size_t errlen)
+{
+        int r = check_str(a->name, WIRE_MAX_NAME, false, what, err, errlen);
+        return r < 0 ? r : check_layout_bytes(a->done_bytes, a->total_bytes, what, err, errlen);
+}
+
 static int check_run_update(const Iofleet__RunUpdate *u, char *err, size_t errlen)
 {
         int r;
         if ((r = check_str(u->run_id, WIRE_MAX_ID, true, "run_update.run_id", err, errlen)) < 0 ||
             (r = check_text(u->message, WIRE_MAX_TEXT, "run_update.message", err, errlen)) < 0)
                 return r;
-        if (u->n_per_agent > WIRE_MAX_AGENTS)
+        if (u->n_per_agent > WIRE_MAX_AGENTS || u->n_layout_per_agent > WIRE_MAX_AGENTS)
                 return errorf(err, errlen, -EBADMSG, "run_update: too many agents");
         for (size_t i = 0; i < u->n_per_agent; i++)
                 if ((r = check_str(u->per_agent[i]->name, WIRE_MAX_NAME, false,
                                    "run_update.per_agent.name", err, errlen)) < 0)
+                        return r;
+        if (u->layout_done_bytes > u->layout_total_bytes)
+                return errorf(err, errlen, -EBADMSG,
+                              "run_update.layout_done_bytes exceeds layout_total_bytes");
+        if (u->layout_slowest &&
+            (r = check_agent_layout(u->layout_slowest, "run_update.layout_slowest", err,
+                                    errlen)) < 0)
+                return r;
+        for (size_t i = 0; i < u->n_layout_per_agent; i++)
+                if ((r = check_agent_layout(u->layout_per_agent[i], "run_update.layout_per_agent",
+                                            err, errlen)) < 0)
                         return r;
         return check_strs(u->missing, u->n_missing, WIRE_MAX_AGENTS,
                           "run_update: too many missing agents", WIRE_MAX_NAME, true,
@@ -878,7 +917,8 @@ static int check_enroll_action_done(const Iofleet__EnrollActionDone *d, char *er
         X(ENROLL_QUERY, enroll_query, check_nothing)                                               \
         X(ENROLL_STATE, enroll_state, check_enroll_state)                                          \
         X(ENROLL_ACTION, enroll_action, check_enroll_action)                                       \
-        X(ENROLL_ACTION_DONE, enroll_action_done, check_enroll_action_done)
+        X(ENROLL_ACTION_DONE, enroll_action_done, check_enroll_action_done)                        \
+        X(LAYOUT_PROGRESS, layout_progress, check_layout_progress)
 
 typedef int (*body_check_fn)(const envelope_t *e, char *err, size_t errlen);
 

@@ -30,6 +30,8 @@
 #define WIRE_MAX_TEXT 4096
 #define WIRE_MAX_INTERVALS 10000000u
 #define WIRE_MAX_AGENTS 100000
+/* Bytes one agent may report laying out (1 PiB): sums over agents stay far from overflow. */
+#define WIRE_MAX_LAYOUT_BYTES (1ULL << 50)
 #define WIRE_MAX_SETTINGS 256 /* server settings, mount options, sysctls, sweep parameters */
 #define WIRE_MAX_PARTS 16
 #define WIRE_MAX_POINTS 100000

@@ -24,6 +24,11 @@ static inline run_agent_t *run_find_agent(coord_run_t *run, const char *id)
 }
 
 void run_event(coord_run_t *run, run_out_t *out, const char *fmt, ...) _printf_(3, 4);
+/* u (its run_id set here) to the control client that submitted the run and every watcher. */
+void run_push_update(coord_run_t *run, run_out_t *out, Iofleet__RunUpdate *u);
+/* The layout's live line when it is due (run-layout.c), and when that is (INT64_MAX: never). */
+void run_layout_tick(coord_run_t *run, int64_t now, run_out_t *out);
+int64_t run_layout_deadline(const coord_run_t *run);
 void run_send_stop(coord_run_t *run, run_agent_t *a, const char *reason, run_out_t *out);
 void run_send_start(coord_run_t *run, run_agent_t *a, run_out_t *out);
 /* An Ack to a saying every run message it sent up to a->rseq is kept. */

@@ -14,7 +14,7 @@
 #include "run-internal.h"
 #include "util.h"
 
-static void push_control(coord_run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
+void run_push_update(coord_run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         u->run_id = run->id;
@@ -76,7 +76,7 @@ void run_event(coord_run_t *run, run_out_t *out, const char *fmt, ...)
                 log_info("run %s: %s", run->id, msg);
         u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_EVENT;
         u.message = msg;
-        push_control(run, out, &u);
+        run_push_update(run, out, &u);
 }
 
 static void send_agent(run_out_t *out, run_agent_t *a, envelope_t *e)
@@ -336,6 +336,7 @@ void run_free(coord_run_t **rp)
                 fclose(run->spool);
         free(run->civ);
         free(run->late);
+        layout_progress_done(&run->layout);
         wire_free(&run->submit);
         free(run);
         *rp = NULL;
@@ -380,7 +381,7 @@ static void check_degrade(coord_run_t *run, size_t k, run_out_t *out)
                 u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_ALERT;
                 u.index = k;
                 u.message = msg;
-                push_control(run, out, &u);
+                run_push_update(run, out, &u);
         }
         if (fired > run->degrade.n_alerts - before && !run->replaying)
                 log_warning("run %s: %zu more alerts (only the first %d are kept)", run->id,
@@ -457,7 +458,7 @@ static void emit_interval(coord_run_t *run, size_t k, run_out_t *out)
                 c->clat_p99_ns = v[1];
         }
         u.clat_p99_ns = c->clat_p99_ns;
-        push_control(run, out, &u);
+        run_push_update(run, out, &u);
         free(pa);
         free(pp);
         free(missing);
@@ -822,7 +823,7 @@ static void check_all_started(coord_run_t *run, run_out_t *out)
         u.agents = run->n_agents;
         u.interval_ns = run->interval_ns;
         u.message = run->skew_shared_clock ? "shared clock" : "timeline";
-        push_control(run, out, &u);
+        run_push_update(run, out, &u);
 }
 
 void run_fail_agent(coord_run_t *run, run_agent_t *a, Iofleet__ErrorCode code, const char *msg,
@@ -1119,6 +1120,7 @@ void run_tick(coord_run_t *run, int64_t now, run_out_t *out)
                 }
                 run_cancel(run, IOFLEET__ERROR_CODE__ERROR_TIMEOUT, why, now, out);
         }
+        run_layout_tick(run, now, out);
         if (now >= run->agent_due_ns) {
                 run_tick_away(run, now, out);
                 tick_restore(run, now, out);
@@ -1164,7 +1166,8 @@ int64_t run_next_deadline(const coord_run_t *run)
         if (run->phase == RUN_DONE)
                 return t;
         if (run->phase == RUN_PREPARING)
-                t = run->prepare_deadline_ns;
+                t = run->prepare_deadline_ns < run_layout_deadline(run) ? run->prepare_deadline_ns
+                                                                       : run_layout_deadline(run);
         if (run->phase == RUN_STARTING && run->start_ns + RUN_START_GRACE_NS < t)
                 t = run->start_ns + RUN_START_GRACE_NS;
         if (run->phase == RUN_RUNNING || run->phase == RUN_STOPPING) {

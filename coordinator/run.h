@@ -13,6 +13,7 @@
 #include "idmap.h"
 #include "io-counts.h"
 #include "kv.h"
+#include "layout-progress.h"
 #include "options.h"
 #include "registry.h"
 #include "sock.h"
@@ -205,6 +206,12 @@ struct coord_run {
          * between messages look at every agent only once it has come. Lowered whenever an agent
          * takes a deadline, recomputed after each look. */
         int64_t agent_due_ns;
+        /* Files being laid out (coordinator/run-layout.c): the agents' reports, and the live
+         * line's pace: shown a second after the first report at the earliest (a quick layout
+         * shows nothing), then at most once a second, and at once when complete. */
+        layout_progress_t layout;
+        int64_t layout_first_ns, layout_shown_ns;
+        bool layout_dirty, layout_shown;
         /* The cluster-wide stonewall (run-groups.c): with several serial groups, each after the
          * first starts at one instant on every agent once all ended the one before. */
         bool group_barrier;
@@ -237,6 +244,10 @@ void run_free(coord_run_t **rp);
  * accepted, or one after a gap, returns -EALREADY (and an Ack goes out so the agent resends from
  * the right place). */
 int run_on_message(coord_run_t *run, const char *agent_id, envelope_t **msg, int64_t now, run_out_t *out);
+/* An agent's LayoutProgress (best effort: not journalled, not acknowledged), taken while the run
+ * prepares; the live line follows by run_tick. 0, or -ESRCH when it is not for this run now. */
+int run_on_layout_progress(coord_run_t *run, const char *agent_id, const Iofleet__LayoutProgress *m,
+                           int64_t now, run_out_t *out);
 /* An agent of the run missed its lease (or said goodbye): the run goes on without it, waiting up
  * to the orphan grace for it to come back; what it sent is kept. */
 void run_agent_lost(coord_run_t *run, const char *agent_id, int64_t now, run_out_t *out);

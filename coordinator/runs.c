@@ -705,6 +705,12 @@ int runs_agent_message(runs_t *rs, coord_agent_t *a, envelope_t **e, int64_t now
         return r == -EALREADY ? 0 : r;
 }
 
+int runs_layout_progress(runs_t *rs, coord_agent_t *a, const Iofleet__LayoutProgress *m, int64_t now)
+{
+        coord_run_t *run = runs_of_agent(rs, a->id);
+        return run ? run_on_layout_progress(run, a->id, m, now, rs->ctx.out) : -ESRCH;
+}
+
 void runs_agent_hello(runs_t *rs, coord_agent_t *a, const Iofleet__Hello *h, int64_t now)
 {
         coord_run_t *run = runs_of_agent(rs, a->id);

@@ -49,6 +49,8 @@ void runs_list(runs_t *rs, const char *peer);
 /* Agent events. runs_agent_message() takes run messages (Prepared ... Restored, Error) and may
  * take over *e; returns -ESRCH when no run of this coordinator wants it. */
 int runs_agent_message(runs_t *rs, coord_agent_t *a, envelope_t **e, int64_t now);
+/* An agent's LayoutProgress, to the run that holds it; -ESRCH when none does (ignored). */
+int runs_layout_progress(runs_t *rs, coord_agent_t *a, const Iofleet__LayoutProgress *m, int64_t now);
 void runs_agent_hello(runs_t *rs, coord_agent_t *a, const Iofleet__Hello *h, int64_t now);
 void runs_agent_lost(runs_t *rs, coord_agent_t *a, int64_t now);
 /* The answer to an agent's heartbeat: the run holding it ("" none) and what it acknowledges

@@ -417,6 +417,12 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                         log_debug("agent %s: %s for a run that is not current, ignored", a->name,
                                   wire_body_name(e));
                 break;
+        case IOFLEET__ENVELOPE__BODY_LAYOUT_PROGRESS:
+                /* Best effort: one for a run that is over or started is simply late. */
+                if (runs_layout_progress(srv->runs, a, e->layout_progress, now_timeline()) < 0)
+                        log_debug("agent %s: layout progress for a run not preparing, ignored",
+                                  a->name);
+                break;
         default:
                 if (!log_allowed(srv, who, note, sizeof(note)))
                         break;

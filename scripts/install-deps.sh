@@ -5,12 +5,14 @@
 set -euo pipefail
 
 # scdoc builds the man pages (a build dependency); zsh only runs the zsh completion test;
-# ansible, ansible-lint and python3-apt (the apt module) test deploy/ansible.
+# ansible, ansible-lint and python3-apt (the apt module) test deploy/ansible; python3-pil reads
+# the pictures headless Chromium makes of the plots (it-report).
 pkgs=(build-essential cmake pkg-config
       libzmq3-dev libprotobuf-c-dev protobuf-c-compiler libsystemd-dev uuid-dev
       libcmocka-dev libinih-dev libjansson-dev libsodium-dev liburing-dev libaio-dev libxxhash-dev nettle-dev
       libnfs-dev nfs-ganesha nfs-ganesha-vfs rpcbind nfs-kernel-server libmicrohttpd-dev
       iproute2 jq curl python3 python3-yaml libxml2-utils systemd fio clang libclang-rt-14-dev chromium prometheus
+      python3-pil
       dbus scdoc zsh
       ansible ansible-lint python3-apt
       dpkg-dev debhelper lintian

@@ -139,6 +139,14 @@ function drawRuns(runs) {
   if (!ul.firstChild) ul.appendChild(el("li", {}, "none yet"));
 }
 
+/* How the page lies in this window, as data- attributes like its figures: whether it fits the
+ * width (nothing to scroll sideways but the agents table's own box) and its column count. */
+function layoutFacts() {
+  const main = document.querySelector("main");
+  document.body.dataset.fits = document.documentElement.scrollWidth <= window.innerWidth ? "1" : "0";
+  document.body.dataset.columns = String(getComputedStyle(main).gridTemplateColumns.split(" ").length);
+}
+
 async function poll() {
   try {
     const resp = await fetch("/api/state", { cache: "no-store" });
@@ -147,6 +155,7 @@ async function poll() {
     $("status").className = "status";
     $("status").textContent = "updated " + new Date().toLocaleTimeString();
     document.body.dataset.polls = String(Number(document.body.dataset.polls || 0) + 1);
+    layoutFacts();
   } catch (e) {
     $("status").className = "status error";
     $("status").textContent = "cannot reach the coordinator: " + e.message;

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "layout.h"
 #include "log.h"
 #include "util.h"
 
@@ -307,7 +308,7 @@ static void fill_chunk(uint64_t *buf, size_t n, uint64_t *x)
 
 /* Writes [off, length) of fh with a few writes in flight. 0 or -errno with err set. */
 static int layout_fill(nfs_data_t *d, struct nfsfh *fh, const engine_file_t *f, uint64_t off,
-                       char *err, size_t errlen)
+                       uint64_t *counted, char *err, size_t errlen)
 {
         nfs_op_t ops[NFS_LAYOUT_DEPTH];
         bool busy[NFS_LAYOUT_DEPTH] = {false};
@@ -350,6 +351,10 @@ static int layout_fill(nfs_data_t *d, struct nfsfh *fh, const engine_file_t *f, 
                                 continue;
                         busy[i] = false;
                         outstanding--;
+                        if (ops[i].status == (int)len[i]) {
+                                layout_count(f->done, len[i]);
+                                *counted += len[i];
+                        }
                         if (ops[i].status != (int)len[i]) {
                                 int e = ops[i].status < 0 ? ops[i].status : -EIO;
                                 r = errorf(err, errlen, e, "laying out %s at offset %llu: %s",
@@ -373,7 +378,7 @@ static int layout_one(nfs_data_t *d, const engine_file_t *f, char *err, size_t e
         struct nfsfh *fh = NULL;
         int flags = (f->readonly ? O_RDONLY : O_RDWR) | (f->readonly || !f->length ? 0 : O_CREAT) |
                     O_NOFOLLOW;
-        uint64_t size;
+        uint64_t size, counted = 0;
         int r;
 
         op.fh = (void *)&op;
@@ -435,7 +440,10 @@ static int layout_one(nfs_data_t *d, const engine_file_t *f, char *err, size_t e
         } else {
                 log_debug("nfs: laying out %s: %llu of %llu bytes missing", f->path,
                           (unsigned long long)(f->length - size), (unsigned long long)f->length);
-                if ((r = layout_fill(d, fh, f, size, err, errlen)) < 0)
+                /* What is there already counts as done at once. */
+                layout_count(f->done, size);
+                counted = size;
+                if ((r = layout_fill(d, fh, f, size, &counted, err, errlen)) < 0)
                         goto out;
         }
         /* COMMIT, as fio's create_fsync: the layout is on stable storage before the job. */
@@ -447,6 +455,9 @@ static int layout_one(nfs_data_t *d, const engine_file_t *f, char *err, size_t e
                 r = errorf(err, errlen, r, "commit of %s after laying it out: %s", f->path,
                            nfs_why(d));
 out:
+        /* Long enough already, extended, or filled: all of its length is done. */
+        if (r == 0 && f->length > counted)
+                layout_count(f->done, f->length - counted);
         if (d->nfs)
                 nfs_close_async(d->nfs, fh, close_cb, NULL);
         return r;

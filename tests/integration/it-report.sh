@@ -79,12 +79,17 @@ assert len(rows) == 5, rows
 assert all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
 ' "$T/report.csv"
 
-# csv_get POINT COLUMN: one cell of the CSV.
-csv_get() {
-	python3 -c '
+# csv_get POINT COLUMN: one cell of the CSV (read once, by Python's csv module).
+declare -A CSV=()
+while IFS=$'\t' read -r key val; do
+	CSV[$key]=$val
+done < <(python3 -c '
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-print(rows[int(sys.argv[2])][sys.argv[3]])' "$T/report.csv" "$1" "$2"
+for i, row in enumerate(csv.DictReader(open(sys.argv[1], newline=""))):
+    for col, val in row.items():
+        print(f"{i} {col}\t{val}")' "$T/report.csv")
+csv_get() {
+	printf '%s' "${CSV["$1 $2"]-}"
 }
 # expect POINT COLUMN JQ: the median over the point's result.json files of the jq figure.
 expect() {
@@ -93,8 +98,10 @@ expect() {
 		if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end" \
 		"${files[@]}"
 }
+# near GOT WANT: equal to the CSV's 3 decimals (awk: no interpreter start per figure).
 near() {
-	python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) <= 0.0011 + 1e-6 * abs(b) else 1)' "$1" "$2"
+	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b
+		exit !(a != "" && b != "" && d <= 0.0011 + 1e-6 * m) }'
 }
 ALL='(.client_stats[] | select(.jobname == "All clients"))'
 for p in 0 1 2 3; do
@@ -123,9 +130,9 @@ for pair in "0 1" "2 3"; do
 	set -- $pair
 	b1=$(expect "$1" "$ALL.read.bw_bytes + $ALL.write.bw_bytes")
 	b2=$(expect "$2" "$ALL.read.bw_bytes + $ALL.write.bw_bytes")
-	want=$(python3 -c "print($b2 / 2 / $b1 * 100)")
+	want=$(awk -v a="$b2" -v b="$b1" 'BEGIN { printf "%.9g", a / 2 / b * 100 }')
 	check "csv: point $2 efficiency $want%" near "$(csv_get "$2" efficiency_pct)" "$want"
-	want=$(python3 -c "print($b2 / 2 / 1048576)")
+	want=$(awk -v a="$b2" 'BEGIN { printf "%.9g", a / 2 / 1048576 }')
 	check "csv: point $2 per-client MiB/s" near "$(csv_get "$2" per_client_mib_s)" "$want"
 done
 
@@ -166,62 +173,10 @@ jqcheck "the result's intervals carry their completion latency" "$S/point-001-r0
 "$IOFLEET" report --plots="$T/elsewhere" "$S" >/dev/null 2>&1
 check "--plots=DIR puts them there" test -f "$T/elsewhere/bars.svg"
 
-# pixels PNG: exits 0 when the image holds more than a handful of colours and some non-white.
-pixels() {
-	python3 - "$1" <<'EOF'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-pos, idat, hdr = 8, b"", None
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        hdr = struct.unpack(">IIBBBBB", body)
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-w, h, depth, ctype = hdr[0], hdr[1], hdr[2], hdr[3]
-assert depth == 8 and ctype in (2, 6), (depth, ctype)
-bpp = 3 if ctype == 2 else 4
-raw, stride = zlib.decompress(idat), w * bpp
-prev, colours, ink = bytearray(stride), set(), 0
-for y in range(h):
-    f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a = line[i - bpp] if i >= bpp else 0
-        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for x in range(0, stride, bpp):
-        px = bytes(line[x:x + 3])
-        colours.add(px)
-        ink += px != b"\xff\xff\xff"
-    prev = line
-print(f"{len(colours)} colours, {ink} of {w * h} pixels not white")
-sys.exit(0 if len(colours) > 8 and ink > w * h // 200 else 1)
-EOF
-}
-if command -v chromium >/dev/null; then
-	mkdir -p "$T/home"
-	for f in "$S/plots/bars.svg" "$S/plots/scaling.svg" "$S/plots/timeline-point-001-r0.svg"; do
-		png=$T/$(basename "$f" .svg).png
-		HOME=$T/home timeout 120 chromium --headless --no-sandbox --disable-gpu --log-level=3 \
-			--screenshot="$png" --window-size=1000,1000 "file://$f" </dev/null >"$T/chromium.log" 2>&1
-		check "chromium renders $(basename "$f")" test -s "$png"
-		check "$(basename "$f") is not blank on screen" pixels "$png"
-	done
-else
-	echo "chromium is not installed: skipping the browser rendering check"
-fi
-
 # One run: RUN_DIR/result.json; a metadata job reports files/s.
-run_into "$T/meta" 2 --name=m --ioengine=metadata --nrfiles=100 --filesize=4k --directory="$T/data"
+# At 100 ms intervals, so that its timeline shows the phases (docs/screenshots keeps it).
+run_into "$T/meta" 2 --name=m --ioengine=metadata --nrfiles=600 --filesize=4k --interval=100ms \
+	--directory="$T/data"
 "$IOFLEET" report --format=csv --no-plots "$T/meta" >"$T/meta.csv" 2>/dev/null
 check "single run: report exits 0" [ $? -eq 0 ]
 want=$(jq '(.client_stats[] | select(.jobname == "All clients") | .metadata) as $m |
@@ -232,6 +187,49 @@ check "metadata: create files/s $got = phases' $want" near "$got" "$want"
 "$IOFLEET" report "$T/meta" >"$T/meta.txt" 2>&1
 check "metadata: text shows files/s columns" grep -q 'create files/s.*delete files/s' "$T/meta.txt"
 check "single run: a timeline plot" test -f "$T/meta/plots/timeline-run.svg"
+
+# The plots as a browser shows them: headless Chromium renders each kind (the timeline with
+# bandwidth, IOPS and latency, the metadata timeline, the scaling curve, the bars with read and
+# write stacked) at its own size, and the picture is not blank. With IOFLEET_SCREENSHOTS set,
+# the scaling, bars and metadata timeline pictures are kept there: docs/screenshots/ is made
+# that way (it-web makes the page's and the bandwidth timeline's).
+PIL_PY=""
+for p in python3 /usr/bin/python3; do
+	"$p" -c 'import PIL' 2>/dev/null && { PIL_PY=$p; break; }
+done
+# pixels PNG: exits 0 when the image holds more than a handful of colours and some non-white.
+pixels() {
+	"$PIL_PY" - "$1" <<'EOF'
+import sys
+from PIL import Image
+im = Image.open(sys.argv[1]).convert("RGB")
+w, h = im.size
+colours = im.getcolors(w * h)
+ink = w * h - sum(n for n, c in colours if c == (255, 255, 255))
+print(f"{len(colours)} colours, {ink} of {w * h} pixels not white")
+sys.exit(0 if len(colours) > 8 and ink > w * h // 200 else 1)
+EOF
+}
+if ! command -v chromium >/dev/null; then
+	echo "chromium is not installed: skipping the browser rendering check"
+elif [ -z "$PIL_PY" ]; then
+	echo "python3-pil is not installed: skipping the browser rendering check"
+else
+	mkdir -p "$T/home"
+	[ -z "${IOFLEET_SCREENSHOTS:-}" ] || mkdir -p "$IOFLEET_SCREENSHOTS"
+	for spec in "$S/plots/bars.svg:plot-bars.png" "$S/plots/scaling.svg:plot-scaling.png" \
+		"$S/plots/timeline-point-001-r0.svg:" "$T/meta/plots/timeline-run.svg:plot-timeline-metadata.png"; do
+		f=${spec%%:*} keep=${spec#*:}
+		png=$T/$(basename "$(dirname "$(dirname "$f")")")-$(basename "$f" .svg).png
+		size=$(sed -n 's/^<svg .* width="\([0-9]*\)" height="\([0-9]*\)".*/\1,\2/p' "$f")
+		HOME=$T/home timeout 120 chromium --headless --no-sandbox --disable-gpu --log-level=3 \
+			--hide-scrollbars --screenshot="$png" --window-size="${size:-1000,1000}" "file://$f" \
+			</dev/null >"$T/chromium.log" 2>&1
+		check "chromium renders $(basename "$f") at its size ($size)" test -s "$png" -a -n "$size"
+		check "$(basename "$f") is not blank on screen" pixels "$png"
+		[ -z "${IOFLEET_SCREENSHOTS:-}" ] || [ -z "$keep" ] || cp "$png" "$IOFLEET_SCREENSHOTS/$keep"
+	done
+fi
 
 # Bad input: one line naming the file and what is wrong, exit 1, no crash.
 bad() {

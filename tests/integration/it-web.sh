@@ -2,8 +2,9 @@
 # The coordinator's live web page in headless Chromium during a real run of 3 agents: the DOM it
 # builds from /api/state shows the run, its bandwidth chart, per-agent bars and the agents table,
 # and its figures match /metrics; after the run its counters equal /metrics exactly and past runs
-# link to their results and plots. Screenshots of the page and of each plot kind of
-# `iofleet report` go to $IOFLEET_SCREENSHOTS when set (docs/screenshots/ is made that way).
+# link to their results and plots. Screenshots of the page and of the run's timeline plot go to
+# $IOFLEET_SCREENSHOTS when set (docs/screenshots/ is made that way; it-report makes the other
+# plot kinds').
 . "$(dirname "$0")/lib.sh"
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROME" ] || skip "chromium is not installed"
@@ -20,10 +21,12 @@ BASE=http://127.0.0.1:${PORT:-1}
 for a in a0 a1 a2; do start_agent $a; done
 wait_agents 3
 
-# dom FILE [BUDGET_MS]: the page as headless Chromium leaves it after BUDGET_MS of virtual time.
+# dom FILE [BUDGET_MS [W,H]]: the page as headless Chromium leaves it after BUDGET_MS of virtual
+# time, in a window of W x H (a desktop's by default).
 dom() {
 	timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --user-data-dir="$T/chrome" \
-		--virtual-time-budget="${2:-5000}" --dump-dom "$BASE/" >"$1" 2>"$T/chrome.log"
+		--window-size="${3:-1280,1100}" --virtual-time-budget="${2:-5000}" --dump-dom "$BASE/" \
+		>"$1" 2>"$T/chrome.log"
 }
 # attr FILE SELECTOR-REGEX ATTR: the attribute of the first element whose tag matches.
 attr() {
@@ -64,6 +67,8 @@ rbw=$(attr "$T/running.html" 'id="read-bw"' data-value)
 # rate=24m holds each direction of each agent at 24 MiB/s at most.
 check "running: the cluster read bandwidth is shown ($rbw B/s, at most 3 x 24 MiB/s)" \
 	awk -v b="${rbw:-0}" 'BEGIN { exit !(b > 0.2 * 72 * 1048576 && b < 1.2 * 72 * 1048576) }'
+check "running: on a desktop, two columns within the window's width" \
+	[ "$(attr "$T/running.html" body data-columns)/$(attr "$T/running.html" body data-fits)" = 2/1 ]
 check "running: a clat p99 is shown" awk -v v="$(attr "$T/running.html" 'id="clat-p99"' data-value)" 'BEGIN { exit !(v > 0) }'
 shot "$BASE/" live-page.png 1280,1100
 shot "$BASE/" live-page-phone.png 412,1400
@@ -75,7 +80,9 @@ check "iofleet report makes the run's plots" ls "$T/runs/$rid/plots/"*.svg
 # After the run: the counters are still; the page's equal /metrics' exactly.
 sleep 1
 curl -sf "$BASE/metrics" -o "$T/after.txt"
-dom "$T/after.html" 12000
+dom "$T/after.html" 12000 412,900 # a phone's width
+check "after, on a phone: one column within the window's width" \
+	[ "$(attr "$T/after.html" body data-columns)/$(attr "$T/after.html" body data-fits)" = 1/1 ]
 for a in a0 a1 a2; do
 	m=$(awk -v a="$a" '$1 ~ "^iofleet_bytes_total\\{agent=\"" a "\".*direction=\"read\"" { print $2 }' "$T/after.txt")
 	p=$(attr "$T/after.html" "tr data-agent=\"$a\"" data-read-bytes)

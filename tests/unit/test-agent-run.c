@@ -31,6 +31,7 @@ typedef struct fx {
         arun_out_t out;
         arun_cfg_t cfg;
         uint64_t rb, wb; /* the fake workers' totals */
+        uint64_t ld, lt; /* the fake layout: bytes done of total */
         unsigned packs;
 } fx_t;
 
@@ -51,6 +52,7 @@ static int fake_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
         Iofleet__DirStats rd = IOFLEET__DIR_STATS__INIT;
         Iofleet__Finished fi = IOFLEET__FINISHED__INIT;
         Iofleet__Restored re = IOFLEET__RESTORED__INIT;
+        Iofleet__LayoutProgress lp = IOFLEET__LAYOUT_PROGRESS__INIT;
         Iofleet__GroupReady gr = IOFLEET__GROUP_READY__INIT;
         Iofleet__GroupStarted gs = IOFLEET__GROUP_STARTED__INIT;
         fx->packs++;
@@ -94,6 +96,13 @@ static int fake_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
                 re.error = (char *)p->error;
                 e.body_case = BODY(RESTORED);
                 e.restored = &re;
+                break;
+        case ARUN_MSG_LAYOUT:
+                p->layout_done = lp.done_bytes = fx->ld;
+                p->layout_total = lp.total_bytes = fx->lt;
+                lp.run_id = (char *)p->run_id;
+                e.body_case = BODY(LAYOUT_PROGRESS);
+                e.layout_progress = &lp;
                 break;
         case ARUN_MSG_GROUP_READY:
                 gr.run_id = (char *)p->run_id;
@@ -334,6 +343,103 @@ static void test_client_in_order(void **state)
         arun_on_ack(fx.ar, 7, start + 3 * SEC, &fx.out);
         assert_true(arun_over(fx.ar));
         assert_int_equal(fx.out.coord.n, 0);
+        fx_done(&fx);
+}
+
+/* The outbox holds one LayoutProgress saying done of total. */
+static void expect_layout(fx_t *fx, uint64_t done, uint64_t total)
+{
+        envelope_t *e;
+        if (fx->out.coord.n != 1)
+                fail_msg("%zu messages sent, one LayoutProgress expected", fx->out.coord.n);
+        e = sent(fx, 0);
+        assert_int_equal(e->body_case, BODY(LAYOUT_PROGRESS));
+        assert_string_equal(e->layout_progress->run_id, RUN_ID);
+        assert_int_equal(e->layout_progress->done_bytes, done);
+        assert_int_equal(e->layout_progress->total_bytes, total);
+        wire_free(&e);
+        fx_clear(fx);
+}
+
+/* Layout progress: at once when the runner is there, then at most once a second and only when it
+ * changed, none without a session, the last one at once when the layout is done; never a
+ * numbered run message (nothing to acknowledge or resend). */
+static void test_layout_progress(void **state)
+{
+        prep_def_t d = {.role = "", .grace_ns = 60 * SEC};
+        int64_t t = T0 + 10 * MSEC;
+        fx_t fx;
+
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        fx_new(&fx, &d, T0);
+        assert_int_equal(arun_next_deadline(fx.ar), INT64_MAX);
+        fx_clear(&fx);
+        arun_host_prepared(fx.ar, 0, "", t, &fx.out);
+        fx_clear(&fx);
+        /* The first report is due at once (the runner is built right after). */
+        assert_int_equal(arun_next_deadline(fx.ar), t);
+        fx.lt = 3000;
+        fx.ld = 0;
+        arun_tick(fx.ar, t, &fx.out);
+        expect_layout(&fx, 0, 3000);
+        assert_int_equal(arun_next_deadline(fx.ar), t + SEC);
+        /* Not before the second is over, however much changed. */
+        fx.ld = 500;
+        arun_tick(fx.ar, t + SEC - 1, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        arun_tick(fx.ar, t + SEC, &fx.out);
+        expect_layout(&fx, 500, 3000);
+        /* Unchanged (a slow file, an fsync): nothing. */
+        arun_tick(fx.ar, t + 2 * SEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        assert_int_equal(arun_next_deadline(fx.ar), t + 3 * SEC);
+        /* Without a session nothing goes, and nothing is kept for later. */
+        arun_session(fx.ar, false, t + 2500 * MSEC, &fx.out);
+        fx_clear(&fx);
+        fx.ld = 1500;
+        arun_tick(fx.ar, t + 3 * SEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        /* Back (before the Ack that says where to resend from): progress goes anyway. */
+        arun_session(fx.ar, true, t + 3500 * MSEC, &fx.out);
+        fx.ld = 2000;
+        arun_tick(fx.ar, t + 4 * SEC, &fx.out);
+        expect_layout(&fx, 2000, 3000);
+        arun_on_ack(fx.ar, 0, t + 4100 * MSEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        /* Done: the last report at once, then the clock burst; no more layout deadlines. */
+        fx.ld = 3000;
+        arun_runner_prepared(fx.ar, t + 4200 * MSEC, &fx.out);
+        assert_int_equal(fx.out.todo, ARUN_DO_BURST);
+        expect_layout(&fx, 3000, 3000);
+        assert_int_equal(arun_next_deadline(fx.ar), INT64_MAX);
+        arun_tick(fx.ar, t + 6 * SEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        /* None of them was a run message. */
+        assert_int_equal(arun_made(fx.ar), 0);
+        arun_clock_ready(fx.ar, true, t + 6 * SEC, &fx.out);
+        assert_int_equal(arun_made(fx.ar), 1);
+        fx_done(&fx);
+}
+
+/* Nothing to lay out (a null engine), or all of it there already and unchanged: one report at
+ * most, none at the end. */
+static void test_layout_nothing(void **state)
+{
+        prep_def_t d = {.role = "", .grace_ns = 60 * SEC};
+        fx_t fx;
+
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        fx_new(&fx, &d, T0);
+        arun_host_prepared(fx.ar, 0, "", T0, &fx.out);
+        fx_clear(&fx);
+        arun_tick(fx.ar, T0, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        fx.ld = fx.lt = 4096;
+        arun_tick(fx.ar, T0 + SEC, &fx.out);
+        expect_layout(&fx, 4096, 4096);
+        arun_runner_prepared(fx.ar, T0 + SEC + 1, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        assert_int_equal(fx.out.todo, ARUN_DO_BURST);
         fx_done(&fx);
 }
 
@@ -1219,6 +1325,8 @@ int main(void)
             cmocka_unit_test(test_client_in_order),
             cmocka_unit_test(test_force_blocked_workers),
             cmocka_unit_test(test_timed_run_interval_count),
+            cmocka_unit_test(test_layout_progress),
+            cmocka_unit_test(test_layout_nothing),
             cmocka_unit_test(test_server_in_order),
             cmocka_unit_test(test_host_prepare_fails),
             cmocka_unit_test(test_runner_and_clock_failures),

@@ -195,12 +195,73 @@ static void test_clock_offset(void **state)
         assert_string_equal(buf, "-2.000000s \u00b14.1\u00b5s");
 }
 
+/* The layout's live line: sums, share, rate, ETA and the slowest agent; what is not known yet
+ * says so; agents that have not reported are counted; a line per agent for --verbose. */
+static void test_layout_line(void **state)
+{
+        Iofleet__RunUpdate u = IOFLEET__RUN_UPDATE__INIT;
+        Iofleet__AgentLayout slow = IOFLEET__AGENT_LAYOUT__INIT, a2 = IOFLEET__AGENT_LAYOUT__INIT;
+        Iofleet__AgentLayout *per[2] = {&slow, &a2};
+        char line[512], eta[32], *buf = NULL;
+        size_t len = 0;
+        FILE *f;
+
+        u.kind = IOFLEET__RUN_UPDATE__KIND__KIND_LAYOUT;
+        u.agents = u.layout_agents = 3;
+        u.layout_done_bytes = 1288490189;  /* 1.2 GiB */
+        u.layout_total_bytes = 3221225472; /* 3 GiB */
+        u.layout_rate = 410 << 20;
+        u.layout_eta_ns = 3500000000;
+        slow.name = "c2";
+        slow.done_bytes = 322122547;
+        slow.total_bytes = 1073741824;
+        slow.rate = 100 << 20;
+        slow.eta_ns = 3500000000;
+        u.layout_slowest = &slow;
+        render_layout(line, sizeof(line), &u);
+        assert_string_equal(line, "laying out: 1.2GiB of 3.0GiB (40%), 410.0MiB/s, ETA 4s; "
+                                  "slowest: c2 307.2MiB of 1.0GiB");
+        /* The first report: no rate, no ETA; one agent of three heard so far. */
+        u.layout_rate = 0;
+        u.layout_eta_ns = -1;
+        u.layout_agents = 1;
+        u.layout_slowest = NULL;
+        render_layout(line, sizeof(line), &u);
+        assert_string_equal(line,
+                            "laying out: 1.2GiB of 3.0GiB (40%), ?B/s, ETA ? (1/3 agents)");
+        /* Almost done is not 100%; done is. */
+        u.layout_agents = 3;
+        u.layout_done_bytes = u.layout_total_bytes - 1;
+        render_layout(line, sizeof(line), &u);
+        assert_contains(line, "(99%)");
+        u.layout_done_bytes = u.layout_total_bytes;
+        u.layout_eta_ns = 0;
+        render_layout(line, sizeof(line), &u);
+        assert_string_equal(line, "laying out: 3.0GiB of 3.0GiB (100%), -, ETA 0s");
+        assert_string_equal(render_eta(125 * 1000000000LL, eta, sizeof(eta)), "2m05s");
+        assert_string_equal(render_eta(3720 * 1000000000LL, eta, sizeof(eta)), "1h02m");
+        assert_string_equal(render_eta(1, eta, sizeof(eta)), "1s");
+        /* Per agent. */
+        a2.name = "c1";
+        a2.done_bytes = a2.total_bytes = 1 << 20;
+        u.layout_per_agent = per;
+        u.n_layout_per_agent = 2;
+        f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        render_layout_agents(f, &u);
+        fclose(f);
+        assert_contains(buf, "    c2               307.2MiB of 1.0GiB (29%), 100.0MiB/s, ETA 4s\n");
+        assert_contains(buf, "    c1               1.0MiB of 1.0MiB (100%), -, ETA 0s\n");
+        free(buf);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_ramp_and_counter),
             cmocka_unit_test(test_metadata_table),
             cmocka_unit_test(test_clock_offset),
+            cmocka_unit_test(test_layout_line),
             cmocka_unit_test(test_partial),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

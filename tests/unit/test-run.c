@@ -641,6 +641,99 @@ static void test_bad_job_refused(void **state)
 
 /* --- start -------------------------------------------------------------------------------- */
 
+/* Agent i's LayoutProgress, through the wire as the loop hands it over. */
+static int send_layout(fx_t *fx, size_t i, uint64_t done, uint64_t total, int64_t now)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT, *m;
+        Iofleet__LayoutProgress p = IOFLEET__LAYOUT_PROGRESS__INIT;
+        int r;
+        p.run_id = RUN_ID;
+        p.done_bytes = done;
+        p.total_bytes = total;
+        e.body_case = BODY(LAYOUT_PROGRESS);
+        e.layout_progress = &p;
+        m = roundtrip(&e);
+        r = run_on_layout_progress(fx->run, fx->agents[i].id, m->layout_progress, now, &fx->out);
+        wire_free(&m);
+        return r;
+}
+
+/* Layout progress reaches the CLI as KIND_LAYOUT: nothing for a layout quicker than a second,
+ * then at most once a second (at run_tick, by run_next_deadline), at once when complete, and
+ * nothing once the run has left preparing. Not journalled, never acknowledged. */
+static void test_layout_progress_updates(void **state)
+{
+        envelope_t *u[4];
+        fx_t fx;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx_clear(&fx);
+        assert_int_equal(send_layout(&fx, 0, 0, 100 * MIB, T0 + 100 * MSEC), 0);
+        assert_int_equal(send_layout(&fx, 1, 10 * MIB, 200 * MIB, T0 + 150 * MSEC), 0);
+        assert_int_equal(fx.out.control.n, 0);
+        assert_int_equal(fx.out.agents.n, 0);
+        assert_int_equal(fx.out.acks.n, 0);
+        assert_int_equal(run_next_deadline(fx.run), T0 + 1100 * MSEC);
+        assert_int_equal(send_layout(&fx, 0, 20 * MIB, 100 * MIB, T0 + 1100 * MSEC), 0);
+        assert_int_equal(send_layout(&fx, 1, 50 * MIB, 200 * MIB, T0 + 1150 * MSEC), 0);
+        run_tick(fx.run, T0 + 1150 * MSEC, &fx.out);
+        assert_int_equal(updates(&fx.out.control, KIND(LAYOUT), u, 4), 1);
+        assert_int_equal(u[0]->run_update->layout_done_bytes, 70 * MIB);
+        assert_int_equal(u[0]->run_update->layout_total_bytes, 300 * MIB);
+        assert_int_equal(u[0]->run_update->layout_agents, 2);
+        assert_int_equal(u[0]->run_update->agents, 2);
+        /* 20 MiB/s and 40 MiB/s: alpha needs 4 s more, beta 3.75 s. */
+        assert_int_equal(u[0]->run_update->layout_rate, 60 * MIB);
+        assert_int_equal(u[0]->run_update->layout_eta_ns, 4 * SEC);
+        assert_string_equal(u[0]->run_update->layout_slowest->name, "alpha");
+        assert_int_equal(u[0]->run_update->n_layout_per_agent, 2);
+        assert_string_equal(u[0]->run_update->layout_per_agent[1]->name, "beta");
+        assert_int_equal(u[0]->run_update->layout_per_agent[1]->done_bytes, 50 * MIB);
+        free_all(u, 1);
+        fx_clear(&fx);
+        /* Not again within the second, however many reports come. */
+        assert_int_equal(send_layout(&fx, 1, 90 * MIB, 200 * MIB, T0 + 2000 * MSEC), 0);
+        run_tick(fx.run, T0 + 2000 * MSEC, &fx.out);
+        assert_int_equal(fx.out.control.n, 0);
+        assert_int_equal(run_next_deadline(fx.run), T0 + 2150 * MSEC);
+        /* Complete: at once, at the total. */
+        assert_int_equal(send_layout(&fx, 0, 100 * MIB, 100 * MIB, T0 + 2050 * MSEC), 0);
+        assert_int_equal(fx.out.control.n, 0);
+        assert_int_equal(send_layout(&fx, 1, 200 * MIB, 200 * MIB, T0 + 2100 * MSEC), 0);
+        assert_int_equal(updates(&fx.out.control, KIND(LAYOUT), u, 4), 1);
+        assert_int_equal(u[0]->run_update->layout_done_bytes, 300 * MIB);
+        assert_int_equal(u[0]->run_update->layout_eta_ns, 0);
+        assert_null(u[0]->run_update->layout_slowest);
+        free_all(u, 1);
+        fx_clear(&fx);
+        /* Another run's, or once the run is starting: ignored. */
+        assert_int_equal(send_prepared(&fx, 0, T0 + 2200 * MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 1, T0 + 2300 * MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_STARTING);
+        assert_int_equal(send_layout(&fx, 1, 200 * MIB, 200 * MIB, T0 + 2400 * MSEC), -ESRCH);
+        run_tick(fx.run, T0 + 4 * SEC, &fx.out);
+        assert_int_equal(count_updates(&fx.out.control, KIND(LAYOUT)), 0);
+        fx_done(&fx);
+}
+
+/* A layout done within its first second shows nothing. */
+static void test_layout_quick_shows_nothing(void **state)
+{
+        fx_t fx;
+
+        fx_agents(&fx, 1, NULL);
+        fx_start(&fx, &job_seqread, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx_clear(&fx);
+        assert_int_equal(send_layout(&fx, 0, 0, 64 * MIB, T0 + 10 * MSEC), 0);
+        assert_int_equal(send_layout(&fx, 0, 64 * MIB, 64 * MIB, T0 + 600 * MSEC), 0);
+        assert_int_equal(fx.out.control.n, 0);
+        assert_int_equal(send_prepared(&fx, 0, T0 + 700 * MSEC), 0);
+        run_tick(fx.run, T0 + 2 * SEC, &fx.out);
+        assert_int_equal(count_updates(&fx.out.control, KIND(LAYOUT)), 0);
+        fx_done(&fx);
+}
+
 static void test_start_after_every_prepared(void **state)
 {
         fx_t fx;
@@ -2271,6 +2364,8 @@ int main(void)
             cmocka_unit_test(test_watcher_once),
             cmocka_unit_test(test_bad_job_refused),
             cmocka_unit_test(test_start_after_every_prepared),
+            cmocka_unit_test(test_layout_progress_updates),
+            cmocka_unit_test(test_layout_quick_shows_nothing),
             cmocka_unit_test(test_started_skew_shared_clock),
             cmocka_unit_test(test_started_skew_timeline),
             cmocka_unit_test(test_interval_sums_in_order),

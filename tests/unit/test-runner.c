@@ -647,6 +647,52 @@ static bool exists(const char *rel)
 
 /* A small tmpfs at dir/small (1.5 MiB) holding a 4 KiB file "pre"; skips where mounts are not
  * allowed. teardown() unmounts it. */
+/* Layout progress: files long enough count at once, a short one its present part at once, what
+ * is written as it goes, a reserved (written-only) file when reserved, a shared file once; it
+ * only grows, and ends at the total when the runner is prepared. Paced by the test hook so that
+ * the middle can be seen. */
+static void test_layout_progress_counts(void **state)
+{
+        job_spec_t *jobs = calloc(3, sizeof(*jobs));
+        uint64_t done = 0, total = 0, last = 0;
+        bool middle = false;
+        char err[512];
+        runner_t *r;
+        int rc;
+
+        cfg.test_layout_rate = 4 << 20;
+        put_file("full", 1 << 20, 'f');
+        put_file("short", 100 << 10, 's');
+        jobs[0] = job_of("reads", "psync", RW_READ, 3 << 20);
+        assert_int_equal(strdup_to(&jobs[0].filename, "full:short:none"), 0);
+        jobs[1] = job_of("writes", "psync", RW_WRITE, 2 << 20);
+        assert_int_equal(strdup_to(&jobs[1].filename, "wfile"), 0);
+        jobs[2] = job_of("shares", "psync", RW_READ, 1 << 20);
+        assert_int_equal(strdup_to(&jobs[2].filename, "full"), 0);
+        r = runner_of(jobs, 3, err, sizeof(err), &rc);
+        assert_int_equal(rc, 0);
+        runner_layout_progress(r, &done, &total);
+        assert_int_equal(total, 5 << 20);
+        while (runner_update(r) == RUNNER_PREPARING) {
+                runner_layout_progress(r, &done, &total);
+                assert_true(done >= last);
+                assert_true(done <= total);
+                /* The full file is done before any paced write; the short one is laid out anew
+                 * (as fio does), the write-only job's file only reserved, done when it is. */
+                middle |= done > (1 << 20) + (100 << 10) && done < total;
+                last = done;
+                usleep(1000);
+        }
+        assert_int_equal(runner_update(r), RUNNER_PREPARED);
+        runner_layout_progress(r, &done, &total);
+        assert_int_equal(done, 5 << 20);
+        assert_int_equal(total, 5 << 20);
+        assert_true(middle);
+        assert_true(file_is("full", 1 << 20, 'f'));
+        runner_destroy(&r);
+        cfg.test_layout_rate = 0;
+}
+
 static void mount_small(char *small, size_t len)
 {
         snprintf(small, len, "%s/small", dir);
@@ -804,6 +850,7 @@ static void test_groups_wait_for_their_instant(void **state)
         char err[512];
         runner_t *r = NULL;
         unsigned g = 99;
+        uint64_t done, total;
         int64_t at;
 
         jobs[0] = job_of("first", "psync", RW_WRITE, 1 << 20);
@@ -818,6 +865,10 @@ static void test_groups_wait_for_their_instant(void **state)
         assert_int_equal(runner_new(&p, &r, err, sizeof(err)), 0);
         assert_int_equal(runner_groups(r), 2);
         assert_int_equal(wait_state(r, RUNNER_PREPARED), RUNNER_PREPARED);
+        /* the layout before the run is the first group's: the second lays out when it ends */
+        runner_layout_progress(r, &done, &total);
+        assert_int_equal(total, 1 << 20);
+        assert_int_equal(done, 1 << 20);
         assert_false(runner_group_waiting(r, &g));
         assert_int_equal(runner_start_at(r, clock_mono_ns() + 5 * (int64_t)NSEC_PER_MSEC), 0);
         while (!runner_group_waiting(r, &g)) {
@@ -868,6 +919,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_shared_file_laid_out_once_to_the_largest, setup,
                                             teardown),
             cmocka_unit_test_setup_teardown(test_buffer_memory_counts_iodepth, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_layout_progress_counts, setup, teardown),
             cmocka_unit_test_setup_teardown(test_groups_wait_for_their_instant, setup, teardown),
             cmocka_unit_test(test_interval_arithmetic),
             cmocka_unit_test_setup_teardown(test_metadata_job_counts_every_phase, setup, teardown),
