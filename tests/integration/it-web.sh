@@ -14,7 +14,9 @@ cd "$T"
 
 keys coordinator a0 a1 a2
 for a in a0 a1 a2; do allow $a; done
-start_coordinator --metrics-listen=127.0.0.1:0
+# A lease of 5 s: nothing here is about losing agents, and a sanitizer build beside Chromium on a
+# loaded host can go quiet for a second.
+start_coordinator --metrics-listen=127.0.0.1:0 --lost-after=25
 PORT=$(sed -n 's/.*metrics: GET \/metrics on .*, port \([0-9]*\).*/\1/p' "$T/coordinator.log" | head -n1)
 check "the coordinator announces its metrics port" [ -n "$PORT" ]
 BASE=http://127.0.0.1:${PORT:-1}
@@ -64,9 +66,7 @@ check "running: 3 busy agents in the table" [ "$(grep -o 'data-state="busy"' "$T
 check "running: a bar per agent with a read bandwidth > 0" \
 	[ "$(grep -o '<div class="row" data-agent="a[012]" data-read-bw="[1-9][0-9.e+]*"' "$T/running.html" | wc -l)" = 3 ]
 rbw=$(attr "$T/running.html" 'id="read-bw"' data-value)
-# rate=24m holds each direction of each agent at 24 MiB/s at most.
-check "running: the cluster read bandwidth is shown ($rbw B/s, at most 3 x 24 MiB/s)" \
-	awk -v b="${rbw:-0}" 'BEGIN { exit !(b > 0.2 * 72 * 1048576 && b < 1.2 * 72 * 1048576) }'
+shown=$(attr "$T/running.html" 'id="run"' data-intervals)
 check "running: on a desktop, two columns within the window's width" \
 	[ "$(attr "$T/running.html" body data-columns)/$(attr "$T/running.html" body data-fits)" = 2/1 ]
 check "running: a clat p99 is shown" awk -v v="$(attr "$T/running.html" 'id="clat-p99"' data-value)" 'BEGIN { exit !(v > 0) }'
@@ -75,6 +75,16 @@ shot "$BASE/" live-page-phone.png 412,1400
 
 wait_exit "$RUN_PID" 60
 check "the run exits 0" [ $? -eq 0 ]
+# The page's cluster read bandwidth is the last interval it showed, as the result has it: the
+# sum of every agent's part, or of those whose part had come when the page looked (a loaded host
+# can show an interval at its deadline). Not judged against the rate: a loaded host makes the
+# rate limiter catch up.
+k=$((${shown:-0} - 1))
+jq --argjson k "$k" '.iofleet as $r | $r.intervals[] | select(.index == $k) |
+	def sums: if length == 0 then [0] else .[0] as $x | (.[1:] | sums) as $s | $s + [$s[] + $x] end;
+	[.agents[].read_bytes] | sums[] | select(. > 0) * 1e9 / $r.interval_ns' "$T/out.json" >"$T/sums.txt" 2>&1
+check "running: the cluster read bandwidth shown ($rbw B/s) is interval $k's in the result ($(sort -g "$T/sums.txt" | tail -n1) B/s with every agent)" \
+	awk -v b="${rbw:-0}" '{ d = $1 - b; if (d < 0) d = -d; if (b > 0 && d <= 0.001 * $1) m = 1 } END { exit !m }' "$T/sums.txt"
 "$IOFLEET" report "$T/runs/$rid" >"$T/report.log" 2>&1
 check "iofleet report makes the run's plots" ls "$T/runs/$rid/plots/"*.svg
 # After the run: the counters are still; the page's equal /metrics' exactly.
