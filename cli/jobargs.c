@@ -228,6 +228,9 @@ static int build_spec_all(const jobargs_t *ja, const jobargs_job_t *j, job_spec_
         int r = job_spec_init(spec, j->name), first = 0;
         if (r < 0)
                 return r;
+        for (size_t i = 0; i < j->keys.n; i++)
+                if (job_option_early(j->keys.v[i]))
+                        job_option_set(spec, j->keys.v[i], j->values.v[i], e, sizeof(e));
         for (size_t i = 0; i < j->keys.n; i++) {
                 const char *where = j->wheres.v[i];
                 r = job_option_set(spec, j->keys.v[i], j->values.v[i], e, sizeof(e));

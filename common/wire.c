@@ -209,6 +209,10 @@ int wire_job_spec(const Iofleet__Job *job, job_spec_t *spec, char *err, size_t e
         int r = job_spec_init(spec, job->name);
         if (r < 0)
                 return r;
+        for (size_t i = 0; i < job->n_options; i++)
+                if (job_option_early(job->options[i]->key))
+                        job_option_set(spec, job->options[i]->key, job->options[i]->value, e,
+                                       sizeof(e)); /* refused again below, in its place */
         for (size_t i = 0; i < job->n_options; i++) {
                 r = job_option_set(spec, job->options[i]->key, job->options[i]->value, e,
                                    sizeof(e));
