@@ -518,6 +518,7 @@ int jobargs_to_wire(const jobargs_t *ja, Iofleet__Job ***ret, size_t *n)
                 for (size_t o = 0; o < j->keys.n; o++)
                         pj->options[k++] = option(j->keys.v[o], j->values.v[o]);
                 pj->n_options = k;
+                pj->n_global = (uint32_t)j->n_global;
                 for (size_t o = 0; o < k; o++)
                         if (!pj->options[o]) {
                                 jobargs_free_wire(jobs, i + 1);
