@@ -22,6 +22,7 @@ struct disks {
         diskstat_t *start; /* every device's counters at the start */
         size_t n_start;
         int64_t start_ns;
+        bool begun;
         disk_util_t dev[DISKS_MAX];
         unsigned major[DISKS_MAX], minor[DISKS_MAX];
         size_t n;
@@ -170,6 +171,7 @@ int disks_begin(disks_t *d, int64_t now)
         d->start = v;
         d->n_start = n;
         d->start_ns = now;
+        d->begun = true;
         return 0;
 }
 
@@ -275,7 +277,7 @@ int disks_end(disks_t *d, int64_t now)
         size_t n = 0;
         int r;
 
-        if (!d->start)
+        if (!d->begun)
                 return -ESRCH;
         if ((r = read_all(d->path, &v, &n)) < 0)
                 return r;
