@@ -194,11 +194,14 @@ void result_fio_latency_target(json_t *entry, uint32_t depth, const job_spec_t *
                                               : 0));
 }
 
-/* One job's options as fio lists them: from the first of them on. */
+/* Options from..to of a job as fio lists them: those given with a value (fio leaves out a bare
+ * --time_based). */
 static void options_into(json_t *o, const Iofleet__Job *job, size_t from, size_t to)
 {
         for (size_t i = from; i < to && i < job->n_options; i++)
-                json_object_set_new(o, job->options[i]->key, json_string(job->options[i]->value));
+                if (!strempty(job->options[i]->value))
+                        json_object_set_new(o, job->options[i]->key,
+                                            json_string(job->options[i]->value));
 }
 
 json_t *result_fio_job_options(const Iofleet__Job *job)
