@@ -13,9 +13,9 @@
 #include "fileio.h"
 #include "util.h"
 
-#define DISKSTATS_MAX_SIZE (4u << 20)   /* /proc/diskstats of a host with many devices */
+#define DISKSTATS_MAX_SIZE (4u << 20) /* /proc/diskstats of a host with many devices */
 #define DISKSTATS_MAX_LINES 16384
-#define SLAVE_DEPTH_MAX 4               /* dm on md on partitions ... */
+#define SLAVE_DEPTH_MAX 4 /* dm on md on partitions ... */
 
 struct disks {
         char *sysfs, *path;
@@ -53,8 +53,7 @@ static bool field_u64(const char *s, size_t n, uint64_t *v)
         if (n == 0 || n > 20)
                 return false;
         for (size_t i = 0; i < n; i++) {
-                if (s[i] < '0' || s[i] > '9' ||
-                    __builtin_mul_overflow(x, 10, &x) ||
+                if (s[i] < '0' || s[i] > '9' || __builtin_mul_overflow(x, 10, &x) ||
                     __builtin_add_overflow(x, (uint64_t)(s[i] - '0'), &x))
                         return false;
         }
@@ -295,7 +294,8 @@ int disks_end(disks_t *d, int64_t now)
                 d->dev[i].v[DS_IN_FLIGHT] = b ? b->v[DS_IN_FLIGHT] : 0; /* a level, not a count */
         }
         for (size_t i = 0; i < d->n; i++)
-                d->dev[i].msec = now > d->start_ns ? (uint64_t)(now - d->start_ns) / NSEC_PER_MSEC : 0;
+                d->dev[i].msec =
+                    now > d->start_ns ? (uint64_t)(now - d->start_ns) / NSEC_PER_MSEC : 0;
         free(v);
         d->ended = true;
         return 0;

@@ -21,8 +21,8 @@ enum {
         DS_WR_SECTORS,
         DS_WR_TICKS,
         DS_IN_FLIGHT,
-        DS_IO_TICKS,  /* ms the device was busy */
-        DS_IN_QUEUE,  /* weighted ms */
+        DS_IO_TICKS, /* ms the device was busy */
+        DS_IN_QUEUE, /* weighted ms */
         DISKSTAT_FIELDS,
 };
 

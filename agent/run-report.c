@@ -287,7 +287,8 @@ static int pack_finished(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, si
         fw = calloc(n + 1, sizeof(*fw));
         dw = calloc(1, sizeof(*dw));
         res = calloc(n + 1, sizeof(*res));
-        if (!jr || !jp || !ds || !dirs || !phases || !ssw || !fw || !res || !dw || hist_new(&delta) < 0)
+        if (!jr || !jp || !ds || !dirs || !phases || !ssw || !fw || !res || !dw ||
+            hist_new(&delta) < 0)
                 goto done;
         for (size_t j = 0; j < nj; j++) {
                 unsigned clones = entries_of(run->runner, j);

@@ -220,7 +220,8 @@ static void end_fio_stats(worker_run_t *s, int64_t now)
         if (getrusage(RUSAGE_THREAD, &ru) == 0) {
                 f->usr_ns = tv_ns(&ru.ru_utime) - tv_ns(&s->ru0.ru_utime);
                 f->sys_ns = tv_ns(&ru.ru_stime) - tv_ns(&s->ru0.ru_stime);
-                f->ctx = (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw - s->ru0.ru_nvcsw - s->ru0.ru_nivcsw);
+                f->ctx =
+                    (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw - s->ru0.ru_nvcsw - s->ru0.ru_nivcsw);
                 f->majf = (uint64_t)(ru.ru_majflt - s->ru0.ru_majflt);
                 f->minf = (uint64_t)(ru.ru_minflt - s->ru0.ru_minflt);
         }
@@ -1538,8 +1539,6 @@ static int pre_read(worker_t *w, int fd, const layout_file_t *lf)
         return 0;
 }
 
-/* Opens the files (after every worker laid out its own), sizes regions of existing files, drops
- * their cached pages when invalidate=1, and sets the loop's per-file state. */
 /* disk_util: the device a file of the worker is on, for the agent's disk statistics. */
 static void note_device(worker_t *w, const struct stat *st)
 {
@@ -1553,6 +1552,8 @@ static void note_device(worker_t *w, const struct stat *st)
         w->devs[w->ndevs++] = dev;
 }
 
+/* Opens the files (after every worker laid out its own), sizes regions of existing files, drops
+ * their cached pages when invalidate=1, and sets the loop's per-file state. */
 static int open_files(worker_t *w, worker_run_t *s)
 {
         const job_spec_t *j = w->job;

@@ -49,11 +49,12 @@ void render_fio_fmt(json_t *doc, json_t *entry, render_fmt_t *fmt)
         if (!json_object_size(opts)) {
                 /* "All clients": the first job entry's */
                 stats = json_object_get(doc, "client_stats");
-                json_array_foreach(stats, i, e)
-                        if (json_object_size(json_object_get(e, "job options"))) {
-                                opts = json_object_get(e, "job options");
-                                break;
-                        }
+                json_array_foreach(stats, i,
+                                   e) if (json_object_size(json_object_get(e, "job options")))
+                {
+                        opts = json_object_get(e, "job options");
+                        break;
+                }
         }
         if (job_spec_init(&spec, "fmt") < 0)
                 return;
@@ -292,8 +293,7 @@ void render_fio_entry(FILE *f, json_t *entry, const render_fmt_t *fmt)
                 const json_t *d = mx && !rd ? mx : rd, *w = mx && !rd ? NULL : wr;
                 fprintf(f,
                         "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",0,%" PRIu64
-                        " short=%" PRIu64 ",%" PRIu64 ",0,0 dropped=%" PRIu64 ",%" PRIu64
-                        ",0,0\n",
+                        " short=%" PRIu64 ",%" PRIu64 ",0,0 dropped=%" PRIu64 ",%" PRIu64 ",0,0\n",
                         unum(d, "issued_ios"), unum(w, "issued_ios"),
                         unum(json_object_get(entry, "sync"), "total_ios"), unum(d, "short_ios"),
                         unum(w, "short_ios"), unum(d, "drop_ios"), unum(w, "drop_ios"));
@@ -337,8 +337,7 @@ static void group_dir(FILE *f, const char *label, json_t *stats, int64_t group, 
         }
         if (!max_run || !io)
                 return;
-        fprintf(f,
-                "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%" PRIu64 "-%" PRIu64 "msec\n",
+        fprintf(f, "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%" PRIu64 "-%" PRIu64 "msec\n",
                 label, amount(s[0], 32, io * 1000 / max_run, fmt, false, FIO_UNIT_BYTE_PER_SEC),
                 amount(s[1], 32, io * 1000 / max_run, fmt, true, FIO_UNIT_BYTE_PER_SEC),
                 amount(s[2], 32, min_bw, fmt, false, FIO_UNIT_BYTE_PER_SEC),
@@ -394,8 +393,9 @@ void render_fio_disks(FILE *f, json_t *doc)
         {
                 const char *agent = json_string_value(json_object_get(d, "agent"));
                 bool aggr = json_object_get(d, "aggr_util") != NULL;
-                fprintf(f, "  %s%s%s%s%s: ios=%" PRIu64 "/%" PRIu64 ", merge=%" PRIu64 "/%" PRIu64
-                           ", ticks=%" PRIu64 "/%" PRIu64 ", in_queue=%" PRIu64 ", util=%3.2f%%",
+                fprintf(f,
+                        "  %s%s%s%s%s: ios=%" PRIu64 "/%" PRIu64 ", merge=%" PRIu64 "/%" PRIu64
+                        ", ticks=%" PRIu64 "/%" PRIu64 ", in_queue=%" PRIu64 ", util=%3.2f%%",
                         aggr ? "  " : "", several ? "[" : "", several && agent ? agent : "",
                         several ? "] " : "", json_string_value(json_object_get(d, "name")),
                         unum(d, "read_ios"), unum(d, "write_ios"), unum(d, "read_merges"),
@@ -403,9 +403,9 @@ void render_fio_disks(FILE *f, json_t *doc)
                         unum(d, "in_queue"), num(d, "util"));
                 if (aggr)
                         fprintf(f,
-                                ", aggrios=%" PRIu64 "/%" PRIu64 ", aggrmerge=%" PRIu64
-                                "/%" PRIu64 ", aggrticks=%" PRIu64 "/%" PRIu64
-                                ", aggrin_queue=%" PRIu64 ", aggrutil=%3.2f%%",
+                                ", aggrios=%" PRIu64 "/%" PRIu64 ", aggrmerge=%" PRIu64 "/%" PRIu64
+                                ", aggrticks=%" PRIu64 "/%" PRIu64 ", aggrin_queue=%" PRIu64
+                                ", aggrutil=%3.2f%%",
                                 unum(d, "aggr_read_ios"), unum(d, "aggr_write_ios"),
                                 unum(d, "aggr_read_merges"), unum(d, "aggr_write_merge"),
                                 unum(d, "aggr_read_ticks"), unum(d, "aggr_write_ticks"),

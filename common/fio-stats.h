@@ -33,8 +33,8 @@ typedef struct fio_job_stats {
         uint64_t usr_ns, sys_ns, ctx, majf, minf; /* getrusage() of the workers' threads */
         uint64_t run_ns; /* the workers' measured run times added: what usr/sys are shares of */
         fio_sstat_t bw[2], iops[2]; /* per direction: KiB/s and IO/s samples */
-        uint32_t latency_depth; /* the depth latency_target settled on, else iodepth (fio's
-                                 * latency_qd); the last worker's when added, as fio's */
+        uint32_t latency_depth;     /* the depth latency_target settled on, else iodepth (fio's
+                                     * latency_qd); the last worker's when added, as fio's */
 } fio_job_stats_t;
 
 /* dst += src: counts add, series as fio_sstat_sum(). */
@@ -48,7 +48,8 @@ unsigned fio_batch_bucket(unsigned nr);
  * least 0.1; all zero when total is. */
 void fio_depth_shares(const uint64_t map[FIO_DEPTH_BUCKETS], uint64_t total,
                       double out[FIO_DEPTH_BUCKETS]);
-/* A latency bucket's percentage of total, as fio's stat_calc_lat(): at least 0.01 when non-empty. */
+/* A latency bucket's percentage of total, as fio's stat_calc_lat(): at least 0.01 when non-empty.
+ */
 double fio_lat_share(uint64_t count, uint64_t total);
 /* usr_cpu / sys_cpu: CPU time as a percentage of the run time it was spent in (0 without). */
 double fio_cpu_percent(uint64_t cpu_ns, uint64_t run_ns);

@@ -401,8 +401,8 @@ static int bsrange_part(job_spec_t *j, unsigned ddir, const char *key, const cha
         lo_s[n] = '\0';
         snprintf(hi_s, sizeof(hi_s), "%s", sep ? sep + 1 : lo_s);
         if (parse_size_base_why(lo_s, j->kb_base, &lo, &why) < 0 ||
-            parse_size_base_why(hi_s, j->kb_base, &hi, &why) < 0 || !lo || !hi ||
-            lo > JOB_BS_MAX || hi > JOB_BS_MAX)
+            parse_size_base_why(hi_s, j->kb_base, &hi, &why) < 0 || !lo || !hi || lo > JOB_BS_MAX ||
+            hi > JOB_BS_MAX)
                 goto bad;
         if (lo > hi) {
                 uint64_t t = lo;

@@ -352,7 +352,8 @@ static int set_per_ddir(const job_option_t *o, const char *key, const char *valu
         for (size_t i = 0; i < n; i++) {
                 if (!*parts[i])
                         continue;
-                r = parse_number(o, key, parts[i], n > 1 ? ddir_names[i] : NULL, j->kb_base, &x, err, errlen);
+                r = parse_number(o, key, parts[i], n > 1 ? ddir_names[i] : NULL, j->kb_base, &x,
+                                 err, errlen);
                 if (r < 0)
                         goto out;
                 any = true;

@@ -32,7 +32,7 @@
 #define WIRE_MAX_INTERVALS 10000000u
 #define WIRE_MAX_AGENTS 100000
 #define WIRE_MAX_DEPTH 65536 /* iodepth */
-#define WIRE_MAX_DISKS 64 /* devices an agent reports under disk_util */
+#define WIRE_MAX_DISKS 64    /* devices an agent reports under disk_util */
 #define WIRE_MAX_SETTINGS 256 /* server settings, mount options, sysctls, sweep parameters */
 #define WIRE_MAX_PARTS 16
 #define WIRE_MAX_POINTS 100000

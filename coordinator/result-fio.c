@@ -126,9 +126,9 @@ void result_fio_job_fields(json_t *entry, uint64_t elapsed_ns)
 
         json_object_set_new(entry, "eta", json_integer(0));
         /* whole seconds, rounded up as fio's */
-        json_object_set_new(entry, "elapsed",
-                            json_integer((json_int_t)((elapsed_ns + NSEC_PER_SEC - 1) /
-                                                      NSEC_PER_SEC)));
+        json_object_set_new(
+            entry, "elapsed",
+            json_integer((json_int_t)((elapsed_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC)));
         if (rd && !json_object_get(entry, "trim"))
                 json_object_set_new(entry, "trim", empty_dir(rd));
 }
@@ -184,14 +184,12 @@ void result_fio_latency_target(json_t *entry, uint32_t depth, const job_spec_t *
         /* fio 3.33: the target in ns, the window in us */
         json_object_set_new(entry, "latency_target",
                             json_integer(spec ? (json_int_t)spec->latency_target_ns : 0));
-        json_object_set_new(entry, "latency_percentile",
-                            json_real(spec && spec->latency_percentile > 0
-                                          ? spec->latency_percentile
-                                          : 100.0));
-        json_object_set_new(entry, "latency_window",
-                            json_integer(spec ? (json_int_t)(spec->latency_window_ns /
-                                                             NSEC_PER_USEC)
-                                              : 0));
+        json_object_set_new(
+            entry, "latency_percentile",
+            json_real(spec && spec->latency_percentile > 0 ? spec->latency_percentile : 100.0));
+        json_object_set_new(
+            entry, "latency_window",
+            json_integer(spec ? (json_int_t)(spec->latency_window_ns / NSEC_PER_USEC) : 0));
 }
 
 /* Options from..to of a job as fio lists them: those given with a value (fio leaves out a bare
@@ -263,8 +261,8 @@ static void aggr_into(json_t *o, Iofleet__DiskUtil *const *d, size_t n, const ch
         json_object_set_new(o, "aggr_util", json_real(util));
 }
 
-void result_fio_disk_util(json_t *arr, Iofleet__DiskUtil *const *d, size_t n,
-                          const char *hostname, const char *agent)
+void result_fio_disk_util(json_t *arr, Iofleet__DiskUtil *const *d, size_t n, const char *hostname,
+                          const char *agent)
 {
         for (size_t i = 0; i < n; i++) {
                 const Iofleet__DiskUtil *u = d[i];

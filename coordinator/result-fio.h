@@ -40,5 +40,5 @@ json_t *result_fio_job_options(const Iofleet__Job *job);
 json_t *result_fio_global_options(Iofleet__Job *const *jobs, size_t n);
 /* An agent's devices (fio's disk_util entries, with aggr_* for a device with slaves and the
  * agent's hostname and name as fio's client mode adds its host's) appended to arr. */
-void result_fio_disk_util(json_t *arr, Iofleet__DiskUtil *const *d, size_t n,
-                          const char *hostname, const char *agent);
+void result_fio_disk_util(json_t *arr, Iofleet__DiskUtil *const *d, size_t n, const char *hostname,
+                          const char *agent);

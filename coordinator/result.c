@@ -95,8 +95,7 @@ static void report_opts_default(report_opts_t *ro)
 
 /* The options of the run's job called name; fio's defaults when there is none. Returns the
  * job's spec, or NULL. */
-static const job_spec_t *report_opts_of(const coord_run_t *run, const char *name,
-                                        report_opts_t *ro)
+static const job_spec_t *report_opts_of(const coord_run_t *run, const char *name, report_opts_t *ro)
 {
         const job_spec_t *j = NULL;
 
@@ -582,13 +581,13 @@ static const Iofleet__Job *submitted_job(const Iofleet__SubmitRun *s, const char
 typedef struct entry_in {
         const char *jobname, *hostname, *agent;
         const dir_acc_t *rd, *wr;
-        uint64_t runtime_ns; /* the longest clone's */
-        uint64_t elapsed_ns; /* from the start instant to the job's end */
-        uint64_t job_runtime_ns; /* every clone's run added (fio's total_run_time) */
+        uint64_t runtime_ns;        /* the longest clone's */
+        uint64_t elapsed_ns;        /* from the start instant to the job's end */
+        uint64_t job_runtime_ns;    /* every clone's run added (fio's total_run_time) */
         const fio_job_stats_t *fio; /* NULL: not measured (an agent's intervals only) */
-        double agg[2];       /* the bandwidth of its group per direction, bytes/s */
+        double agg[2];              /* the bandwidth of its group per direction, bytes/s */
         int error;
-        json_t *options;     /* taken over; NULL: none */
+        json_t *options; /* taken over; NULL: none */
         const report_opts_t *ro;
         const job_spec_t *spec; /* the job's options, NULL when not known */
 } entry_in_t;
@@ -606,10 +605,12 @@ static json_t *client_entry(const entry_in_t *in)
         json_object_set_new(o, "error", json_integer(in->error));
         json_object_set_new(o, "job options", in->options ? in->options : json_object());
         if (ro->unified != JOB_UNIFIED_MIXED) {
-                json_object_set_new(o, "read", dir_json(rd, in->runtime_ns, &fio->bw[0],
-                                                        &fio->iops[0], in->agg[0], ro));
-                json_object_set_new(o, "write", dir_json(wr, in->runtime_ns, &fio->bw[1],
-                                                         &fio->iops[1], in->agg[1], ro));
+                json_object_set_new(
+                    o, "read",
+                    dir_json(rd, in->runtime_ns, &fio->bw[0], &fio->iops[0], in->agg[0], ro));
+                json_object_set_new(
+                    o, "write",
+                    dir_json(wr, in->runtime_ns, &fio->bw[1], &fio->iops[1], in->agg[1], ro));
         }
         if (ro->unified != JOB_UNIFIED_NONE) {
                 /* fio's unified_rw_reporting: both directions as one, their series added */
@@ -620,9 +621,9 @@ static json_t *client_entry(const entry_in_t *in)
                 if (dir_acc_init(&mx) == 0) {
                         dir_acc_merge(&mx, rd);
                         dir_acc_merge(&mx, wr);
-                        json_object_set_new(o, "mixed",
-                                            dir_json(&mx, in->runtime_ns, &bw, &iops,
-                                                     in->agg[0] + in->agg[1], ro));
+                        json_object_set_new(
+                            o, "mixed",
+                            dir_json(&mx, in->runtime_ns, &bw, &iops, in->agg[0] + in->agg[1], ro));
                 }
                 dir_acc_done(&mx);
         }
@@ -643,9 +644,9 @@ static json_t *client_entry(const entry_in_t *in)
                 result_fio_latency(o, clat, 2, rd->issued + wr->issued);
         }
         result_fio_latency_target(o,
-                                  fio->latency_depth  ? fio->latency_depth
-                                  : in->spec          ? in->spec->iodepth
-                                                      : 1,
+                                  fio->latency_depth ? fio->latency_depth
+                                  : in->spec         ? in->spec->iodepth
+                                                     : 1,
                                   in->spec);
         result_fio_job_fields(o, in->elapsed_ns);
         json_object_set_new(o, "hostname", json_string(in->hostname));
@@ -1099,11 +1100,11 @@ int result_build(const coord_run_t *run, json_t **ret)
         json_object_set_new(doc, "time", json_string(when));
         {
                 const Iofleet__SubmitRun *sr = run->submit->submit_run;
-                json_t *global = sr->n_parts ? NULL
-                                             : result_fio_global_options(sr->jobs, sr->n_jobs);
+                json_t *global =
+                    sr->n_parts ? NULL : result_fio_global_options(sr->jobs, sr->n_jobs);
                 for (size_t p = 0; !global && p < sr->n_parts; p++)
-                        global = result_fio_global_options(sr->parts[p]->jobs,
-                                                           sr->parts[p]->n_jobs);
+                        global =
+                            result_fio_global_options(sr->parts[p]->jobs, sr->parts[p]->n_jobs);
                 if (global) /* fio leaves the key out when there are none */
                         json_object_set_new(doc, "global options", global);
         }

@@ -50,13 +50,13 @@ static void test_parse_lines(void **state)
                 static const char *const bad[] = {
                     "",
                     "\n",
-                    " 8 0 sda 1 2 3 4 5 6 7 8 9 10",              /* 10 counters */
-                    " 8 0 sda 1 2 3 4 5 6 7 8 9 10 x",            /* not a number */
-                    " 8 0 sda 1 2 3 4 5 6 7 8 9 10 11 12 zz",      /* a later field neither */
+                    " 8 0 sda 1 2 3 4 5 6 7 8 9 10",          /* 10 counters */
+                    " 8 0 sda 1 2 3 4 5 6 7 8 9 10 x",        /* not a number */
+                    " 8 0 sda 1 2 3 4 5 6 7 8 9 10 11 12 zz", /* a later field neither */
                     " 8 0 sda 1 2 3 4 5 6 7 8 9 10 99999999999999999999999",
                     " -8 0 sda 1 2 3 4 5 6 7 8 9 10 11",
-                    " 4294967296 0 sda 1 2 3 4 5 6 7 8 9 10 11",  /* major past 32 bits */
-                    " 8 0 " /* a name of 64 bytes */
+                    " 4294967296 0 sda 1 2 3 4 5 6 7 8 9 10 11", /* major past 32 bits */
+                    " 8 0 "                                      /* a name of 64 bytes */
                     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
                     " 1 2 3 4 5 6 7 8 9 10 11",
                     " 8 0",
@@ -122,8 +122,7 @@ static void make_tree(const char *t)
         link_to(t, "../../devices/pci/block/sdc/sdc1", "sys/dev/block/8:33");
         link_to(t, "../../devices/virtual/block/dm-0", "sys/dev/block/254:0");
         link_to(t, "../../../../pci/block/sdb", "sys/devices/virtual/block/dm-0/slaves/sdb");
-        link_to(t, "../../../../pci/block/sdc/sdc1",
-                "sys/devices/virtual/block/dm-0/slaves/sdc1");
+        link_to(t, "../../../../pci/block/sdc/sdc1", "sys/devices/virtual/block/dm-0/slaves/sdc1");
 }
 
 static const disk_util_t *find(const disks_t *d, const char *name)

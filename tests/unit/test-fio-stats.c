@@ -20,8 +20,8 @@ static void test_depth_buckets(void **state)
         /* io_u_mark_depth(): 1 | 2-3 | 4-7 | 8-15 | 16-31 | 32-63 | >=64 */
         static const struct {
                 unsigned depth, bucket;
-        } d[] = {{1, 0},  {2, 1},  {3, 1},  {4, 2},  {7, 2},   {8, 3},     {15, 3},
-                 {16, 4}, {31, 4}, {32, 5}, {63, 5}, {64, 6},  {512, 6},   {65536, 6}};
+        } d[] = {{1, 0},  {2, 1},  {3, 1},  {4, 2},  {7, 2},  {8, 3},   {15, 3},
+                 {16, 4}, {31, 4}, {32, 5}, {63, 5}, {64, 6}, {512, 6}, {65536, 6}};
         /* __io_u_mark_map(): 0 | 1-4 | 5-8 | 9-16 | 17-32 | 33-64 | >64 */
         static const struct {
                 unsigned nr, bucket;
@@ -56,8 +56,8 @@ static void test_shares(void **state)
         assert_true(fio_lat_share(25, 100) == 25.0);
         assert_true(fio_lat_share(3, 0) == 0);
         /* usr_cpu = usr_time * 100 / total_run_time */
-        assert_true(fabs(fio_cpu_percent(102 * NSEC_PER_MSEC, 220 * NSEC_PER_MSEC) -
-                         46.363636) < 1e-5);
+        assert_true(fabs(fio_cpu_percent(102 * NSEC_PER_MSEC, 220 * NSEC_PER_MSEC) - 46.363636) <
+                    1e-5);
         assert_true(fio_cpu_percent(5, 0) == 0);
 }
 
@@ -97,10 +97,10 @@ static void test_series(void **state)
 
 static void test_job_stats_add(void **state)
 {
-        fio_job_stats_t a = {.depth = {1, 2}, .total_submit = 3, .usr_ns = 10, .run_ns = 100,
-                             .latency_depth = 4};
-        fio_job_stats_t b = {.depth = {0, 1, 5}, .complete = {0, 9}, .total_complete = 9,
-                             .ctx = 7, .run_ns = 50};
+        fio_job_stats_t a = {
+            .depth = {1, 2}, .total_submit = 3, .usr_ns = 10, .run_ns = 100, .latency_depth = 4};
+        fio_job_stats_t b = {
+            .depth = {0, 1, 5}, .complete = {0, 9}, .total_complete = 9, .ctx = 7, .run_ns = 50};
         (void)state;
 
         a.bw[0].samples = 1;

@@ -1026,8 +1026,12 @@ static void test_fio_stats(void **state)
         finished_fx_t f;
         prepare_fx_t p;
         envelope_t *d;
-        fio_job_stats_t st = {.depth = {1, 2, 3, 4, 5, 6, 7}, .submit = {0, 9}, .total_submit = 9,
-                              .usr_ns = 5, .run_ns = 100, .latency_depth = 8};
+        fio_job_stats_t st = {.depth = {1, 2, 3, 4, 5, 6, 7},
+                              .submit = {0, 9},
+                              .total_submit = 9,
+                              .usr_ns = 5,
+                              .run_ns = 100,
+                              .latency_depth = 8};
         fio_job_stats_t back = {0};
         wire_fio_t w;
         Iofleet__DiskUtil du, du2, *dus[WIRE_MAX_DISKS + 1];
