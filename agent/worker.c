@@ -166,6 +166,12 @@ static inline bool can_issue(const worker_run_t *s, int64_t now)
                !stopped(s);
 }
 
+/* When the next bw or IOPS sample is due. */
+static void next_sample(worker_run_t *s)
+{
+        s->smp_due = s->bw_smp.due_ns < s->iops_smp.due_ns ? s->bw_smp.due_ns : s->iops_smp.due_ns;
+}
+
 /* bwavgtime / iopsavgtime: the samples due at now (fio's add_bw_samples(), add_iops_samples()). */
 static void take_samples(worker_run_t *s, int64_t now)
 {
@@ -175,7 +181,7 @@ static void take_samples(worker_run_t *s, int64_t now)
 
         fio_sampler_take(&s->bw_smp, now, bytes, 1024, s->w->fio.bw);
         fio_sampler_take(&s->iops_smp, now, ios, 1, s->w->fio.iops);
-        s->smp_due = s->bw_smp.due_ns < s->iops_smp.due_ns ? s->bw_smp.due_ns : s->iops_smp.due_ns;
+        next_sample(s);
 }
 
 /* fio's job statistics start with the counters: samples from now on, CPU usage from here. */
@@ -196,7 +202,7 @@ static void begin_fio_stats(worker_run_t *s, int64_t now)
                 base = s->ramp_end_ns;
         fio_sampler_start(&s->bw_smp, j->bwavgtime_ns, base, zero);
         fio_sampler_start(&s->iops_smp, j->iopsavgtime_ns, base, zero);
-        s->smp_due = s->bw_smp.due_ns < s->iops_smp.due_ns ? s->bw_smp.due_ns : s->iops_smp.due_ns;
+        next_sample(s);
 }
 
 static uint64_t tv_ns(const struct timeval *tv)
