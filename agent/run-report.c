@@ -9,6 +9,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "clock.h"
+#include "diskstats.h"
 #include "log.h"
 #include "steadystate.h"
 #include "util.h"
@@ -227,6 +228,37 @@ static void ss_wire_done(ss_wire_t *w)
         w->bw = w->iops = NULL;
 }
 
+/* fio's disk_util of the agent: the devices under its files, as they travel. */
+typedef struct disks_wire {
+        Iofleet__DiskUtil pb[DISKS_MAX];
+        Iofleet__DiskUtil *ptr[DISKS_MAX];
+        size_t n;
+} disks_wire_t;
+
+static void disks_wire_fill(disks_wire_t *w, const disks_t *d)
+{
+        w->n = 0;
+        for (size_t i = 0; i < disks_count(d) && w->n < DISKS_MAX; i++) {
+                const disk_util_t *u = disks_get(d, i);
+                Iofleet__DiskUtil *pb = &w->pb[w->n];
+                iofleet__disk_util__init(pb);
+                pb->name = (char *)u->name;
+                pb->master = (char *)u->master;
+                pb->read_ios = u->v[DS_RD_IOS];
+                pb->write_ios = u->v[DS_WR_IOS];
+                pb->read_merges = u->v[DS_RD_MERGES];
+                pb->write_merges = u->v[DS_WR_MERGES];
+                pb->read_sectors = u->v[DS_RD_SECTORS];
+                pb->write_sectors = u->v[DS_WR_SECTORS];
+                pb->read_ticks = u->v[DS_RD_TICKS];
+                pb->write_ticks = u->v[DS_WR_TICKS];
+                pb->io_ticks = u->v[DS_IO_TICKS];
+                pb->in_queue = u->v[DS_IN_QUEUE];
+                pb->msec = u->msec;
+                w->ptr[w->n++] = pb;
+        }
+}
+
 static int pack_finished(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, size_t *len)
 {
         size_t nj = run->runner ? runner_njobs(run->runner) : 0, n = 0, k = 0;
@@ -237,6 +269,9 @@ static int pack_finished(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, si
         runner_dir_t *dirs = NULL;
         phases_wire_t *phases = NULL;
         ss_wire_t *ssw = NULL;
+        disks_wire_t *dw = NULL;
+        wire_fio_t *fw = NULL;
+        runner_job_result_t *res = NULL;
         hist_t *delta = NULL;
         const char *error = strempty(p->error) ? NULL : p->error;
         int r = -ENOMEM;
@@ -249,36 +284,40 @@ static int pack_finished(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, si
         dirs = calloc(2 * n + 1, sizeof(*dirs));
         phases = calloc(n + 1, sizeof(*phases));
         ssw = calloc(n + 1, sizeof(*ssw));
-        if (!jr || !jp || !ds || !dirs || !phases || !ssw || hist_new(&delta) < 0)
+        fw = calloc(n + 1, sizeof(*fw));
+        dw = calloc(1, sizeof(*dw));
+        res = calloc(n + 1, sizeof(*res));
+        if (!jr || !jp || !ds || !dirs || !phases || !ssw || !fw || !res || !dw ||
+            hist_new(&delta) < 0)
                 goto done;
         for (size_t j = 0; j < nj; j++) {
                 unsigned clones = entries_of(run->runner, j);
                 for (unsigned c = 0; c < clones; c++, k++) {
-                        runner_job_result_t res;
                         runner_dir_init(&dirs[2 * k]);
                         runner_dir_init(&dirs[2 * k + 1]);
                         if (clones == 1 && runner_job_numjobs(run->runner, j) != 1)
-                                runner_job_result(run->runner, j, &res, &dirs[2 * k]);
+                                runner_job_result(run->runner, j, &res[k], &dirs[2 * k]);
                         else
-                                runner_clone_result(run->runner, j, c, &res, &dirs[2 * k]);
+                                runner_clone_result(run->runner, j, c, &res[k], &dirs[2 * k]);
                         iofleet__job_result__init(&jr[k]);
-                        jr[k].name = (char *)res.name;
-                        jr[k].numjobs = clones == 1 ? res.numjobs : 1;
+                        jr[k].name = (char *)res[k].name;
+                        jr[k].numjobs = clones == 1 ? res[k].numjobs : 1;
                         /* fio's job number for a clone's own entry; -1 for all clones merged */
                         jr[k].clone = clones == 1 && runner_job_numjobs(run->runner, j) != 1
                                           ? -1
                                           : (int32_t)c;
-                        jr[k].runtime_ns = res.runtime_ns;
-                        jr[k].first_done_ns = res.first_done_ns;
-                        jr[k].last_done_ns = res.last_done_ns;
-                        jr[k].error = res.error;
-                        jr[k].error_offset = res.error_offset;
-                        jr[k].end_syncs = res.end_syncs;
-                        jr[k].groupid = res.groupid;
-                        jr[k].start_ns = res.start_ns;
-                        jr[k].first_error = res.first_error;
-                        jr[k].total_err = res.total_err;
-                        jr[k].error_msg = (char *)(res.errmsg ? res.errmsg : "");
+                        jr[k].runtime_ns = res[k].runtime_ns;
+                        jr[k].first_done_ns = res[k].first_done_ns;
+                        jr[k].last_done_ns = res[k].last_done_ns;
+                        jr[k].error = res[k].error;
+                        jr[k].error_offset = res[k].error_offset;
+                        jr[k].end_syncs = res[k].end_syncs;
+                        jr[k].groupid = res[k].groupid;
+                        jr[k].start_ns = res[k].start_ns;
+                        jr[k].first_error = res[k].first_error;
+                        jr[k].total_err = res[k].total_err;
+                        jr[k].fio = wire_fio_fill(&fw[k], &res[k].fio);
+                        jr[k].error_msg = (char *)(res[k].errmsg ? res[k].errmsg : "");
                         if (runner_job_steadystate(run->runner, j))
                                 jr[k].steadystate =
                                     ss_wire_fill(&ssw[k], runner_job_steadystate(run->runner, j));
@@ -290,13 +329,13 @@ static int pack_finished(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, si
                                 if (phases_wire_fill(&phases[k], run->runner, j) < 0)
                                         log_warning("run %s: job %s: no memory for its metadata "
                                                     "phases",
-                                                    run->id, res.name);
+                                                    run->id, res[k].name);
                                 jr[k].phases = phases[k].ptr;
                                 jr[k].n_phases = phases[k].n;
                         }
                         jp[k] = &jr[k];
-                        if (res.error && !error)
-                                error = res.errmsg;
+                        if (res[k].error && !error)
+                                error = res[k].errmsg;
                 }
         }
         f.run_id = (char *)p->run_id;
@@ -305,6 +344,11 @@ static int pack_finished(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, si
         f.jobs = jp;
         f.n_jobs = n;
         f.error = (char *)(error ? error : "");
+        if (run->runner) {
+                disks_wire_fill(dw, runner_disks(run->runner));
+                f.disk_util = dw->ptr;
+                f.n_disk_util = dw->n;
+        }
         e.body_case = IOFLEET__ENVELOPE__BODY_FINISHED;
         e.finished = &f;
         r = encode_settings(&e, &f.effective, &f.n_effective, &run->effective, buf, len);
@@ -324,6 +368,9 @@ done:
         for (size_t j = 0; ssw && j < n; j++)
                 ss_wire_done(&ssw[j]);
         free(ssw);
+        free(fw);
+        free(res);
+        free(dw);
         free(phases);
         hist_free(&delta);
         free(jr);

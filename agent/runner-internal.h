@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "diskstats.h"
 #include "jobgroups.h"
 #include "runner.h"
 #include "steadystate.h"
@@ -50,9 +51,13 @@ struct runner {
         steadystate_t **ss;
         pthread_t ss_thread;
         bool ss_running;
+        /* disk_util: /proc/diskstats at the start, the devices under the files at the end */
+        disks_t *disks;
 };
 
 /* Wakes the agent's loop (the runner's eventfd): the state may have changed. */
 void runner_notify(void *userdata);
+/* disk_util: reads /proc/diskstats at the start when some job asks for it. */
+void runner_disks_begin(runner_t *r);
 /* Opens group 0's gate (abort_run: the workers leave without running). */
 void runner_open_gate(runner_t *r, bool abort_run, int64_t start_mono);

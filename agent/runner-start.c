@@ -230,6 +230,7 @@ int runner_start_at(runner_t *r, int64_t start_mono)
                 return rc;
         r->starter_running = true;
         r->state = RUNNER_STARTING;
+        runner_disks_begin(r);
         for (size_t j = 0; j < r->n_jobs; j++)
                 if (r->ss[j]) {
                         if (pthread_create(&r->ss_thread, NULL, ss_main, r) == 0)

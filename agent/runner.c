@@ -489,6 +489,7 @@ void runner_destroy(runner_t **rp)
                         free(r->ss[i]);
                 }
         free(r->ss);
+        disks_free(&r->disks);
         gate_free(&r->gate);
         free(r->jg);
         for (size_t i = 0; i < r->n_jobs; i++)
@@ -505,6 +506,8 @@ int runner_fd(const runner_t *r)
 {
         return r->efd;
 }
+
+static void disks_finish(runner_t *r);
 
 runner_state_t runner_update(runner_t *r)
 {
@@ -528,9 +531,47 @@ runner_state_t runner_update(runner_t *r)
         if (r->state == RUNNER_STARTING && __atomic_load_n(&r->started, __ATOMIC_ACQUIRE))
                 r->state = RUNNER_RUNNING;
         if ((r->state == RUNNER_RUNNING || r->state == RUNNER_STARTING) && done == r->n_workers &&
-            __atomic_load_n(&r->started, __ATOMIC_ACQUIRE))
+            __atomic_load_n(&r->started, __ATOMIC_ACQUIRE)) {
                 r->state = RUNNER_DONE;
+                disks_finish(r);
+        }
         return r->state;
+}
+
+void runner_disks_begin(runner_t *r)
+{
+        bool any = false;
+        int rc;
+
+        for (size_t j = 0; j < r->n_jobs; j++)
+                any |= r->jobs[j].disk_util;
+        if (!any || disks_new("/sys", "/proc/diskstats", &r->disks) < 0)
+                return;
+        if ((rc = disks_begin(r->disks, clock_mono_ns())) < 0) {
+                log_debug("disk_util: cannot read /proc/diskstats: %s", strerror(-rc));
+                disks_free(&r->disks);
+        }
+}
+
+/* The end of the run: the devices the workers' files are on, and their counters since. */
+static void disks_finish(runner_t *r)
+{
+        int rc;
+
+        if (!r->disks)
+                return;
+        for (size_t i = 0; i < r->n_workers; i++)
+                for (unsigned k = 0; k < r->workers[i].ndevs; k++)
+                        disks_add(r->disks, r->workers[i].devs[k]);
+        if ((rc = disks_end(r->disks, clock_mono_ns())) < 0) {
+                log_debug("disk_util: cannot read /proc/diskstats: %s", strerror(-rc));
+                disks_free(&r->disks);
+        }
+}
+
+const disks_t *runner_disks(const runner_t *r)
+{
+        return r->disks;
 }
 
 const char *runner_error(const runner_t *r)
@@ -662,6 +703,7 @@ static void job_result(runner_t *r, size_t job, int clone, runner_job_result_t *
                 res->total_err += w->nonfatal_errors;
                 if (!w->ran)
                         continue;
+                fio_job_stats_add(&res->fio, &w->fio);
                 if (w->job_start_mono < began)
                         began = w->job_start_mono;
                 if (w->done_mono - start < first)

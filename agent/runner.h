@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "agent-config.h"
+#include "fio-stats.h"
 #include "hist.h"
 #include "metadata.h"
 #include "options.h"
@@ -93,6 +94,10 @@ int64_t runner_last_done_mono(const runner_t *r);
  * lay out while the run goes on, when the group before them has ended). Safe while the workers
  * lay out. */
 void runner_layout_progress(const runner_t *r, uint64_t *done, uint64_t *total);
+/* disk_util: the devices under the workers' files and their counters over the run, once DONE;
+ * NULL when no job asked for it or the kernel's counters could not be read. */
+struct disks;
+const struct disks *runner_disks(const runner_t *r);
 
 /* Asks every worker to end after its current I/O. */
 void runner_stop(runner_t *r);
@@ -116,6 +121,7 @@ typedef struct runner_job_result {
         int first_error;   /* continue_on_error: the first error the job went on after */
         uint64_t total_err; /* ... and how many */
         uint64_t start_ns; /* when the job began after the start: its group's (or waitee's) */
+        fio_job_stats_t fio; /* depths, batches, samples, CPU: the clones' added as fio's */
 } runner_job_result_t;
 
 size_t runner_njobs(const runner_t *r);

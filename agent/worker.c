@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -127,6 +128,11 @@ typedef struct worker_run {
         int64_t dump_at;   /* error_dump: the last line logged, and those held back since */
         uint64_t dump_held;
         fileservice_t fsv; /* which file the next I/O goes to (agent/fileservice.c) */
+        /* bwavgtime and iopsavgtime samples (none with disable_bw_measurement or gtod_reduce):
+         * the next one is due at smp_due, INT64_MAX without */
+        fio_sampler_t bw_smp, iops_smp;
+        int64_t smp_due;
+        struct rusage ru0; /* the worker thread's usage when counting began */
 } worker_run_t;
 
 static void fail(worker_t *w, int err, const char *fmt, ...) _printf_(3, 4);
@@ -160,10 +166,105 @@ static inline bool can_issue(const worker_run_t *s, int64_t now)
                !stopped(s);
 }
 
+/* When the next bw or IOPS sample is due. */
+static void next_sample(worker_run_t *s)
+{
+        s->smp_due = s->bw_smp.due_ns < s->iops_smp.due_ns ? s->bw_smp.due_ns : s->iops_smp.due_ns;
+}
+
+/* bwavgtime / iopsavgtime: the samples due at now (fio's add_bw_samples(), add_iops_samples()). */
+static void take_samples(worker_run_t *s, int64_t now)
+{
+        const worker_t *w = s->w;
+        uint64_t bytes[2] = {w->dir[0].bytes, w->dir[1].bytes};
+        uint64_t ios[2] = {w->dir[0].ios, w->dir[1].ios};
+
+        fio_sampler_take(&s->bw_smp, now, bytes, 1024, s->w->fio.bw);
+        fio_sampler_take(&s->iops_smp, now, ios, 1, s->w->fio.iops);
+        next_sample(s);
+}
+
+/* fio's job statistics start with the counters: samples from now on, CPU usage from here. */
+static void begin_fio_stats(worker_run_t *s, int64_t now)
+{
+        const job_spec_t *j = s->w->job;
+        const uint64_t zero[2] = {0, 0};
+        int64_t base = now;
+
+        memset(&s->w->fio, 0, sizeof(s->w->fio));
+        getrusage(RUSAGE_THREAD, &s->ru0);
+        s->smp_due = INT64_MAX;
+        if (j->disable_bw || j->gtod_reduce)
+                return;
+        /* From the instant the run's time counts from (its end is that plus runtime), so that
+         * a worker that woke a little late still takes its last sample at its end. */
+        if (s->ramp_end_ns <= now && now - s->ramp_end_ns < (int64_t)NSEC_PER_SEC / 10)
+                base = s->ramp_end_ns;
+        fio_sampler_start(&s->bw_smp, j->bwavgtime_ns, base, zero);
+        fio_sampler_start(&s->iops_smp, j->iopsavgtime_ns, base, zero);
+        next_sample(s);
+}
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+        return (uint64_t)tv->tv_sec * NSEC_PER_SEC + (uint64_t)tv->tv_usec * NSEC_PER_USEC;
+}
+
+/* ... and end with the worker's run: the last sample if due, the thread's usage since the
+ * start (fio's update_rusage_stat(), per thread), and what a synchronous loop never marks: each
+ * of its I/Os went alone, at depth 1, in a submission and a completion of its own. */
+static void end_fio_stats(worker_run_t *s, int64_t now)
+{
+        worker_t *w = s->w;
+        fio_job_stats_t *f = &w->fio;
+        struct rusage ru;
+
+        if (!s->counting)
+                return;
+        if (now >= s->smp_due)
+                take_samples(s, now);
+        if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+                f->usr_ns = tv_ns(&ru.ru_utime) - tv_ns(&s->ru0.ru_utime);
+                f->sys_ns = tv_ns(&ru.ru_stime) - tv_ns(&s->ru0.ru_stime);
+                f->ctx =
+                    (uint64_t)(ru.ru_nvcsw + ru.ru_nivcsw - s->ru0.ru_nvcsw - s->ru0.ru_nivcsw);
+                f->majf = (uint64_t)(ru.ru_majflt - s->ru0.ru_majflt);
+                f->minf = (uint64_t)(ru.ru_minflt - s->ru0.ru_minflt);
+        }
+        if (w->measure_mono && now > w->measure_mono)
+                f->run_ns = (uint64_t)(now - w->measure_mono);
+        f->latency_depth = s->pace.lat_target ? s->qd : w->job->iodepth;
+        if (w->sync_engine && w->job->io_submit_mode != SUBMIT_OFFLOAD) {
+                uint64_t n = w->dir[0].issued + w->dir[1].issued;
+                f->depth[0] += n;
+                f->submit[fio_batch_bucket(1)] += n;
+                f->complete[fio_batch_bucket(1)] += n;
+                f->total_submit += n;
+                f->total_complete += n;
+        }
+}
+
+/* An asynchronous submission of nr I/Os with depth of them queued or in flight (fio's
+ * io_u_mark_depth() and io_u_mark_submit()), and a reap of nr completions. */
+static inline void mark_submit(worker_run_t *s, unsigned depth, unsigned nr)
+{
+        fio_job_stats_t *f = &s->w->fio;
+        f->depth[fio_depth_bucket(depth)] += nr;
+        f->submit[fio_batch_bucket(nr)]++;
+        f->total_submit++;
+}
+
+static inline void mark_complete(worker_run_t *s, unsigned nr)
+{
+        s->w->fio.complete[fio_batch_bucket(nr)]++;
+        s->w->fio.total_complete++;
+}
+
 /* Ramp is over: counters grow from here, and rate pacing starts afresh, as fio resets both. */
 static void begin_counting(worker_run_t *s, int64_t now)
 {
         s->counting = true;
+        begin_fio_stats(s, now);
         s->rate_t0 = now;
         memset(s->rate_bytes, 0, sizeof(s->rate_bytes));
         memset(s->rate_ios, 0, sizeof(s->rate_ios));
@@ -555,6 +656,8 @@ static inline void complete(worker_run_t *s, io_unit_t *io, int64_t now, bool wi
                 return;
         STAT_ADD(d->bytes, (uint64_t)res);
         STAT_ADD(d->ios, 1);
+        if (unlikely(now >= s->smp_due))
+                take_samples(s, now);
         if (unlikely(s->nostats))
                 return;
         if (likely(!s->no_clat))
@@ -763,6 +866,8 @@ static int reap(worker_run_t *s, unsigned min, unsigned max, int64_t timeout_ns,
                 return 0;
         t = clock_mono_ns();
         *now = t;
+        if (s->counting)
+                mark_complete(s, (unsigned)n);
         for (int i = 0; i < n; i++) {
                 io_unit_t *io = s->e->event(s->ed, (unsigned)i);
                 s->inflight--;
@@ -799,6 +904,8 @@ static int commit(worker_run_t *s, int64_t *now)
                 }
                 t = clock_mono_ns();
                 *now = t;
+                if (s->counting)
+                        mark_submit(s, s->inflight + s->npending, (unsigned)r);
                 for (int i = 0; i < r; i++) {
                         io_unit_t *io = s->pending[i];
                         io->issue_ns = t;
@@ -891,6 +998,8 @@ static int issue_one(worker_run_t *s, int64_t *now)
                 *now = clock_mono_ns();
                 io->issue_ns = *now;
                 if (io->counted) {
+                        mark_submit(s, s->inflight + s->npending + 1, 1);
+                        mark_complete(s, 1);
                         STAT_ADD(s->w->dir[io->ddir].issued, 1);
                         if (likely(!s->no_slat))
                                 hist_record(&s->w->dir[io->ddir].slat,
@@ -956,8 +1065,10 @@ static void run_offload(worker_run_t *s)
                         io = s->free_units[--s->nfree];
                         prep_io(s, io, ddir);
                         io->start_ns = now;
-                        if (io->counted)
+                        if (io->counted) {
+                                mark_submit(s, s->inflight + 1, 1);
                                 STAT_ADD(w->dir[ddir].issued, 1);
+                        }
                         offload_submit(o, io);
                         s->inflight++;
                 }
@@ -967,6 +1078,8 @@ static void run_offload(worker_run_t *s)
                         wait = 0;
                 n = offload_reap(o, out, GATHER_MAX, wait);
                 now = clock_mono_ns();
+                if (n && s->counting)
+                        mark_complete(s, n);
                 for (unsigned i = 0; i < n; i++) {
                         io_unit_t *io = out[i];
                         s->inflight--;
@@ -1452,6 +1565,19 @@ static int pre_read(worker_t *w, int fd, const layout_file_t *lf)
         return 0;
 }
 
+/* disk_util: the device a file of the worker is on, for the agent's disk statistics. */
+static void note_device(worker_t *w, const struct stat *st)
+{
+        uint64_t dev = (uint64_t)st->st_dev;
+
+        if (!w->job->disk_util || w->ndevs == WORKER_MAX_DEVS)
+                return;
+        for (unsigned i = 0; i < w->ndevs; i++)
+                if (w->devs[i] == dev)
+                        return;
+        w->devs[w->ndevs++] = dev;
+}
+
 /* Opens the files (after every worker laid out its own), sizes regions of existing files, drops
  * their cached pages when invalidate=1, and sets the loop's per-file state. */
 static int open_files(worker_t *w, worker_run_t *s)
@@ -1526,8 +1652,10 @@ static int open_files(worker_t *w, worker_run_t *s)
                 }
                 {
                         struct stat st;
-                        if (fstat(f->fd, &st) == 0)
+                        if (fstat(f->fd, &st) == 0) {
                                 f->whole = (uint64_t)st.st_size;
+                                note_device(w, &st);
+                        }
                 }
                 if (!lf->length) {
                         struct stat st;
@@ -1977,7 +2105,9 @@ static void run(worker_t *w, worker_run_t *s, int64_t job_start)
                         break;
                 next_loop(s);
         }
-        __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
+        s->now = clock_mono_ns();
+        end_fio_stats(s, s->now);
+        __atomic_store_n(&w->done_mono, s->now, __ATOMIC_RELAXED);
 }
 
 /* ioengine=metadata: metadata_run() after startdelay, again while time_based until the runtime

@@ -8,6 +8,7 @@
 
 #include "agent-config.h"
 #include "engine.h"
+#include "fio-stats.h"
 #include "hist.h"
 #include "layout.h"
 #include "metadata.h"
@@ -49,6 +50,8 @@ typedef struct worker_dir {
         hist_t slat; /* submission latency: I/O ready to its submit call's return (async) */
         hist_t lat;  /* total latency: I/O ready to completion (async; = clat for sync) */
 } worker_dir_t;
+
+#define WORKER_MAX_DEVS 8
 
 typedef struct worker {
         /* Set by the runner before the thread starts. */
@@ -96,6 +99,13 @@ typedef struct worker {
         int first_error;       /* continue_on_error: the first error it went on after */
         uint64_t nonfatal_errors; /* ... and how many */
         uint64_t error_offset; /* file offset of the failed I/O, when an I/O failed */
+        /* fio's depths, batches, bandwidth and IOPS samples and CPU usage of this worker: its
+         * own, read once it is done. */
+        fio_job_stats_t fio;
+        /* The devices its files are on (st_dev; disk_util=1 and files of its own): set before
+         * it is prepared. */
+        uint64_t devs[WORKER_MAX_DEVS];
+        unsigned ndevs;
         char errmsg[512];
         pthread_t thread;
 } worker_t;

@@ -228,6 +228,9 @@ static int build_spec_all(const jobargs_t *ja, const jobargs_job_t *j, job_spec_
         int r = job_spec_init(spec, j->name), first = 0;
         if (r < 0)
                 return r;
+        for (size_t i = 0; i < j->keys.n; i++)
+                if (job_option_early(j->keys.v[i]))
+                        job_option_set(spec, j->keys.v[i], j->values.v[i], e, sizeof(e));
         for (size_t i = 0; i < j->keys.n; i++) {
                 const char *where = j->wheres.v[i];
                 r = job_option_set(spec, j->keys.v[i], j->values.v[i], e, sizeof(e));
@@ -515,6 +518,7 @@ int jobargs_to_wire(const jobargs_t *ja, Iofleet__Job ***ret, size_t *n)
                 for (size_t o = 0; o < j->keys.n; o++)
                         pj->options[k++] = option(j->keys.v[o], j->values.v[o]);
                 pj->n_options = k;
+                pj->n_global = (uint32_t)j->n_global;
                 for (size_t o = 0; o < k; o++)
                         if (!pj->options[o]) {
                                 jobargs_free_wire(jobs, i + 1);

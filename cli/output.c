@@ -101,12 +101,12 @@ static void terse_dir(FILE *f, const json_t *d)
 
 static const char *const lat_us_keys[] = {"2", "4", "10", "20", "50", "100", "250", "500", "750",
                                           "1000", NULL};
+static const char *const depth_keys[] = {"1", "2", "4", "8", "16", "32", ">=64", NULL};
 static const char *const lat_ms_keys[] = {"2",   "4",    "10",   "20",     "50", "100", "250",
                                           "500", "750", "1000", "2000", ">=2000", NULL};
 
-/* fio's terse version 3, one line per job entry. CPU usage and I/O depths, which iofleet does not
- * measure, are empty fields rather than made-up figures; disk utilization is left out, as fio's
- * client mode does. */
+/* fio's terse version 3, one line per job entry; disk utilization is left out, as fio's client
+ * mode does. */
 static void write_terse(FILE *f, const json_t *doc)
 {
         const json_t *jobs = json_object_get(doc, "jobs");
@@ -123,10 +123,18 @@ static void write_terse(FILE *f, const json_t *doc)
                         (unsigned long long)num(e, "groupid"), (unsigned long long)num(e, "error"));
                 terse_dir(f, obj(e, "read"));
                 terse_dir(f, obj(e, "write"));
-                fprintf(f, ";;;;;"); /* cpu: user, system, ctx, majf, minf */
-                fprintf(f, ";;;;;;;"); /* I/O depths */
-                for (int k = 0; lat_us_keys[k]; k++)
-                        fprintf(f, ";%.2f%%", us ? num(us, lat_us_keys[k]) : 0);
+                fprintf(f, ";%f%%;%f%%;%llu;%llu;%llu", num(e, "usr_cpu"), num(e, "sys_cpu"),
+                        (unsigned long long)num(e, "ctx"), (unsigned long long)num(e, "majf"),
+                        (unsigned long long)num(e, "minf"));
+                for (int k = 0; depth_keys[k]; k++)
+                        fprintf(f, ";%3.1f%%", num(obj(e, "iodepth_level"), depth_keys[k]));
+                for (int k = 0; lat_us_keys[k]; k++) {
+                        double v = us ? num(us, lat_us_keys[k]) : 0;
+                        /* fio's terse adds every nanosecond bucket to the first microsecond one */
+                        for (int n = 0; k == 0 && lat_us_keys[n]; n++)
+                                v += num(obj(e, "latency_ns"), lat_us_keys[n]);
+                        fprintf(f, ";%.2f%%", v);
+                }
                 for (int k = 0; lat_ms_keys[k]; k++)
                         fprintf(f, ";%.2f%%", ms ? num(ms, lat_ms_keys[k]) : 0);
                 fputc('\n', f);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "render-fio.h"
 #include "util.h"
 
 /* fio's binary units for bandwidth: KiB/s, MiB/s, GiB/s. */
@@ -174,70 +175,6 @@ static double num(json_t *o, const char *key)
         return json_is_number(v) ? json_number_value(v) : 0;
 }
 
-/* fio picks the latency unit by magnitude; so do we. */
-static void lat_line(FILE *f, const char *label, json_t *lat)
-{
-        double max = num(lat, "max"), mean = num(lat, "mean"), div = 1;
-        const char *unit = "nsec";
-        json_t *pct = json_object_get(lat, "percentile");
-        if (num(lat, "N") == 0)
-                return;
-        /* The typical value picks the unit, so that percentiles keep their digits. */
-        if (mean >= 10e6) {
-                div = 1e6;
-                unit = "msec";
-        } else if (mean >= 10e3) {
-                div = 1e3;
-                unit = "usec";
-        }
-        fprintf(f, "    %s (%s): min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f\n", label, unit,
-                num(lat, "min") / div, max / div, num(lat, "mean") / div, num(lat, "stddev") / div);
-        if (!pct || strcmp(label, "clat") != 0)
-                return;
-        fprintf(f, "    clat percentiles (%s):\n", unit);
-        {
-                const char *key;
-                json_t *v;
-                int col = 0;
-                json_object_foreach(pct, key, v)
-                {
-                        fprintf(f, "%s%5.2fth=[%6.0f]%s", col == 0 ? "     | " : " ", atof(key),
-                                json_number_value(v) / div, col == 3 ? ",\n" : ",");
-                        col = (col + 1) % 4;
-                }
-                if (col)
-                        fprintf(f, "\n");
-        }
-}
-
-static void dir_block(FILE *f, const char *label, json_t *d)
-{
-        double bytes = num(d, "io_bytes"), runtime = num(d, "runtime");
-        char bw[32], io[32], iops[32];
-        if (bytes == 0 && num(d, "total_ios") == 0)
-                return;
-        fprintf(f, "  %s: IOPS=%s, BW=%s (%.1fMB/s)(%s/%.0fmsec)\n", label,
-                count_str(num(d, "iops"), iops, sizeof(iops)),
-                bw_str(num(d, "bw_bytes"), bw, sizeof(bw)), num(d, "bw_bytes") / 1e6,
-                bytes_str(bytes, io, sizeof(io)), runtime);
-        lat_line(f, "slat", json_object_get(d, "slat_ns"));
-        lat_line(f, "clat", json_object_get(d, "clat_ns"));
-        lat_line(f, " lat", json_object_get(d, "lat_ns"));
-        if (num(d, "bw_samples") > 0) {
-                fprintf(f,
-                        "   bw (  KiB/s): min=%.0f, max=%.0f, per=%.2f%%, avg=%.2f, stdev=%.2f, "
-                        "samples=%.0f\n",
-                        num(d, "bw_min"), num(d, "bw_max"), num(d, "bw_agg"), num(d, "bw_mean"),
-                        num(d, "bw_dev"), num(d, "bw_samples"));
-                fprintf(f,
-                        "   iops        : min=%.0f, max=%.0f, avg=%.2f, stdev=%.2f, samples=%.0f\n",
-                        num(d, "iops_min"), num(d, "iops_max"), num(d, "iops_mean"),
-                        num(d, "iops_stddev"), num(d, "iops_samples"));
-        }
-        if (num(d, "errors") > 0)
-                fprintf(f, "  %s errors: %.0f\n", label, num(d, "errors"));
-}
-
 /* A latency as bonnie++ prints it: whole units, the unit picked by magnitude. */
 static const char *lat_str(double ns, char *buf, size_t len)
 {
@@ -360,32 +297,26 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
         {
                 const char *job = json_string_value(json_object_get(entry, "jobname"));
                 const char *agent = json_string_value(json_object_get(entry, "agent"));
+                render_fmt_t fmt;
+                render_fio_fmt(doc, entry, &fmt);
                 if (agent)
-                        fprintf(f, "%s: (groupid=0, agent=%s, host=%s): err=%2.0f\n", job, agent,
+                        fprintf(f, "%s: (groupid=%.0f, agent=%s, host=%s): err=%2.0f\n", job,
+                                num(entry, "groupid"), agent,
                                 json_string_value(json_object_get(entry, "hostname")),
                                 num(entry, "error"));
                 else
                         fprintf(f, "%s: (groupid=0, agents=%zu): err=%2.0f\n", job,
                                 json_array_size(agents), num(entry, "error"));
-                dir_block(f, "read", json_object_get(entry, "read"));
-                dir_block(f, "write", json_object_get(entry, "write"));
-                dir_block(f, "mixed", json_object_get(entry, "mixed")); /* unified_rw_reporting */
+                render_fio_entry(f, entry, &fmt);
         }
 
         md_table(f, stats);
-        fprintf(f, "\nRun status group 0 (all jobs):\n");
-        entry = json_array_get(stats, json_array_size(stats) - 1);
-        for (int w = 0; w < 3 && entry; w++) {
-                static const char *const key[] = {"read", "write", "mixed"};
-                static const char *const label[] = {" READ", "WRITE", "MIXED"};
-                json_t *d = json_object_get(entry, key[w]);
-                if (num(d, "io_bytes") == 0)
-                        continue;
-                fprintf(f, "  %s: bw=%s (%.1fMB/s), io=%s (%.1fMB), run=%.0fmsec\n",
-                        label[w], bw_str(num(d, "bw_bytes"), a, sizeof(a)),
-                        num(d, "bw_bytes") / 1e6, bytes_str(num(d, "io_bytes"), b, sizeof(b)),
-                        num(d, "io_bytes") / 1e6, num(d, "runtime"));
+        {
+                render_fmt_t fmt;
+                render_fio_fmt(doc, json_array_get(stats, 0), &fmt);
+                render_fio_groups(f, stats, &fmt);
         }
+        render_fio_disks(f, doc);
         fprintf(f,
                 "\niofleet: run %s: %s; %zu agents; start skew %s (%s), every worker running "
                 "within %s; %zu intervals of %s\n",

@@ -8,7 +8,7 @@ const char job_fio_unsupported_options[] =
     "filetype lockfile allow_mounted_write fill_device fill_fs write_hint sync "
     "sync_file_range write_barrier uncached "
     /* sizes and offsets */
-    "offset_align num_range kb_base "
+    "offset_align num_range "
     /* block sizes and buffers */
     "bs_is_seq_rand dedupe_global iomem mem iomem_align mem_align "
     "hugepage-size lockmem atomic "
@@ -30,11 +30,10 @@ const char job_fio_unsupported_options[] =
     /* processes, CPUs, priorities */
     "cgroup cgroup_weight cgroup_nodelete uid gid gtod_cpu clocksource "
     /* statistics and logs */
-    "significant_figures "
     "write_bw_log write_lat_log write_iops_log write_hist_log log_avg_msec log_hist_msec "
     "log_hist_coarseness log_max_value log_offset log_prio log_compression "
     "log_compression_cpus log_store_compressed log_unix_epoch log_alternate_epoch "
-    "log_alternate_epoch_clock_id block_error_percentiles per_job_logs ss_interval unit_base "
+    "log_alternate_epoch_clock_id block_error_percentiles per_job_logs ss_interval "
     /* zones */
     "zonemode zonerange zonesize zonecapacity zoneskip read_beyond_wp max_open_zones "
     "job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency "

@@ -188,7 +188,7 @@ int options_set_rw(job_spec_t *j, const char *key, const char *value, char *err,
                 const char *s = colon + 1, *why = NULL;
                 bool neg = *s == '-';
                 uint64_t v;
-                if (parse_size_why(s + neg, &v, &why) < 0 || v > JOB_SIZE_MAX) {
+                if (parse_size_base_why(s + neg, j->kb_base, &v, &why) < 0 || v > JOB_SIZE_MAX) {
                         options_err(err, errlen,
                                     "%s: '%s': after a sequential mode, ':' takes the bytes to "
                                     "skip after each I/O, a size that may be negative (e.g. "
@@ -282,7 +282,8 @@ static int bssplit_part(job_spec_t *j, unsigned ddir, const char *key, const cha
                 }
                 if (slash)
                         *slash = '\0';
-                if (parse_size_why(tok, &bs, &why) < 0 || bs < 1 || bs > JOB_BS_MAX) {
+                if (parse_size_base_why(tok, j->kb_base, &bs, &why) < 0 || bs < 1 ||
+                    bs > JOB_BS_MAX) {
                         options_err(err, errlen,
                                     "%s: '%s' is not a block size 1..2g (entries are bs/percent, "
                                     "e.g. %s=4k/50:64k/50)",
@@ -384,7 +385,7 @@ static int bsrange_part(job_spec_t *j, unsigned ddir, const char *key, const cha
                         void *ctx, char *err, size_t errlen)
 {
         char vb[ECHO_BUF], lo_s[64], hi_s[64];
-        const char *sep = strpbrk(part, "-:");
+        const char *sep = strpbrk(part, "-:"), *why = NULL;
         uint64_t lo, hi;
         size_t n;
 
@@ -399,8 +400,9 @@ static int bsrange_part(job_spec_t *j, unsigned ddir, const char *key, const cha
         memcpy(lo_s, part, n);
         lo_s[n] = '\0';
         snprintf(hi_s, sizeof(hi_s), "%s", sep ? sep + 1 : lo_s);
-        if (parse_size(lo_s, &lo) < 0 || parse_size(hi_s, &hi) < 0 || !lo || !hi ||
-            lo > JOB_BS_MAX || hi > JOB_BS_MAX)
+        if (parse_size_base_why(lo_s, j->kb_base, &lo, &why) < 0 ||
+            parse_size_base_why(hi_s, j->kb_base, &hi, &why) < 0 || !lo || !hi || lo > JOB_BS_MAX ||
+            hi > JOB_BS_MAX)
                 goto bad;
         if (lo > hi) {
                 uint64_t t = lo;
@@ -494,7 +496,8 @@ static int zones_part(job_spec_t *j, unsigned ddir, const char *key, const char 
                 access += (uint32_t)a;
                 if (zones_abs) {
                         const char *why = NULL;
-                        if (!slash || !slash[1] || parse_size_why(slash + 1, &zz->size, &why) < 0 ||
+                        if (!slash || !slash[1] ||
+                            parse_size_base_why(slash + 1, j->kb_base, &zz->size, &why) < 0 ||
                             !zz->size || zz->size > JOB_SIZE_MAX) {
                                 options_err(err, errlen,
                                             "%s: zoned_abs: zone %u needs a size in bytes after "

@@ -55,6 +55,11 @@ static const char *const unified_choices[] = {"none", "mixed", "both", "0", "1",
 static const int unified_values[] = {JOB_UNIFIED_NONE, JOB_UNIFIED_MIXED, JOB_UNIFIED_BOTH,
                                      JOB_UNIFIED_NONE, JOB_UNIFIED_MIXED, JOB_UNIFIED_BOTH};
 
+static const char *const kb_base_choices[] = {"1024", "1000", NULL};
+static const int kb_base_values[] = {1024, 1000};
+static const char *const unit_base_choices[] = {"0", "8", "1", NULL};
+static const int unit_base_values[] = {0, 8, 1};
+
 const job_option_t options_table_stats[] = {
     {
         .name = "clat_percentiles",
@@ -139,6 +144,66 @@ const job_option_t options_table_stats[] = {
         .def = "1",
         .help = "Report the job (0: it runs, and is left out of the result)",
     },
+    {
+        .name = "kb_base",
+        .type = OPT_ENUM,
+        .offset = FIELD_ENUM(int, kb_base),
+        .choices = kb_base_choices,
+        .values = kb_base_values,
+        .def = "1024",
+        .example = "1000",
+        .help = "Sizes: 1024 reads k as 1024 and kib as 1000 (fio's compatibility mode), 1000 "
+                "the reverse; the normal output's first unit follows it",
+    },
+    {
+        .name = "unit_base",
+        .type = OPT_ENUM,
+        .offset = FIELD_ENUM(int, unit_base),
+        .choices = unit_base_choices,
+        .values = unit_base_values,
+        .def = "0",
+        .example = "1",
+        .help = "The normal output's bandwidth in bytes (8, or 0: automatic) or bits (1)",
+    },
+    {
+        .name = "significant_figures",
+        .type = OPT_UINT32,
+        .offset = FIELD(uint32_t, sig_figs),
+        .min = 1,
+        .max = 10,
+        .def = "4",
+        .example = "6",
+        .help = "Digits of the normal output's IOPS, bandwidth and sizes",
+    },
+    {
+        .name = "bwavgtime",
+        .type = OPT_TIME,
+        .offset = FIELD(uint64_t, bwavgtime_ns),
+        .unit_ns = NSEC_PER_MSEC,
+        .min = NSEC_PER_MSEC,
+        .max = NSEC_PER_DAY,
+        .def = "500",
+        .example = "1000",
+        .help = "Bandwidth samples (bw_min, bw_mean, ...) over this time each, in ms",
+    },
+    {
+        .name = "iopsavgtime",
+        .type = OPT_TIME,
+        .offset = FIELD(uint64_t, iopsavgtime_ns),
+        .unit_ns = NSEC_PER_MSEC,
+        .min = NSEC_PER_MSEC,
+        .max = NSEC_PER_DAY,
+        .def = "500",
+        .example = "1000",
+        .help = "IOPS samples (iops_min, iops_mean, ...) over this time each, in ms",
+    },
+    {
+        .name = "disk_util",
+        .type = OPT_BOOL,
+        .offset = FIELD(bool, disk_util),
+        .def = "1",
+        .help = "Report the devices under the job's files (reads, writes, utilization)",
+    },
 };
 const size_t options_table_stats_len = ELEMENTSOF(options_table_stats);
 
@@ -146,4 +211,9 @@ void options_stats_defaults(job_spec_t *j)
 {
         j->clat_percentiles = true;
         j->stats = true;
+        j->kb_base = 1024;
+        j->sig_figs = 4;
+        j->bwavgtime_ns = 500 * NSEC_PER_MSEC;
+        j->iopsavgtime_ns = 500 * NSEC_PER_MSEC;
+        j->disk_util = true;
 }

@@ -260,7 +260,7 @@ int options_range_error(const job_option_t *o, const char *key, const char *what
 
 /* One number of option o into *ret; part names the direction of one of several values. */
 static int parse_number(const job_option_t *o, const char *key, const char *s, const char *part,
-                        uint64_t *ret, char *err, size_t errlen)
+                        int kb_base, uint64_t *ret, char *err, size_t errlen)
 {
         char vb[ECHO_BUF], what[16] = "";
         const char *why = NULL;
@@ -286,7 +286,7 @@ static int parse_number(const job_option_t *o, const char *key, const char *s, c
         if (o->type == OPT_TIME)
                 r = parse_duration_why(s, o->unit_ns, &v, &why);
         else
-                r = parse_size_why(s, &v, &why);
+                r = parse_size_base_why(s, kb_base, &v, &why);
         if (r == -ERANGE)
                 return options_range_error(o, key, what, options_echo(vb, s), err, errlen);
         if (r < 0) {
@@ -352,7 +352,8 @@ static int set_per_ddir(const job_option_t *o, const char *key, const char *valu
         for (size_t i = 0; i < n; i++) {
                 if (!*parts[i])
                         continue;
-                r = parse_number(o, key, parts[i], n > 1 ? ddir_names[i] : NULL, &x, err, errlen);
+                r = parse_number(o, key, parts[i], n > 1 ? ddir_names[i] : NULL, j->kb_base, &x,
+                                 err, errlen);
                 if (r < 0)
                         goto out;
                 any = true;
@@ -411,7 +412,7 @@ static int set_number(const job_option_t *o, const char *key, const char *value,
                 return set_per_ddir(o, key, value, j, err, errlen);
         if (o->percent_offset && value[0] && value[strlen(value) - 1] == '%')
                 return set_percent(o, key, value, j, err, errlen);
-        r = parse_number(o, key, value, NULL, &v, err, errlen);
+        r = parse_number(o, key, value, NULL, j->kb_base, &v, err, errlen);
         if (r < 0)
                 return r;
         store_number(o, j, o->offset, v);
@@ -624,6 +625,13 @@ int job_option_set(job_spec_t *j, const char *key, const char *value, char *err,
         if (r >= 0 && o->offset_given)
                 *(bool *)field_at(j, o->offset_given) = true;
         return r;
+}
+
+bool job_option_early(const char *key)
+{
+        if (key[0] == '-' && key[1] == '-')
+                key += 2;
+        return streq(key, "kb_base"); /* fio's option priority 1 */
 }
 
 /* --- defaults ------------------------------------------------------------------------- */

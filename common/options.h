@@ -285,6 +285,12 @@ typedef struct job_spec {
         bool gtod_reduce;           /* all four of them, as fio */
         bool stats;                 /* the job is in the result (default 1) */
         int unified_rw;             /* unified_rw_reporting: JOB_UNIFIED_* */
+        int kb_base;                /* 1024 (k = 1024, kib = 1000: fio's default) or 1000 */
+        int unit_base;              /* output in bytes (8, and 0: automatic) or bits (1) */
+        uint32_t sig_figs;          /* significant_figures of the normal output (default 4) */
+        uint64_t bwavgtime_ns;      /* bandwidth samples every (default 500 ms) */
+        uint64_t iopsavgtime_ns;    /* IOPS samples every (default 500 ms) */
+        bool disk_util;             /* the devices under the job's files (default 1) */
 } job_spec_t;
 
 enum { JOB_UNIFIED_NONE = 0, JOB_UNIFIED_MIXED = 1, JOB_UNIFIED_BOTH = 2 };
@@ -322,6 +328,9 @@ int job_spec_copy(job_spec_t *dst, const job_spec_t *src);
  * and what is allowed, and returns -ENOENT (unknown option), -EOPNOTSUPP (an fio option iofleet
  * does not implement), -EINVAL (bad value) or -ERANGE (out of range). */
 int job_option_set(job_spec_t *j, const char *key, const char *value, char *err, size_t errlen);
+/* Whether fio applies the option before the others of a job wherever it stands (kb_base: every
+ * size follows it): callers set these in a first pass over a job's options. */
+bool job_option_early(const char *key);
 /* Checks the job as a whole (bs <= size, a size or a runtime, time_based needs runtime, ...). */
 int job_spec_validate(const job_spec_t *j, char *err, size_t errlen);
 

@@ -114,9 +114,14 @@ static int scale_decimal(const decimal_t *d, uint64_t mult, uint64_t *ret, const
 /* parse_size() with the reason of a failure; -EOPNOTSUPP for fio forms iofleet lacks. */
 int parse_size_why(const char *s, uint64_t *ret, const char **why)
 {
+        return parse_size_base_why(s, 1024, ret, why);
+}
+
+int parse_size_base_why(const char *s, int kb_base, uint64_t *ret, const char **why)
+{
         static const char units[] = "kmgtp";
         const char *p = s, *u;
-        uint64_t mult = 1, base = 1024, v = 0;
+        uint64_t mult = 1, base = kb_base == 1000 ? 1000 : 1024, v = 0;
         unsigned pow = 0;
         decimal_t d;
         int r;
@@ -153,10 +158,11 @@ int parse_size_why(const char *s, uint64_t *ret, const char **why)
                         p++;
                         if (ascii_lower(*p) != 'b') {
                                 *why = "is ambiguous: fio's HOWTO reads 'ki' as 1000 and its "
-                                       "parser as 1024; write k (1024) or kib (1000)";
+                                       "parser as 1024; write k or kib";
                                 return -EINVAL;
                         }
-                        base = 1000; /* fio's kb_base=1024 compatibility: kib = 1000 */
+                        /* fio's kb_base=1024 compatibility: kib = 1000; kb_base=1000: 1024 */
+                        base = kb_base == 1000 ? 1024 : 1000;
                 }
         }
         if (ascii_lower(*p) == 'b')

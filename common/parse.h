@@ -11,6 +11,9 @@
 int parse_size(const char *s, uint64_t *ret);
 /* The same, with why set to the reason on failure ("has an unknown suffix (...)"). */
 int parse_size_why(const char *s, uint64_t *ret, const char **why);
+/* parse_size_why() under fio's kb_base: 1024 as above, 1000 the reverse (k/kb = 1000, kib =
+ * 1024: fio's SI mode). */
+int parse_size_base_why(const char *s, int kb_base, uint64_t *ret, const char **why);
 /* fio times: a number with us/usec, ms/msec, s/sec, m/min, h/hour, d/day; a bare number is in
  * default_unit_ns. -EINVAL or -ERANGE. */
 int parse_duration(const char *s, uint64_t default_unit_ns, uint64_t *ret_ns);

@@ -3,6 +3,7 @@
 #include "wire-check.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "util.h"
@@ -167,6 +168,10 @@ static int check_jobs(Iofleet__Job **jobs, size_t n, char *err, size_t errlen)
                 if (jobs[i]->n_options > WIRE_MAX_JOB_OPTIONS)
                         return errorf(err, errlen, -EBADMSG, "job %s: %zu options, at most %d",
                                       jobs[i]->name, jobs[i]->n_options, WIRE_MAX_JOB_OPTIONS);
+                if (jobs[i]->n_global > jobs[i]->n_options)
+                        return errorf(err, errlen, -EBADMSG,
+                                      "job %s: n_global %u above its %zu options", jobs[i]->name,
+                                      jobs[i]->n_global, jobs[i]->n_options);
                 for (size_t k = 0; k < jobs[i]->n_options; k++) {
                         Iofleet__JobOption *o = jobs[i]->options[k];
                         if ((r = check_str(o->key, WIRE_MAX_NAME, true, "job option key", err,
@@ -503,6 +508,69 @@ static int check_stop(const Iofleet__Stop *s, char *err, size_t errlen)
         return check_str(s->reason, WIRE_MAX_TEXT, false, "stop.reason", err, errlen);
 }
 
+/* fio's series of samples: counts in order, mean and deviation numbers >= 0. */
+static int check_sample(const Iofleet__SampleStat *s, const char *what, char *err, size_t errlen)
+{
+        if (!s)
+                return 0;
+        if (s->samples && s->min > s->max)
+                return errorf(err, errlen, -EBADMSG, "%s: min %llu above max %llu", what,
+                              (unsigned long long)s->min, (unsigned long long)s->max);
+        if (!isfinite(s->mean) || s->mean < 0 || !isfinite(s->s) || s->s < 0)
+                return errorf(err, errlen, -EBADMSG, "%s: mean and s must be numbers >= 0", what);
+        return 0;
+}
+
+/* A job's depths, batches, samples and CPU usage: seven buckets or none, times that add up
+ * across agents without overflowing. */
+static int check_fio_stats(const Iofleet__FioStats *f, char *err, size_t errlen)
+{
+        const Iofleet__SampleStat *ss[] = {f->read_bw, f->write_bw, f->read_iops, f->write_iops};
+        static const char *const names[] = {"finished.job.fio.read_bw", "finished.job.fio.write_bw",
+                                            "finished.job.fio.read_iops",
+                                            "finished.job.fio.write_iops"};
+        int r;
+
+        if ((f->n_depth && f->n_depth != FIO_DEPTH_BUCKETS) ||
+            (f->n_submit && f->n_submit != FIO_DEPTH_BUCKETS) ||
+            (f->n_complete && f->n_complete != FIO_DEPTH_BUCKETS))
+                return errorf(err, errlen, -EBADMSG,
+                              "finished.job.fio: depth, submit and complete have %d buckets or "
+                              "none",
+                              FIO_DEPTH_BUCKETS);
+        if (f->usr_ns > WIRE_MAX_TIME || f->sys_ns > WIRE_MAX_TIME || f->run_ns > WIRE_MAX_TIME)
+                return errorf(err, errlen, -EBADMSG,
+                              "finished.job.fio: usr_ns, sys_ns, run_ns out of range 0..2^62");
+        if (f->latency_depth > WIRE_MAX_DEPTH)
+                return errorf(err, errlen, -EBADMSG,
+                              "finished.job.fio.latency_depth %u out of range 0..%d",
+                              f->latency_depth, WIRE_MAX_DEPTH);
+        for (size_t i = 0; i < ELEMENTSOF(ss); i++)
+                if ((r = check_sample(ss[i], names[i], err, errlen)) < 0)
+                        return r;
+        return 0;
+}
+
+/* The devices under an agent's files: kernel names, bounded. */
+static int check_disk_util(Iofleet__DiskUtil **d, size_t n, char *err, size_t errlen)
+{
+        int r;
+        if (n > WIRE_MAX_DISKS)
+                return errorf(err, errlen, -EBADMSG, "finished.disk_util: %zu devices, at most %d",
+                              n, WIRE_MAX_DISKS);
+        for (size_t i = 0; i < n; i++) {
+                if ((r = check_str(d[i]->name, WIRE_MAX_NAME, true, "finished.disk_util.name", err,
+                                   errlen)) < 0 ||
+                    (r = check_str(d[i]->master, WIRE_MAX_NAME, false, "finished.disk_util.master",
+                                   err, errlen)) < 0)
+                        return r;
+                if (d[i]->msec > WIRE_MAX_TIME)
+                        return errorf(err, errlen, -EBADMSG,
+                                      "finished.disk_util.msec out of range 0..2^62");
+        }
+        return 0;
+}
+
 /* One job's result in a Finished. */
 static int check_job_result(const Iofleet__JobResult *j, char *err, size_t errlen)
 {
@@ -540,7 +608,7 @@ static int check_job_result(const Iofleet__JobResult *j, char *err, size_t errle
                 return errorf(err, errlen, -EBADMSG,
                               "finished.job.steadystate: more than %d samples",
                               WIRE_MAX_SS_SAMPLES);
-        return 0;
+        return j->fio ? check_fio_stats(j->fio, err, errlen) : 0;
 }
 
 static int check_finished(const Iofleet__Finished *f, char *err, size_t errlen)
@@ -560,7 +628,7 @@ static int check_finished(const Iofleet__Finished *f, char *err, size_t errlen)
         for (size_t i = 0; i < f->n_jobs; i++)
                 if ((r = check_job_result(f->jobs[i], err, errlen)) < 0)
                         return r;
-        return 0;
+        return check_disk_util(f->disk_util, f->n_disk_util, err, errlen);
 }
 
 /* The cluster-wide stonewall's messages: a group after the first, of at most WIRE_MAX_JOBS. */

@@ -209,6 +209,10 @@ int wire_job_spec(const Iofleet__Job *job, job_spec_t *spec, char *err, size_t e
         int r = job_spec_init(spec, job->name);
         if (r < 0)
                 return r;
+        for (size_t i = 0; i < job->n_options; i++)
+                if (job_option_early(job->options[i]->key))
+                        job_option_set(spec, job->options[i]->key, job->options[i]->value, e,
+                                       sizeof(e)); /* refused again below, in its place */
         for (size_t i = 0; i < job->n_options; i++) {
                 r = job_option_set(spec, job->options[i]->key, job->options[i]->value, e,
                                    sizeof(e));
@@ -331,4 +335,80 @@ void wire_dir_done(wire_dir_t *w)
 {
         for (int i = 0; i < 4; i++)
                 wire_hist_done(&w->h[i]);
+}
+
+static Iofleet__SampleStat *sample_fill(Iofleet__SampleStat *pb, const fio_sstat_t *s)
+{
+        iofleet__sample_stat__init(pb);
+        pb->min = s->min;
+        pb->max = s->max;
+        pb->samples = s->samples;
+        pb->mean = s->mean;
+        pb->s = s->S;
+        return pb;
+}
+
+Iofleet__FioStats *wire_fio_fill(wire_fio_t *w, const fio_job_stats_t *f)
+{
+        Iofleet__FioStats *pb = &w->pb;
+
+        iofleet__fio_stats__init(pb);
+        pb->n_depth = pb->n_submit = pb->n_complete = FIO_DEPTH_BUCKETS;
+        pb->depth = (uint64_t *)f->depth;
+        pb->submit = (uint64_t *)f->submit;
+        pb->complete = (uint64_t *)f->complete;
+        pb->total_submit = f->total_submit;
+        pb->total_complete = f->total_complete;
+        pb->usr_ns = f->usr_ns;
+        pb->sys_ns = f->sys_ns;
+        pb->ctx = f->ctx;
+        pb->majf = f->majf;
+        pb->minf = f->minf;
+        pb->run_ns = f->run_ns;
+        pb->read_bw = sample_fill(&w->ss[0], &f->bw[0]);
+        pb->write_bw = sample_fill(&w->ss[1], &f->bw[1]);
+        pb->read_iops = sample_fill(&w->ss[2], &f->iops[0]);
+        pb->write_iops = sample_fill(&w->ss[3], &f->iops[1]);
+        pb->latency_depth = f->latency_depth;
+        return pb;
+}
+
+static void sample_read(fio_sstat_t *s, const Iofleet__SampleStat *pb)
+{
+        memset(s, 0, sizeof(*s));
+        if (!pb)
+                return;
+        s->min = pb->min;
+        s->max = pb->max;
+        s->samples = pb->samples;
+        s->mean = pb->mean;
+        s->S = pb->s;
+}
+
+void wire_fio_add(fio_job_stats_t *f, const Iofleet__FioStats *pb)
+{
+        fio_job_stats_t one;
+
+        if (!pb)
+                return;
+        memset(&one, 0, sizeof(one));
+        for (size_t i = 0; i < FIO_DEPTH_BUCKETS; i++) {
+                one.depth[i] = i < pb->n_depth ? pb->depth[i] : 0;
+                one.submit[i] = i < pb->n_submit ? pb->submit[i] : 0;
+                one.complete[i] = i < pb->n_complete ? pb->complete[i] : 0;
+        }
+        one.total_submit = pb->total_submit;
+        one.total_complete = pb->total_complete;
+        one.usr_ns = pb->usr_ns;
+        one.sys_ns = pb->sys_ns;
+        one.ctx = pb->ctx;
+        one.majf = pb->majf;
+        one.minf = pb->minf;
+        one.run_ns = pb->run_ns;
+        sample_read(&one.bw[0], pb->read_bw);
+        sample_read(&one.bw[1], pb->write_bw);
+        sample_read(&one.iops[0], pb->read_iops);
+        sample_read(&one.iops[1], pb->write_iops);
+        one.latency_depth = pb->latency_depth;
+        fio_job_stats_add(f, &one);
 }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fio-stats.h"
 #include "hist.h"
 #include "kv.h"
 #include "iofleet.pb-c.h"
@@ -32,6 +33,8 @@
 #define WIRE_MAX_AGENTS 100000
 /* Bytes one agent may report laying out (1 PiB): sums over agents stay far from overflow. */
 #define WIRE_MAX_LAYOUT_BYTES (1ULL << 50)
+#define WIRE_MAX_DEPTH 65536 /* iodepth */
+#define WIRE_MAX_DISKS 64    /* devices an agent reports under disk_util */
 #define WIRE_MAX_SETTINGS 256 /* server settings, mount options, sysctls, sweep parameters */
 #define WIRE_MAX_PARTS 16
 #define WIRE_MAX_POINTS 100000
@@ -78,6 +81,17 @@ typedef struct wire_dir {
 void wire_dir_fill(wire_dir_t *w, const wire_dir_counts_t *now, const wire_dir_counts_t *before,
                    hist_t *scratch);
 void wire_dir_done(wire_dir_t *w);
+
+/* fio's job statistics as they travel, with the memory their buckets and samples need. */
+typedef struct wire_fio {
+        Iofleet__FioStats pb;
+        Iofleet__SampleStat ss[4];
+} wire_fio_t;
+
+/* Points w->pb at f (f must outlive it); returns &w->pb. */
+Iofleet__FioStats *wire_fio_fill(wire_fio_t *w, const fio_job_stats_t *f);
+/* Adds a received FioStats (decode validated it; NULL adds nothing) into f. */
+void wire_fio_add(fio_job_stats_t *f, const Iofleet__FioStats *pb);
 
 #include "options.h"
 /* Builds a job_spec from a job as it travelled: its name, then its options in order. Errors

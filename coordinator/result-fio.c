@@ -52,15 +52,16 @@ static unsigned slot_of(uint64_t v, const unsigned *bounds, unsigned n)
         return n;
 }
 
-void result_fio_latency(json_t *entry, const hist_t *const *lat, size_t nlat)
+void result_fio_latency(json_t *entry, const hist_t *const *lat, size_t nlat, uint64_t total)
 {
-        double ns[10] = {0}, us[10] = {0}, ms[12] = {0};
-        uint64_t total = 0;
+        uint64_t ns[10] = {0}, us[10] = {0}, ms[12] = {0}, n = 0;
         json_t *jn = json_object(), *ju = json_object(), *jm = json_object();
 
         for (size_t k = 0; k < nlat; k++)
-                total += lat[k]->n;
-        for (size_t k = 0; total && k < nlat; k++) {
+                n += lat[k]->n;
+        if (!total)
+                total = n;
+        for (size_t k = 0; n && k < nlat; k++) {
                 const hist_t *h = lat[k];
                 for (unsigned i = 0; h->n && i < HIST_BUCKETS; i++) {
                         uint64_t v, c = h->buckets[i];
@@ -68,18 +69,18 @@ void result_fio_latency(json_t *entry, const hist_t *const *lat, size_t nlat)
                                 continue;
                         v = bucket_value(h, i);
                         if (v < 1000)
-                                ns[slot_of(v, lat_bounds, 10)] += (double)c;
+                                ns[slot_of(v, lat_bounds, 10)] += c;
                         else if (v < 1000000)
-                                us[slot_of(v / 1000, lat_bounds, 10)] += (double)c;
+                                us[slot_of(v / 1000, lat_bounds, 10)] += c;
                         else
-                                ms[slot_of(v / 1000000, lat_ms_bounds, 11)] += (double)c;
+                                ms[slot_of(v / 1000000, lat_ms_bounds, 11)] += c;
                 }
         }
         for (unsigned i = 0; i < 10; i++) {
                 char key[16];
                 snprintf(key, sizeof(key), "%u", lat_bounds[i]);
-                json_object_set_new(jn, key, json_real(total ? 100.0 * ns[i] / (double)total : 0));
-                json_object_set_new(ju, key, json_real(total ? 100.0 * us[i] / (double)total : 0));
+                json_object_set_new(jn, key, json_real(fio_lat_share(ns[i], total)));
+                json_object_set_new(ju, key, json_real(fio_lat_share(us[i], total)));
         }
         for (unsigned i = 0; i < 12; i++) {
                 char key[16];
@@ -87,7 +88,7 @@ void result_fio_latency(json_t *entry, const hist_t *const *lat, size_t nlat)
                         snprintf(key, sizeof(key), "%u", lat_ms_bounds[i]);
                 else
                         snprintf(key, sizeof(key), ">=2000");
-                json_object_set_new(jm, key, json_real(total ? 100.0 * ms[i] / (double)total : 0));
+                json_object_set_new(jm, key, json_real(fio_lat_share(ms[i], total)));
         }
         json_object_set_new(entry, "latency_ns", jn);
         json_object_set_new(entry, "latency_us", ju);
@@ -119,14 +120,15 @@ static json_t *empty_dir(const json_t *like)
         return o;
 }
 
-void result_fio_job_fields(json_t *entry, uint64_t runtime_ns)
+void result_fio_job_fields(json_t *entry, uint64_t elapsed_ns)
 {
         json_t *rd = json_object_get(entry, "read");
 
         json_object_set_new(entry, "eta", json_integer(0));
-        json_object_set_new(entry, "elapsed",
-                            json_integer((json_int_t)((runtime_ns + NSEC_PER_SEC / 2) /
-                                                      NSEC_PER_SEC)));
+        /* whole seconds, rounded up as fio's */
+        json_object_set_new(
+            entry, "elapsed",
+            json_integer((json_int_t)((elapsed_ns + NSEC_PER_SEC - 1) / NSEC_PER_SEC)));
         if (rd && !json_object_get(entry, "trim"))
                 json_object_set_new(entry, "trim", empty_dir(rd));
 }
@@ -145,4 +147,139 @@ json_t *result_fio_jobs(const json_t *client_stats, size_t n_agents)
                 json_array_append_new(jobs, json_deep_copy(e));
         }
         return jobs;
+}
+
+/* fio's seven shares of a bucket map, under fio's keys. */
+static json_t *shares_json(const uint64_t *map, uint64_t total, const char *const *keys)
+{
+        double pct[FIO_DEPTH_BUCKETS];
+        json_t *o = json_object();
+
+        fio_depth_shares(map, total, pct);
+        for (unsigned i = 0; i < FIO_DEPTH_BUCKETS; i++)
+                json_object_set_new(o, keys[i], json_real(pct[i]));
+        return o;
+}
+
+static const char *const level_keys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
+static const char *const batch_keys[] = {"0", "4", "8", "16", "32", "64", ">=64"};
+
+void result_fio_usage(json_t *entry, const fio_job_stats_t *f, uint64_t issued)
+{
+        json_object_set_new(entry, "usr_cpu", json_real(fio_cpu_percent(f->usr_ns, f->run_ns)));
+        json_object_set_new(entry, "sys_cpu", json_real(fio_cpu_percent(f->sys_ns, f->run_ns)));
+        json_object_set_new(entry, "ctx", json_integer((json_int_t)f->ctx));
+        json_object_set_new(entry, "majf", json_integer((json_int_t)f->majf));
+        json_object_set_new(entry, "minf", json_integer((json_int_t)f->minf));
+        json_object_set_new(entry, "iodepth_level", shares_json(f->depth, issued, level_keys));
+        json_object_set_new(entry, "iodepth_submit",
+                            shares_json(f->submit, f->total_submit, batch_keys));
+        json_object_set_new(entry, "iodepth_complete",
+                            shares_json(f->complete, f->total_complete, batch_keys));
+}
+
+void result_fio_latency_target(json_t *entry, uint32_t depth, const job_spec_t *spec)
+{
+        json_object_set_new(entry, "latency_depth", json_integer(depth));
+        /* fio 3.33: the target in ns, the window in us */
+        json_object_set_new(entry, "latency_target",
+                            json_integer(spec ? (json_int_t)spec->latency_target_ns : 0));
+        json_object_set_new(
+            entry, "latency_percentile",
+            json_real(spec && spec->latency_percentile > 0 ? spec->latency_percentile : 100.0));
+        json_object_set_new(
+            entry, "latency_window",
+            json_integer(spec ? (json_int_t)(spec->latency_window_ns / NSEC_PER_USEC) : 0));
+}
+
+/* Options from..to of a job as fio lists them: those given with a value (fio leaves out a bare
+ * --time_based). */
+static void options_into(json_t *o, const Iofleet__Job *job, size_t from, size_t to)
+{
+        for (size_t i = from; i < to && i < job->n_options; i++)
+                if (!strempty(job->options[i]->value))
+                        json_object_set_new(o, job->options[i]->key,
+                                            json_string(job->options[i]->value));
+}
+
+json_t *result_fio_job_options(const Iofleet__Job *job)
+{
+        json_t *o = json_object();
+        if (job)
+                options_into(o, job, job->n_global, job->n_options);
+        return o;
+}
+
+json_t *result_fio_global_options(Iofleet__Job *const *jobs, size_t n)
+{
+        json_t *o = json_object();
+        for (size_t i = 0; i < n; i++)
+                options_into(o, jobs[i], 0, jobs[i]->n_global);
+        if (json_object_size(o))
+                return o;
+        json_decref(o);
+        return NULL;
+}
+
+static double util_of(uint64_t io_ticks, uint64_t msec)
+{
+        double u = msec ? 100.0 * (double)io_ticks / (double)msec : 0;
+        return u > 100.0 ? 100.0 : u;
+}
+
+/* fio's aggr_* of a device with slaves (dm, md): their counts averaged, the busiest's util. */
+static void aggr_into(json_t *o, Iofleet__DiskUtil *const *d, size_t n, const char *master)
+{
+        uint64_t sum[7] = {0}, count = 0;
+        double util = 0;
+
+        for (size_t i = 0; i < n; i++) {
+                const Iofleet__DiskUtil *s = d[i];
+                double u;
+                if (strempty(s->master) || !streq(s->master, master))
+                        continue;
+                sum[0] += s->read_ios;
+                sum[1] += s->write_ios;
+                sum[2] += s->read_merges;
+                sum[3] += s->write_merges;
+                sum[4] += s->read_ticks;
+                sum[5] += s->write_ticks;
+                sum[6] += s->in_queue;
+                u = util_of(s->io_ticks, s->msec);
+                util = u > util ? u : util;
+                count++;
+        }
+        if (!count)
+                return;
+        json_object_set_new(o, "aggr_read_ios", json_integer((json_int_t)(sum[0] / count)));
+        json_object_set_new(o, "aggr_write_ios", json_integer((json_int_t)(sum[1] / count)));
+        json_object_set_new(o, "aggr_read_merges", json_integer((json_int_t)(sum[2] / count)));
+        json_object_set_new(o, "aggr_write_merge", json_integer((json_int_t)(sum[3] / count)));
+        json_object_set_new(o, "aggr_read_ticks", json_integer((json_int_t)(sum[4] / count)));
+        json_object_set_new(o, "aggr_write_ticks", json_integer((json_int_t)(sum[5] / count)));
+        json_object_set_new(o, "aggr_in_queue", json_integer((json_int_t)(sum[6] / count)));
+        json_object_set_new(o, "aggr_util", json_real(util));
+}
+
+void result_fio_disk_util(json_t *arr, Iofleet__DiskUtil *const *d, size_t n, const char *hostname,
+                          const char *agent)
+{
+        for (size_t i = 0; i < n; i++) {
+                const Iofleet__DiskUtil *u = d[i];
+                json_t *o = json_object();
+                json_object_set_new(o, "name", json_string(u->name));
+                json_object_set_new(o, "read_ios", json_integer((json_int_t)u->read_ios));
+                json_object_set_new(o, "write_ios", json_integer((json_int_t)u->write_ios));
+                json_object_set_new(o, "read_merges", json_integer((json_int_t)u->read_merges));
+                json_object_set_new(o, "write_merges", json_integer((json_int_t)u->write_merges));
+                json_object_set_new(o, "read_ticks", json_integer((json_int_t)u->read_ticks));
+                json_object_set_new(o, "write_ticks", json_integer((json_int_t)u->write_ticks));
+                json_object_set_new(o, "in_queue", json_integer((json_int_t)u->in_queue));
+                json_object_set_new(o, "util", json_real(util_of(u->io_ticks, u->msec)));
+                aggr_into(o, d, n, u->name);
+                /* which host, as fio's client mode adds to each */
+                json_object_set_new(o, "hostname", json_string(hostname));
+                json_object_set_new(o, "agent", json_string(agent));
+                json_array_append_new(arr, o);
+        }
 }

@@ -93,8 +93,9 @@ static void report_opts_default(report_opts_t *ro)
         ro->stats = true;
 }
 
-/* The options of the run's job called name; fio's defaults when there is none. */
-static void report_opts_of(const coord_run_t *run, const char *name, report_opts_t *ro)
+/* The options of the run's job called name; fio's defaults when there is none. Returns the
+ * job's spec, or NULL. */
+static const job_spec_t *report_opts_of(const coord_run_t *run, const char *name, report_opts_t *ro)
 {
         const job_spec_t *j = NULL;
 
@@ -103,7 +104,7 @@ static void report_opts_of(const coord_run_t *run, const char *name, report_opts
                 if (streq(run->specs[k].name, name))
                         j = &run->specs[k];
         if (!j)
-                return;
+                return NULL;
         if (!strempty(j->percentile_list)) {
                 char err[128];
                 int n = job_percentile_list(j->percentile_list, ro->p, err, sizeof(err));
@@ -117,6 +118,7 @@ static void report_opts_of(const coord_run_t *run, const char *name, report_opts
         ro->bw_off = j->disable_bw || j->gtod_reduce;
         ro->stats = j->stats;
         ro->unified = j->unified_rw;
+        return j;
 }
 
 /* A latency block; with pct its percentiles (ro's list) and json+'s bins. h NULL: not
@@ -241,13 +243,14 @@ static double series_dev(const series_t *s)
         return v > 0 ? sqrt(v) : 0;
 }
 
-/* One fio "read"/"write" block. bw and iops series come from the interval samples. */
-static json_t *dir_json(const dir_acc_t *d, uint64_t runtime_ns, const series_t *bw,
-                        const series_t *iops, double agg_share, const report_opts_t *ro)
+/* One fio "read"/"write" block. bw and iops: fio's series of samples (NULL: none); agg: the
+ * bandwidth (bytes/s) of the entry's group, which bw_agg is a share of (fio's rs->agg). */
+static json_t *dir_json(const dir_acc_t *d, uint64_t runtime_ns, const fio_sstat_t *bw,
+                        const fio_sstat_t *iops, double agg, const report_opts_t *ro)
 {
-        static const series_t none;
+        static const fio_sstat_t none;
         json_t *o = json_object();
-        double secs = runtime_ns / 1e9;
+        double secs = runtime_ns / 1e9, per = 0;
         uint64_t bw_bytes = secs > 0 ? (uint64_t)(d->bytes / secs) : 0;
 
         json_object_set_new(o, "io_bytes", json_integer((json_int_t)d->bytes));
@@ -267,11 +270,37 @@ static json_t *dir_json(const dir_acc_t *d, uint64_t runtime_ns, const series_t 
         json_object_set_new(o, "clat_ns", lat_json(d->clat, ro, ro->pct[1]));
         /* a synchronous engine's lat is its clat (dir_acc_add()), unless lat is not measured */
         json_object_set_new(o, "lat_ns", lat_json(ro->lat_off ? NULL : d->lat, ro, ro->pct[2]));
-        if (ro->bw_off)
-                bw = iops = &none;
+        if (ro->bw_off || !bw)
+                bw = &none;
+        if (ro->bw_off || !iops)
+                iops = &none;
+        if (bw->samples) {
+                /* fio's convert_agg_kbytes_percent(): the mean's share of the group's rate */
+                per = 100.0;
+                if (agg > 1024 && bw->mean * 100.0 / (agg / 1024) < 100.0)
+                        per = bw->mean * 100.0 / (agg / 1024);
+        }
+        json_object_set_new(o, "bw_min", json_integer((json_int_t)bw->min));
+        json_object_set_new(o, "bw_max", json_integer((json_int_t)bw->max));
+        json_object_set_new(o, "bw_agg", json_real(per));
+        json_object_set_new(o, "bw_mean", json_real(bw->mean));
+        json_object_set_new(o, "bw_dev", json_real(fio_sstat_dev(bw)));
+        json_object_set_new(o, "bw_samples", json_integer((json_int_t)bw->samples));
+        json_object_set_new(o, "iops_min", json_integer((json_int_t)iops->min));
+        json_object_set_new(o, "iops_max", json_integer((json_int_t)iops->max));
+        json_object_set_new(o, "iops_mean", json_real(iops->mean));
+        json_object_set_new(o, "iops_stddev", json_real(fio_sstat_dev(iops)));
+        json_object_set_new(o, "iops_samples", json_integer((json_int_t)iops->samples));
+        return o;
+}
+
+/* The interval series of the cluster as figures (KiB/s and IO/s, min, max, mean, population
+ * deviation and count), per direction: what every agent did at once, interval by interval. */
+static json_t *series_json(const series_t *bw, const series_t *iops)
+{
+        json_t *o = json_object();
         json_object_set_new(o, "bw_min", json_integer((json_int_t)(bw->min / 1024)));
         json_object_set_new(o, "bw_max", json_integer((json_int_t)(bw->max / 1024)));
-        json_object_set_new(o, "bw_agg", json_real(agg_share));
         json_object_set_new(o, "bw_mean", json_real(series_mean(bw) / 1024));
         json_object_set_new(o, "bw_dev", json_real(series_dev(bw) / 1024));
         json_object_set_new(o, "bw_samples", json_integer((json_int_t)bw->n));
@@ -304,8 +333,7 @@ typedef struct ivpass {
         const coord_run_t *run;
         uint64_t from, cluster_end, first;
         uint64_t *end;                       /* per agent: its last worker's end */
-        series_t *bw[2], *iops[2];           /* per agent, [read, write] */
-        series_t cbw[2], ciops[2];           /* cluster */
+        series_t cbw[2], ciops[2];           /* cluster, [read, write] */
         uint64_t *sum[2];                    /* per agent: bytes over its intervals */
         double *at_first[2];                 /* per agent: bytes up to first */
         json_t *ivs, *cur;                   /* intervals[] and the interval being filled */
@@ -405,10 +433,6 @@ static int ivpass_row(void *user, const run_iv_row_t *row)
         for (int w = 0; w < 2; w++) {
                 p->sum[w][i] += bytes[w];
                 p->iv_ios[w][i] += ios[w];
-                if (to <= end && from >= p->from) {
-                        series_add(&p->bw[w][i], bytes[w] / secs);
-                        series_add(&p->iops[w][i], ios[w] / secs);
-                }
                 /* Up to the first end: whole intervals, and the share of the one holding it
                  * (an agent's last interval counts only up to its own end). */
                 if (p->first && from < p->first) {
@@ -443,8 +467,6 @@ static void ivpass_done(ivpass_t *p)
         free(p->iv_ios[1]);
         free(p->end);
         for (int w = 0; w < 2; w++) {
-                free(p->bw[w]);
-                free(p->iops[w]);
                 free(p->sum[w]);
                 free(p->at_first[w]);
         }
@@ -470,11 +492,9 @@ static int ivpass_run(const coord_run_t *run, ivpass_t *p)
                 if (!(p->gaps[i] = json_array()))
                         goto nomem;
         for (int w = 0; w < 2; w++) {
-                p->bw[w] = calloc(n, sizeof(series_t));
-                p->iops[w] = calloc(n, sizeof(series_t));
                 p->sum[w] = calloc(n, sizeof(uint64_t));
                 p->at_first[w] = calloc(n, sizeof(double));
-                if (!p->bw[w] || !p->iops[w] || !p->sum[w] || !p->at_first[w])
+                if (!p->sum[w] || !p->at_first[w])
                         goto nomem;
         }
         if (!p->end || !p->ivs)
@@ -557,43 +577,53 @@ static const Iofleet__Job *submitted_job(const Iofleet__SubmitRun *s, const char
         return NULL;
 }
 
-static json_t *job_options_json(const Iofleet__Job *job)
-{
-        json_t *o = json_object();
-        for (size_t i = 0; i < job->n_options; i++)
-                json_object_set_new(o, job->options[i]->key, json_string(job->options[i]->value));
-        return o;
-}
+/* What a client_stats entry is made of. */
+typedef struct entry_in {
+        const char *jobname, *hostname, *agent;
+        const dir_acc_t *rd, *wr;
+        uint64_t runtime_ns;        /* the longest clone's */
+        uint64_t elapsed_ns;        /* from the start instant to the job's end */
+        uint64_t job_runtime_ns;    /* every clone's run added (fio's total_run_time) */
+        const fio_job_stats_t *fio; /* NULL: not measured (an agent's intervals only) */
+        double agg[2];              /* the bandwidth of its group per direction, bytes/s */
+        int error;
+        json_t *options; /* taken over; NULL: none */
+        const report_opts_t *ro;
+        const job_spec_t *spec; /* the job's options, NULL when not known */
+} entry_in_t;
 
-static json_t *client_entry(const char *jobname, const char *hostname, const char *agent,
-                            const dir_acc_t *rd, const dir_acc_t *wr, uint64_t runtime_ns,
-                            const series_t *rbw, const series_t *riops, const series_t *wbw,
-                            const series_t *wiops, int error, json_t *options, double share_r,
-                            double share_w, const report_opts_t *ro)
+static json_t *client_entry(const entry_in_t *in)
 {
+        static const fio_job_stats_t unmeasured;
+        const fio_job_stats_t *fio = in->fio ? in->fio : &unmeasured;
+        const report_opts_t *ro = in->ro;
+        const dir_acc_t *rd = in->rd, *wr = in->wr;
         json_t *o = json_object();
-        json_object_set_new(o, "jobname", json_string(jobname));
+
+        json_object_set_new(o, "jobname", json_string(in->jobname));
         json_object_set_new(o, "groupid", json_integer(0));
-        json_object_set_new(o, "error", json_integer(error));
-        json_object_set_new(o, "job options", options ? options : json_object());
+        json_object_set_new(o, "error", json_integer(in->error));
+        json_object_set_new(o, "job options", in->options ? in->options : json_object());
         if (ro->unified != JOB_UNIFIED_MIXED) {
-                json_object_set_new(o, "read", dir_json(rd, runtime_ns, rbw, riops, share_r, ro));
-                json_object_set_new(o, "write", dir_json(wr, runtime_ns, wbw, wiops, share_w, ro));
+                json_object_set_new(
+                    o, "read",
+                    dir_json(rd, in->runtime_ns, &fio->bw[0], &fio->iops[0], in->agg[0], ro));
+                json_object_set_new(
+                    o, "write",
+                    dir_json(wr, in->runtime_ns, &fio->bw[1], &fio->iops[1], in->agg[1], ro));
         }
         if (ro->unified != JOB_UNIFIED_NONE) {
-                /* fio's unified_rw_reporting: both directions as one; the interval series are
-                 * per direction, so the mixed block has no bw/iops series figures */
-                static const series_t none;
-                /* the cluster's totals behind each share, for the mixed block's share */
-                double tot = (share_r > 0 ? rd->bytes * 100.0 / share_r : 0) +
-                             (share_w > 0 ? wr->bytes * 100.0 / share_w : 0);
+                /* fio's unified_rw_reporting: both directions as one, their series added */
+                fio_sstat_t bw = fio->bw[0], iops = fio->iops[0];
                 dir_acc_t mx;
+                fio_sstat_sum(&bw, &fio->bw[1]);
+                fio_sstat_sum(&iops, &fio->iops[1]);
                 if (dir_acc_init(&mx) == 0) {
                         dir_acc_merge(&mx, rd);
                         dir_acc_merge(&mx, wr);
-                        json_object_set_new(o, "mixed",
-                                            dir_json(&mx, runtime_ns, &none, &none,
-                                                     tot > 0 ? 100.0 * mx.bytes / tot : 0, ro));
+                        json_object_set_new(
+                            o, "mixed",
+                            dir_json(&mx, in->runtime_ns, &bw, &iops, in->agg[0] + in->agg[1], ro));
                 }
                 dir_acc_done(&mx);
         }
@@ -607,16 +637,44 @@ static json_t *client_entry(const char *jobname, const char *hostname, const cha
                 json_object_set_new(o, "sync", sync);
         }
         json_object_set_new(o, "job_runtime",
-                            json_integer((json_int_t)((runtime_ns + 500000) / 1000000)));
+                            json_integer((json_int_t)((in->job_runtime_ns + 500000) / 1000000)));
+        result_fio_usage(o, fio, rd->issued + wr->issued);
         {
                 const hist_t *clat[2] = {rd->clat, wr->clat};
-                result_fio_latency(o, clat, 2);
+                result_fio_latency(o, clat, 2, rd->issued + wr->issued);
         }
-        result_fio_job_fields(o, runtime_ns);
-        json_object_set_new(o, "hostname", json_string(hostname));
-        if (agent)
-                json_object_set_new(o, "agent", json_string(agent));
+        result_fio_latency_target(o,
+                                  fio->latency_depth ? fio->latency_depth
+                                  : in->spec         ? in->spec->iodepth
+                                                     : 1,
+                                  in->spec);
+        result_fio_job_fields(o, in->elapsed_ns);
+        json_object_set_new(o, "hostname", json_string(in->hostname));
+        if (in->agent)
+                json_object_set_new(o, "agent", json_string(in->agent));
         return o;
+}
+
+/* fio's rs->agg of an agent: the bytes of its reported jobs (of reporting group groupid, or
+ * all for -1) over the longest of their runtimes, per direction. */
+static void agent_agg(const coord_run_t *run, const run_agent_t *a, int64_t groupid, double agg[2])
+{
+        double bytes[2] = {0, 0};
+        uint64_t longest = 0;
+
+        agg[0] = agg[1] = 0;
+        for (size_t q = 0; a->finished && q < a->finished->finished->n_jobs; q++) {
+                const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
+                report_opts_t ro;
+                report_opts_of(run, jr->name, &ro);
+                if (!ro.stats || (groupid >= 0 && jr->groupid != (uint32_t)groupid))
+                        continue;
+                bytes[0] += jr->read ? (double)jr->read->bytes : 0;
+                bytes[1] += jr->write ? (double)jr->write->bytes : 0;
+                longest = jr->runtime_ns > longest ? jr->runtime_ns : longest;
+        }
+        for (int w = 0; w < 2 && longest; w++)
+                agg[w] = bytes[w] * 1e9 / (double)longest;
 }
 
 /* Size-bound workers end at different times: "first done" is the cluster's rate while every
@@ -794,6 +852,15 @@ static json_t *iofleet_json(const coord_run_t *run, ivpass_t *pass)
                             json_string(run->skew_shared_clock ? "shared-clock" : "timeline"));
         json_object_set_new(o, "interval_ns", json_integer((json_int_t)run->interval_ns));
         json_object_set_new(o, "lead_ns", json_integer((json_int_t)run->lead_ns));
+        {
+                /* The cluster's own series, interval by interval while every agent ran: what
+                 * they did at once (the per-job figures are fio's samples, added up in "All
+                 * clients" as fio's client mode does). */
+                json_t *cs = json_object();
+                json_object_set_new(cs, "read", series_json(&pass->cbw[0], &pass->ciops[0]));
+                json_object_set_new(cs, "write", series_json(&pass->cbw[1], &pass->ciops[1]));
+                json_object_set_new(o, "cluster_series", cs);
+        }
         if (run->group_barrier)
                 json_object_set_new(o, "groups", groups_json(run));
         {
@@ -927,16 +994,16 @@ static json_t *iofleet_json(const coord_run_t *run, ivpass_t *pass)
 
 /* A client that ran but whose Finished never came (lost for good, killed): an entry all the
  * same, from what its intervals reported (counts, no latencies), and marked as such. */
-static json_t *unfinished_entry(const coord_run_t *run, const ivpass_t *pass, size_t i, dir_acc_t *all_r,
-                                dir_acc_t *all_w, uint64_t total_r, uint64_t total_w)
+static json_t *unfinished_entry(const coord_run_t *run, const ivpass_t *pass, size_t i,
+                                dir_acc_t *all_r, dir_acc_t *all_w)
 {
         const run_agent_t *a = &run->agents[i];
         const Iofleet__SubmitRun *s = run->submit->submit_run;
         const char *job = "(all jobs)";
         dir_acc_t rd, wr;
-        series_t none = {0};
         json_t *entry;
         report_opts_t ro;
+        entry_in_t in = {0};
         uint64_t runtime = pass->next_k[i] * run->interval_ns;
         if (a->server || !a->start_sent)
                 return NULL;
@@ -958,10 +1025,15 @@ static json_t *unfinished_entry(const coord_run_t *run, const ivpass_t *pass, si
         all_r->ios += rd.ios;
         all_w->bytes += wr.bytes;
         all_w->ios += wr.ios;
-        report_opts_of(run, job, &ro);
-        entry = client_entry(job, a->hostname, a->name, &rd, &wr, runtime, &none, &none, &none,
-                             &none, 0, NULL, total_r ? 100.0 * rd.bytes / total_r : 0,
-                             total_w ? 100.0 * wr.bytes / total_w : 0, &ro);
+        in.spec = report_opts_of(run, job, &ro);
+        in.jobname = job;
+        in.hostname = a->hostname;
+        in.agent = a->name;
+        in.rd = &rd;
+        in.wr = &wr;
+        in.runtime_ns = in.elapsed_ns = in.job_runtime_ns = runtime;
+        in.ro = &ro;
+        entry = client_entry(&in);
         json_object_set_new(entry, "agent_status", json_string(run_agent_status(run, a)));
         json_object_set_new(entry, "from_intervals", json_true());
         dir_acc_done(&rd);
@@ -992,13 +1064,15 @@ void result_set_error(json_t *doc, const char *msg)
 
 int result_build(const coord_run_t *run, json_t **ret)
 {
-        json_t *doc = json_object(), *stats = json_array(), *global = json_object();
+        json_t *doc = json_object(), *stats = json_array(), *disks = json_array();
         dir_acc_t all_r, all_w;
         phase_acc_t all_phases[RESULT_MAX_PHASES] = {0};
         size_t n_all_phases = 0;
         ivpass_t pass;
         json_t *entry;
-        uint64_t all_runtime = 0, total_r = 0, total_w = 0;
+        fio_job_stats_t all_fio = {0};
+        double all_agg[2] = {0, 0};
+        uint64_t all_runtime = 0, all_elapsed = 0, all_job_runtime = 0;
         int64_t real = run->start_ns ? run->start_ns : run->submitted_ns;
         time_t secs = real / (int64_t)NSEC_PER_SEC;
         char when[64];
@@ -1007,7 +1081,7 @@ int result_build(const coord_run_t *run, json_t **ret)
         if ((r = ivpass_run(run, &pass)) < 0) {
                 json_decref(doc);
                 json_decref(stats);
-                json_decref(global);
+                json_decref(disks);
                 return r;
         }
         if ((r = dir_acc_init(&all_r)) < 0 || (r = dir_acc_init(&all_w)) < 0) {
@@ -1015,7 +1089,7 @@ int result_build(const coord_run_t *run, json_t **ret)
                 ivpass_done(&pass);
                 json_decref(doc);
                 json_decref(stats);
-                json_decref(global);
+                json_decref(disks);
                 return r;
         }
         ctime_r(&secs, when);
@@ -1024,49 +1098,40 @@ int result_build(const coord_run_t *run, json_t **ret)
         json_object_set_new(doc, "timestamp", json_integer((json_int_t)secs));
         json_object_set_new(doc, "timestamp_ms", json_integer(real / (int64_t)NSEC_PER_MSEC));
         json_object_set_new(doc, "time", json_string(when));
-        json_object_set_new(doc, "global options", global);
-
-        /* Totals first, so each entry's bw_agg can say its share of the cluster. */
-        for (size_t i = 0; i < run->n_agents; i++) {
-                const run_agent_t *a = &run->agents[i];
-                for (size_t q = 0; a->finished && q < a->finished->finished->n_jobs; q++) {
-                        const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
-                        report_opts_t ro;
-                        report_opts_of(run, jr->name, &ro);
-                        if (!ro.stats)
-                                continue;
-                        total_r += jr->read ? jr->read->bytes : 0;
-                        total_w += jr->write ? jr->write->bytes : 0;
-                }
-                if (!a->finished) {
-                        total_r += pass.sum[0][i];
-                        total_w += pass.sum[1][i];
-                }
+        {
+                const Iofleet__SubmitRun *sr = run->submit->submit_run;
+                json_t *global =
+                    sr->n_parts ? NULL : result_fio_global_options(sr->jobs, sr->n_jobs);
+                for (size_t p = 0; !global && p < sr->n_parts; p++)
+                        global =
+                            result_fio_global_options(sr->parts[p]->jobs, sr->parts[p]->n_jobs);
+                if (global) /* fio leaves the key out when there are none */
+                        json_object_set_new(doc, "global options", global);
         }
+
         for (size_t i = 0; i < run->n_agents; i++) {
                 const run_agent_t *a = &run->agents[i];
-                series_t rbw = pass.bw[0][i], riops = pass.iops[0][i], wbw = pass.bw[1][i],
-                         wiops = pass.iops[1][i];
+                double agg[2];
                 if (!a->finished) {
-                        if ((entry = unfinished_entry(run, &pass, i, &all_r, &all_w, total_r,
-                                                      total_w)))
+                        if ((entry = unfinished_entry(run, &pass, i, &all_r, &all_w)))
                                 json_array_append_new(stats, entry);
                         continue;
                 }
-                /* Intervals are counted per agent, not per job: with several jobs on one agent
-                 * its series describes none of them alone, so no bw/iops samples are claimed. */
-                if (a->finished->finished->n_jobs > 1) {
-                        memset(&rbw, 0, sizeof(rbw));
-                        memset(&riops, 0, sizeof(riops));
-                        memset(&wbw, 0, sizeof(wbw));
-                        memset(&wiops, 0, sizeof(wiops));
-                }
+                if (a->finished->finished->n_disk_util)
+                        result_fio_disk_util(disks, a->finished->finished->disk_util,
+                                             a->finished->finished->n_disk_util, a->hostname,
+                                             a->name);
+                agent_agg(run, a, -1, agg);
+                all_agg[0] += agg[0];
+                all_agg[1] += agg[1];
                 for (size_t q = 0; q < a->finished->finished->n_jobs; q++) {
                         const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
                         const Iofleet__Job *job = NULL;
                         report_opts_t ro;
+                        fio_job_stats_t fio;
+                        entry_in_t in = {0};
                         dir_acc_t rd, wr;
-                        report_opts_of(run, jr->name, &ro);
+                        in.spec = report_opts_of(run, jr->name, &ro);
                         if (!ro.stats)
                                 continue; /* fio's stats=0: the job runs, its figures are not shown */
                         if ((r = dir_acc_init(&rd)) < 0 || (r = dir_acc_init(&wr)) < 0) {
@@ -1077,14 +1142,29 @@ int result_build(const coord_run_t *run, json_t **ret)
                         dir_acc_add(&wr, jr->write);
                         dir_acc_add(&all_r, jr->read);
                         dir_acc_add(&all_w, jr->write);
+                        memset(&fio, 0, sizeof(fio));
+                        wire_fio_add(&fio, jr->fio);
+                        fio_job_stats_add(&all_fio, &fio);
                         job = submitted_job(run->submit->submit_run, jr->name);
                         if (jr->runtime_ns > all_runtime)
                                 all_runtime = jr->runtime_ns;
-                        entry = client_entry(jr->name, a->hostname, a->name, &rd, &wr,
-                                             jr->runtime_ns, &rbw, &riops, &wbw, &wiops, jr->error,
-                                             job ? job_options_json(job) : NULL,
-                                             total_r ? 100.0 * rd.bytes / total_r : 0,
-                                             total_w ? 100.0 * wr.bytes / total_w : 0, &ro);
+                        if (jr->last_done_ns > all_elapsed)
+                                all_elapsed = jr->last_done_ns;
+                        in.jobname = jr->name;
+                        in.hostname = a->hostname;
+                        in.agent = a->name;
+                        in.rd = &rd;
+                        in.wr = &wr;
+                        in.runtime_ns = jr->runtime_ns;
+                        in.elapsed_ns = jr->last_done_ns;
+                        in.job_runtime_ns = jr->fio ? fio.run_ns : jr->runtime_ns;
+                        all_job_runtime += in.job_runtime_ns;
+                        in.fio = jr->fio ? &fio : NULL;
+                        agent_agg(run, a, jr->groupid, in.agg);
+                        in.error = jr->error;
+                        in.options = result_fio_job_options(job);
+                        in.ro = &ro;
+                        entry = client_entry(&in);
                         if (jr->error) {
                                 /* Where it failed, and how, next to fio's errno. */
                                 json_object_set_new(entry, "error_offset",
@@ -1128,16 +1208,24 @@ int result_build(const coord_run_t *run, json_t **ret)
                 }
         }
         {
-                /* fio's "All clients": merged histograms, never averaged percentiles. */
-                series_t rbw = pass.cbw[0], riops = pass.ciops[0], wbw = pass.cbw[1],
-                         wiops = pass.ciops[1];
+                /* fio's "All clients": merged histograms, never averaged percentiles; the
+                 * clients' bw/iops series and CPU figures added as fio's client mode adds them */
                 report_opts_t ro;
+                entry_in_t in = {0};
                 /* the first job's statistics options (a job file's [global] gives them all) */
-                report_opts_of(run, run->n_specs ? run->specs[0].name : NULL, &ro);
+                in.spec = report_opts_of(run, run->n_specs ? run->specs[0].name : NULL, &ro);
                 ro.stats = true;
-                entry = client_entry("All clients", "All clients", NULL, &all_r, &all_w,
-                                     all_runtime, &rbw, &riops, &wbw, &wiops, 0, NULL,
-                                     total_r ? 100.0 : 0, total_w ? 100.0 : 0, &ro);
+                in.jobname = in.hostname = "All clients";
+                in.rd = &all_r;
+                in.wr = &all_w;
+                in.runtime_ns = all_runtime;
+                in.elapsed_ns = all_elapsed;
+                in.job_runtime_ns = all_job_runtime; /* fio's client mode adds them too */
+                in.fio = &all_fio;
+                in.agg[0] = all_agg[0];
+                in.agg[1] = all_agg[1];
+                in.ro = &ro;
+                entry = client_entry(&in);
                 if (n_all_phases)
                         json_object_set_new(entry, "metadata",
                                             phases_json(all_phases, n_all_phases));
@@ -1148,6 +1236,10 @@ int result_build(const coord_run_t *run, json_t **ret)
         dir_acc_done(&all_w);
         json_object_set_new(doc, "client_stats", stats);
         json_object_set_new(doc, "jobs", result_fio_jobs(stats, run->n_agents));
+        /* fio writes disk_util only when some device was under the files */
+        if (json_array_size(disks))
+                json_object_set_new(doc, "disk_util", json_incref(disks));
+        json_decref(disks);
         json_object_set_new(doc, "iofleet", iofleet_json(run, &pass));
         ivpass_done(&pass);
         if (r < 0) {

@@ -18,7 +18,7 @@ mkdir -p "$D" "$F"
 iof() {
 	local out=$1
 	shift
-	"$IOFLEET" run --local=1 --results-dir="$T/runs" --output-format=json --output="$T/$out" \
+	"$IOFLEET" run --local=1 --lead=200ms --results-dir="$T/runs" --output-format=json --output="$T/$out" \
 		"$@" >"$T/$out.log" 2>&1
 }
 # fiorun JSON ARGS...: fio itself, its JSON in $T/JSON.

@@ -14,7 +14,7 @@ D=$T/data
 mkdir -p "$D" "$T/csv" "$T/fiod"
 
 # Two agents, a mixed job: one jobs[] entry per agent and the merged one.
-"$IOFLEET" run --local=2 --results-dir="$T/runs" --directory="$D" --name=mix --rw=randrw \
+"$IOFLEET" run --local=2 --lead=200ms --results-dir="$T/runs" --directory="$D" --name=mix --rw=randrw \
 	--bs=4k --size=1m --output-format=json+ --output="$T/plus.json" >"$T/plus.log" 2>&1
 check "json+ run ok" [ $? -eq 0 ]
 jqcheck "jobs[]: one per agent and All clients" "$T/plus.json" \
@@ -34,7 +34,7 @@ check "fio_jsonplus_clat2csv --validate agrees" [ $? -eq 0 ]
 check "every job validated" [ "$(grep -c validated "$T/validate.log")" -eq 3 ]
 
 # Plain json: fio's layout without the bins; terse first, then the json, as asked.
-"$IOFLEET" run --local=1 --results-dir="$T/runs" --directory="$D" --name=t --rw=randrw --bs=4k \
+"$IOFLEET" run --local=1 --lead=200ms --results-dir="$T/runs" --directory="$D" --name=t --rw=randrw --bs=4k \
 	--size=1m --output-format=terse,json >"$T/tj.out" 2>"$T/tj.log"
 check "terse,json run ok" [ $? -eq 0 ]
 head -1 "$T/tj.out" >"$T/terse.txt"
@@ -54,7 +54,7 @@ check "terse read KiB is the json's" \
 	[ "$(cut -d';' -f6 "$T/terse.txt")" = "$(jq '.jobs[0].read.io_kbytes' "$T/plain.json")" ]
 
 # Statistics options: the percentiles and latency blocks fio reports for the same options.
-"$IOFLEET" run --local=1 --results-dir="$T/runs" --directory="$D" --rw=randread --bs=4k \
+"$IOFLEET" run --local=1 --lead=200ms --results-dir="$T/runs" --directory="$D" --rw=randread --bs=4k \
 	--size=1m --ioengine=libaio --iodepth=2 \
 	--name=pl --percentile_list=99.5:50 --lat_percentiles=1 --slat_percentiles=1 \
 	--name=gr --gtod_reduce=1 --name=hidden --stats=0 --output-format=json \
@@ -80,7 +80,7 @@ jqcheck "by default only clat has percentiles, as fio" "$T/plain.json" \
 
 # unified_rw_reporting: the blocks fio 3.33 writes for mixed and both, the mixed one the sum.
 for m in mixed both; do
-	"$IOFLEET" run --local=1 --results-dir="$T/runs" --directory="$D" --name=u --rw=randrw \
+	"$IOFLEET" run --local=1 --lead=200ms --results-dir="$T/runs" --directory="$D" --name=u --rw=randrw \
 		--bs=4k --size=1m --unified_rw_reporting=$m --output-format=json >"$T/u$m.json" 2>/dev/null
 	fio --name=u --rw=randrw --bs=4k --size=1m --directory="$T/fiod" --unified_rw_reporting=$m \
 		--output-format=json 2>/dev/null | sed -n '/^{/,$p' >"$T/fu$m.json"
@@ -92,7 +92,7 @@ jqcheck "mixed counts every I/O of both directions" "$T/uboth.json" \
 	'.jobs[0] | .mixed.total_ios == .read.total_ios + .write.total_ios and .mixed.clat_ns.N == .read.clat_ns.N + .write.clat_ns.N'
 
 # An unknown format is refused naming the allowed ones.
-"$IOFLEET" run --local=1 --name=x --size=1m --output-format=json,xml >"$T/bad.log" 2>&1
+"$IOFLEET" run --local=1 --lead=200ms --name=x --size=1m --output-format=json,xml >"$T/bad.log" 2>&1
 check "unknown format refused" [ $? -ne 0 ]
 check "the message names the formats" grep -q "normal|json|json+|terse" "$T/bad.log"
 finish

@@ -57,7 +57,7 @@ jqcheck "the result has every interval" "$T/soak.json" '(.iofleet.intervals | le
 jqcheck "... each with the 3 agents" "$T/soak.json" '[.iofleet.intervals[:-1][] | (.agents | length) == 3] | all'
 jqcheck "the series' sum is the total" "$T/soak.json" \
 	'([.iofleet.intervals[].read_bytes] | add) == .client_stats[-1].read.io_bytes'
-jqcheck "the bw series has a sample per full interval" "$T/soak.json" '.client_stats[-1].read.bw_samples >= 3990'
+jqcheck "the cluster series has a sample per full interval" "$T/soak.json" '.iofleet.cluster_series.read.bw_samples >= 3990'
 DIR=$(ls -d "$T"/runs/*/ | head -n1)
 check "intervals.csv holds 4000 cluster rows" [ "$(grep -c '^[0-9]*,[0-9.]*,\*,' "$DIR/intervals.csv")" -eq 4000 ]
 check "... and 12000 agent rows" [ "$(grep -vc '^[0-9]*,[0-9.]*,\*,\|^interval' "$DIR/intervals.csv")" -eq 12000 ]

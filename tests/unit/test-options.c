@@ -17,6 +17,7 @@
 #include "options.h"
 #include "parse.h"
 #include "util.h"
+#include "wire.h"
 
 #define NS_US 1000ULL
 #define NS_MS 1000000ULL
@@ -758,6 +759,67 @@ static void test_set_bs_and_size(void **state)
         assert_int_equal(j.offset, MIB);
         set_ok(&j, "--filesize", "4k");
         assert_int_equal(j.filesize, 4 * KIB);
+        job_spec_done(&j);
+}
+
+/* kb_base: fio 3.33's job files read k and kb as 1000 and kib as 1024 under kb_base=1000, every
+ * size of the job (bssplit, bsrange, rw's skip) wherever kb_base stands in it; the output
+ * options' ranges. */
+static void test_kb_base(void **state)
+{
+        job_spec_t j;
+        Iofleet__Job job = IOFLEET__JOB__INIT;
+        Iofleet__JobOption o[4], *op[4];
+        static const char *const kv[][2] = {
+            {"size", "1m"}, {"bs", "4KiB"}, {"bssplit", "4k/50:1kib/50"}, {"kb_base", "1000"}};
+        char err[256];
+        (void)state;
+
+        job_with(&j, "kb_base", "1000", "size", "1m", "bs", "4kb", "bsrange", "1k-1mib", NULL);
+        assert_int_equal(j.size, 1000000);
+        assert_int_equal(j.bs, 4000);
+        assert_int_equal(j.bs_min[0], 1000);
+        assert_int_equal(j.bs_max[0], MIB);
+        job_spec_done(&j);
+        job_with(&j, "size", "1m", "bs", "4kib", NULL); /* the default, 1024 */
+        assert_int_equal(j.size, MIB);
+        assert_int_equal(j.bs, 4000);
+        job_spec_done(&j);
+        /* kb_base last among the job's options still applies to all of them */
+        for (size_t i = 0; i < 4; i++) {
+                iofleet__job_option__init(&o[i]);
+                o[i].key = (char *)kv[i][0];
+                o[i].value = (char *)kv[i][1];
+                op[i] = &o[i];
+        }
+        job.name = "t";
+        job.options = op;
+        job.n_options = 4;
+        assert_int_equal(wire_job_spec(&job, &j, err, sizeof(err)), 0);
+        assert_int_equal(j.kb_base, 1000);
+        assert_int_equal(j.size, 1000000);
+        assert_int_equal(j.bs, 4 * KIB);
+        assert_int_equal(j.bssplit[0].n, 2);
+        job_spec_done(&j);
+
+        set_fails("kb_base", "512", -EINVAL, "kb_base");
+        set_fails("unit_base", "2", -EINVAL, "unit_base");
+        set_fails("significant_figures", "0", -ERANGE, "significant_figures");
+        set_fails("significant_figures", "11", -ERANGE, "significant_figures");
+        set_fails("bwavgtime", "0", -ERANGE, "bwavgtime");
+        job_with(&j, "unit_base", "1", "significant_figures", "6", "bwavgtime", "250",
+                 "iopsavgtime", "2s", "disk_util", "0", NULL);
+        assert_int_equal(j.unit_base, 1);
+        assert_int_equal(j.sig_figs, 6);
+        assert_int_equal(j.bwavgtime_ns, 250 * NSEC_PER_MSEC);
+        assert_int_equal(j.iopsavgtime_ns, 2 * NSEC_PER_SEC);
+        assert_false(j.disk_util);
+        job_spec_done(&j);
+        job_with(&j, NULL);
+        assert_int_equal(j.kb_base, 1024);
+        assert_int_equal(j.sig_figs, 4);
+        assert_int_equal(j.bwavgtime_ns, 500 * NSEC_PER_MSEC);
+        assert_true(j.disk_util);
         job_spec_done(&j);
 }
 
@@ -1872,6 +1934,7 @@ int main(void)
             cmocka_unit_test(test_set_rwmix),
             cmocka_unit_test(test_set_per_ddir),
             cmocka_unit_test(test_set_bs_and_size),
+            cmocka_unit_test(test_kb_base),
             cmocka_unit_test(test_set_counts),
             cmocka_unit_test(test_set_times),
             cmocka_unit_test(test_set_bools),

@@ -1019,6 +1019,106 @@ static void test_check_jobs(void **state)
         free(v4097);
 }
 
+/* fio's job statistics (JobResult.fio), the agent's devices (Finished.disk_util) and a job's
+ * [global] options (Job.n_global): round trip and bounds. */
+static void test_fio_stats(void **state)
+{
+        finished_fx_t f;
+        prepare_fx_t p;
+        envelope_t *d;
+        fio_job_stats_t st = {.depth = {1, 2, 3, 4, 5, 6, 7},
+                              .submit = {0, 9},
+                              .total_submit = 9,
+                              .usr_ns = 5,
+                              .run_ns = 100,
+                              .latency_depth = 8};
+        fio_job_stats_t back = {0};
+        wire_fio_t w;
+        Iofleet__DiskUtil du, du2, *dus[WIRE_MAX_DISKS + 1];
+        Iofleet__JobOption opt;
+        Iofleet__JobOption *opts[1] = {&opt};
+        (void)state;
+
+        fio_sstat_add(&st.bw[0], 100);
+        fio_sstat_add(&st.bw[0], 300);
+        finished_fx_init(&f);
+        f.jr.fio = wire_fio_fill(&w, &st);
+        iofleet__disk_util__init(&du);
+        du.name = "vda";
+        du.read_ios = 7;
+        du.msec = 1500;
+        iofleet__disk_util__init(&du2);
+        du2.name = "sdb";
+        du2.master = "dm-0";
+        for (size_t i = 0; i < ELEMENTSOF(dus); i++)
+                dus[i] = &du;
+        dus[1] = &du2;
+        f.f.disk_util = dus;
+        f.f.n_disk_util = 2;
+        d = round_trip(&f.e);
+        wire_fio_add(&back, d->finished->jobs[0]->fio);
+        assert_memory_equal(back.depth, st.depth, sizeof(st.depth));
+        assert_int_equal(back.submit[1], 9);
+        assert_int_equal(back.total_submit, 9);
+        assert_int_equal(back.run_ns, 100);
+        assert_int_equal(back.latency_depth, 8);
+        assert_int_equal(back.bw[0].samples, 2);
+        assert_int_equal(back.bw[0].max, 300);
+        assert_true(back.bw[0].mean == 200);
+        assert_int_equal(d->finished->n_disk_util, 2);
+        assert_string_equal(d->finished->disk_util[1]->master, "dm-0");
+        assert_int_equal(d->finished->disk_util[0]->msec, 1500);
+        wire_free(&d);
+
+        f.f.n_disk_util = WIRE_MAX_DISKS + 1;
+        expect_bad(&f.e, "disk_util");
+        f.f.n_disk_util = 2;
+        du2.name = "";
+        expect_bad(&f.e, "disk_util.name");
+        du2.name = "sd\x01b";
+        expect_bad(&f.e, "disk_util.name");
+        du2.name = "sdb";
+        du2.master = "dm\n0";
+        expect_bad(&f.e, "disk_util.master");
+        du2.master = "dm-0";
+        du2.msec = UINT64_MAX;
+        expect_bad(&f.e, "disk_util.msec");
+        du2.msec = 0;
+        expect_good(&f.e);
+
+        w.pb.n_depth = 5;
+        expect_bad(&f.e, "finished.job.fio");
+        w.pb.n_depth = 0; /* none at all is fine */
+        expect_good(&f.e);
+        w.pb.n_depth = FIO_DEPTH_BUCKETS;
+        w.ss[0].min = 500; /* above max */
+        expect_bad(&f.e, "read_bw");
+        w.ss[0].min = 100;
+        w.ss[3].mean = -1;
+        expect_bad(&f.e, "write_iops");
+        w.ss[3].mean = 0;
+        w.pb.usr_ns = UINT64_MAX;
+        expect_bad(&f.e, "usr_ns");
+        w.pb.usr_ns = 5;
+        w.pb.latency_depth = WIRE_MAX_DEPTH + 1;
+        expect_bad(&f.e, "latency_depth");
+        w.pb.latency_depth = 8;
+        expect_good(&f.e);
+
+        prepare_fx_init(&p);
+        iofleet__job_option__init(&opt);
+        opt.key = "directory";
+        opt.value = "/srv";
+        p.j.job.options = opts;
+        p.j.job.n_options = 1;
+        p.j.job.n_global = 1;
+        d = round_trip(&p.e);
+        assert_int_equal(d->prepare->jobs[0]->n_global, 1);
+        wire_free(&d);
+        p.j.job.n_global = 2;
+        expect_bad(&p.e, "n_global");
+}
+
 static void test_check_hist(void **state)
 {
         interval_fx_t f;
@@ -1540,6 +1640,7 @@ int main(void)
             cmocka_unit_test(test_check_jobs),
             cmocka_unit_test(test_check_hist),
             cmocka_unit_test(test_check_ranges),
+            cmocka_unit_test(test_fio_stats),
             cmocka_unit_test(test_hist_round_trip),
             cmocka_unit_test(test_job_spec),
             cmocka_unit_test(test_protocol2_bodies),
