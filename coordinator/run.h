@@ -141,6 +141,7 @@ typedef struct run_rec {
         const envelope_t *msg;
         const char *text;
         const char *phase;
+        uint64_t made; /* RUN_REC_HELLO: the run messages the agent says it made */
         int code;
 } run_rec_t;
 
@@ -241,10 +242,13 @@ int run_on_message(coord_run_t *run, const char *agent_id, envelope_t **msg, int
  * to the orphan grace for it to come back; what it sent is kept. */
 void run_agent_lost(coord_run_t *run, const char *agent_id, int64_t now, run_out_t *out);
 /* An agent of the run said hello again (coordinator-run/run-agents.c). It holds run_id ("" when
- * it holds none) in phase: with this run it rejoins (an Ack tells it where to resend from, and
- * whatever it missed is sent again); without it, it lost its part (restarted) and has failed. */
+ * it holds none) in phase, having made `made` run messages (RUN_MADE_UNKNOWN: not said): with
+ * this run it rejoins (an Ack tells it where to resend from, and whatever it missed is sent
+ * again; made below what was taken from it means its host lost its record of the rest, and it
+ * numbers on after the Ack); without it, it lost its part (restarted) and has failed. */
+#define RUN_MADE_UNKNOWN UINT64_MAX
 void run_agent_hello(coord_run_t *run, const char *agent_id, const char *run_id, const char *phase,
-                     int64_t now, run_out_t *out);
+                     uint64_t made, int64_t now, run_out_t *out);
 /* A heartbeat from an agent of the run: what its answer acknowledges (the run messages kept on
  * disk since the last Ack), or 0 when there is nothing new. */
 uint64_t run_heartbeat_ack(coord_run_t *run, const char *agent_id);

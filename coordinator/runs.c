@@ -720,7 +720,9 @@ void runs_agent_hello(runs_t *rs, coord_agent_t *a, const Iofleet__Hello *h, int
                 if (a->state == AGENT_IDLE)
                         a->state = AGENT_BUSY;
                 run_agent_hello(run, a->id, h->run_id ? h->run_id : "",
-                                h->run_phase ? h->run_phase : "", now, rs->ctx.out);
+                                h->run_phase ? h->run_phase : "",
+                                strempty(h->run_id) ? RUN_MADE_UNKNOWN : h->run_seq, now,
+                                rs->ctx.out);
                 return;
         }
         if (!strempty(h->run_id))

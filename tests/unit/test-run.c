@@ -1867,7 +1867,7 @@ static void test_lost_then_rejoined(void **state)
         fx_clear(&fx);
         outbox_clear(&fx.out.acks);
         /* beta is back, holding the run: an Ack says it has 1. */
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 20 * SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", RUN_MADE_UNKNOWN, s + 20 * SEC, &fx.out);
         assert_false(fx.run->agents[1].lost);
         assert_true(fx.run->agents[1].rejoined);
         assert_true(event_says(&fx.out.control, "beta", "rejoined"));
@@ -1902,6 +1902,92 @@ static void test_lost_then_rejoined(void **state)
         assert_string_equal(run_agent_status(fx.run, &fx.run->agents[1]), "rejoined");
         assert_int_equal(fx.run->agents[1].away_ns, 18500 * MSEC);
         assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
+        fx_done(&fx);
+}
+
+/* A numbered Finished from agent i; *taken says whether the run kept it. */
+static int send_numbered_finished(fx_t *fx, size_t i, uint64_t seq, const char *error,
+                                  int64_t now, bool *taken)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT, *m;
+        Iofleet__Finished f = IOFLEET__FINISHED__INIT;
+        int r;
+        f.run_id = RUN_ID;
+        f.run_seq = seq;
+        f.error = (char *)error;
+        e.body_case = BODY(FINISHED);
+        e.finished = &f;
+        m = roundtrip(&e);
+        r = run_on_message(fx->run, fx->agents[i].id, &m, now, &fx->out);
+        *taken = m == NULL;
+        wire_free(&m);
+        return r;
+}
+
+/* A power cut on beta's host mid-run: its agent comes back with a record of the run older than
+ * what it had delivered (3 messages on its disk, 6 taken). Its Hello says so, the Ack tells it
+ * to number on after 6: its Finished numbered by the old record (4) would be a duplicate and
+ * lost, and the run would wait for it until the runtime's end and blame the wrong thing. Numbered
+ * 7 it is taken, and the run ends as soon as alpha is done: beta failed, saying why, and the
+ * intervals it never delivered are missing, not made up. */
+static void test_rejoin_behind_after_power_cut(void **state)
+{
+        fx_t fx;
+        int64_t s;
+        uint64_t upto = 0;
+        bool taken;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_timed10, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx.run->orphan_grace_ns = 300 * NSEC_PER_SEC;
+        s = fx_running(&fx);
+        for (size_t k = 0; k < 6; k++) {
+                int64_t t = s + (int64_t)(k + 1) * SEC + MSEC;
+                assert_int_equal(send_interval(&fx, 0, k, false, t), 0);
+                assert_int_equal(send_numbered_interval(&fx, 1, k, k + 1, false, t), 0);
+        }
+        run_synced(fx.run);
+        assert_int_equal(run_heartbeat_ack(fx.run, fx.agents[1].id), 6);
+        run_agent_lost(fx.run, fx.agents[1].id, s + 6500 * MSEC, &fx.out);
+        assert_int_equal(send_interval(&fx, 0, 6, false, s + 7 * SEC + MSEC), 0);
+        fx_clear(&fx);
+        outbox_clear(&fx.out.acks);
+
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "done", 3, s + 8 * SEC, &fx.out);
+        assert_true(event_says(&fx.out.control, "beta", "older than what it had delivered"));
+        assert_int_equal(acks(&fx, 1, &upto), 1);
+        assert_int_equal(upto, 6);
+        /* Numbered by the old record: one of the six already taken, left. */
+        assert_int_equal(send_numbered_finished(&fx, 1, 4, "numbered by the old record",
+                                                s + 8 * SEC + MSEC, &taken),
+                         -EALREADY);
+        assert_false(taken);
+        assert_false(fx.run->agents[1].done);
+        /* Numbered after the Ack: taken. */
+        assert_int_equal(send_numbered_finished(&fx, 1, 7,
+                                                "the host restarted during the run (its workers "
+                                                "stopped; ...)",
+                                                s + 8 * SEC + 2 * MSEC, &taken),
+                         0);
+        assert_true(taken);
+        assert_true(fx.run->agents[1].done);
+        assert_string_equal(run_agent_status(fx.run, &fx.run->agents[1]), "failed");
+        assert_non_null(strstr(fx.run->agents[1].error, "host restarted"));
+        /* The run ends with alpha, before its stop deadline. */
+        assert_int_equal(send_interval(&fx, 0, 7, false, s + 8 * SEC + MSEC), 0);
+        assert_int_equal(send_interval(&fx, 0, 8, false, s + 9 * SEC + MSEC), 0);
+        assert_int_equal(send_interval(&fx, 0, 9, true, s + 10 * SEC + MSEC), 0);
+        assert_false(run_done(fx.run));
+        assert_int_equal(send_finished(&fx, 0, s + 10 * SEC + 2 * MSEC), 0);
+        assert_true(run_done(fx.run));
+        assert_true(s + 10 * SEC + 2 * MSEC < fx.run->stop_deadline_ns);
+        /* What beta delivered is kept; what it never did is missing. */
+        for (size_t k = 0; k < 10; k++) {
+                const run_interval_t *iv = run_agent_iv(&fx.run->agents[1], k);
+                assert_true(run_expects(fx.run, &fx.run->agents[1], k));
+                assert_int_equal(iv && iv->received, k < 6);
+                assert_int_equal(run_civ(fx.run, k)->reported, k < 6 ? 2 : 1);
+        }
         fx_done(&fx);
 }
 
@@ -1944,12 +2030,12 @@ static void test_rejoin_before_and_after_start(void **state)
         s = fx.run->start_ns;
         run_agent_lost(fx.run, fx.agents[1].id, T0 + 2 * MSEC, &fx.out);
         fx_clear(&fx);
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", s - 2 * SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", RUN_MADE_UNKNOWN, s - 2 * SEC, &fx.out);
         assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[1].id), 1);
         assert_int_equal(fx.run->agents[1].error[0], 0);
         fx_clear(&fx);
         run_agent_lost(fx.run, fx.agents[1].id, s - SEC, &fx.out);
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", s + SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", RUN_MADE_UNKNOWN, s + SEC, &fx.out);
         assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[1].id), 0);
         assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[1].id), 1);
         assert_non_null(strstr(fx.run->agents[1].error, "missed the start"));
@@ -2221,7 +2307,7 @@ static void test_group_barrier_rejoin(void **state)
         run_agent_lost(fx.run, fx.agents[1].id, s + 2100 * MSEC, &fx.out);
         fx_clear(&fx);
         /* Back before the instant: the same one. */
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 2200 * MSEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", RUN_MADE_UNKNOWN, s + 2200 * MSEC, &fx.out);
         e = start_group_to(&fx, 1);
         assert_non_null(e);
         assert_int_equal(e->start_group->start_ns, at);
@@ -2229,7 +2315,7 @@ static void test_group_barrier_rejoin(void **state)
         fx_clear(&fx);
         /* Lost again, back after it: a fresh instant. */
         run_agent_lost(fx.run, fx.agents[1].id, s + 2300 * MSEC, &fx.out);
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 4 * SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", RUN_MADE_UNKNOWN, s + 4 * SEC, &fx.out);
         e = start_group_to(&fx, 1);
         assert_non_null(e);
         assert_int_equal(e->start_group->start_ns, s + 4500 * MSEC);
@@ -2238,7 +2324,7 @@ static void test_group_barrier_rejoin(void **state)
         /* Once it said it started, a rejoin sends nothing. */
         assert_int_equal(send_group_started(&fx, 1, 1, s + 4500 * MSEC, 1, 2, s + 5 * SEC), 0);
         run_agent_lost(fx.run, fx.agents[1].id, s + 5 * SEC, &fx.out);
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 6 * SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", RUN_MADE_UNKNOWN, s + 6 * SEC, &fx.out);
         assert_null(start_group_to(&fx, 1));
         fx_done(&fx);
 }
@@ -2297,6 +2383,7 @@ int main(void)
             cmocka_unit_test(test_numbered_in_order),
             cmocka_unit_test(test_lost_then_rejoined),
             cmocka_unit_test(test_lost_beyond_grace),
+            cmocka_unit_test(test_rejoin_behind_after_power_cut),
             cmocka_unit_test(test_plan_restore_due),
             cmocka_unit_test(test_rejoin_before_and_after_start),
             cmocka_unit_test(test_start_deadline),
