@@ -44,6 +44,10 @@ typedef struct run_group {
         int64_t start_ns;       /* the instant (0 until released) */
         bool released;
         uint32_t agents, late;  /* given the instant with the others; given one later */
+        /* The agents it waits for and those of them ready: released when they are equal (and
+         * not 0), kept as agents change (run_owed_drop/take) so that a GroupReady from each
+         * of thousands of agents costs O(1), not a scan of them all. */
+        uint32_t n_awaited, n_ready;
         uint64_t skew_ns;       /* spread of the achieved starts of those given the instant */
         bool skew_shared_clock;
 } run_group_t;

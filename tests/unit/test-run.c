@@ -2231,6 +2231,145 @@ static void test_group_barrier_skips_failed_and_gone(void **state)
         fx_done(&fx);
 }
 
+/* The rule for group g's counts, written out apart from run-groups.c: it waits for every client
+ * with such a group that was given the start and neither failed, finished nor was given up. */
+static void check_group_counts(const coord_run_t *run, uint32_t g)
+{
+        uint32_t awaited = 0, ready = 0;
+        for (size_t i = 0; i < run->n_agents; i++) {
+                const run_agent_t *a = &run->agents[i];
+                if (a->server || a->n_groups <= g || !a->start_sent || a->error[0] || a->gone ||
+                    a->done)
+                        continue;
+                awaited++;
+                ready += a->grp[g].ready;
+        }
+        assert_int_equal(run->groups[g].n_awaited, awaited);
+        assert_int_equal(run->groups[g].n_ready, ready);
+}
+
+/* Thousands of agents: each GroupReady updates the group's counts (no scan of the agents), which
+ * follow failures, early ends, losses, give-ups and returns; the group starts exactly when the
+ * last agent it waits for is ready or given up, once, on every agent ready. */
+static void test_group_barrier_many_agents(void **state)
+{
+        enum { N = 3000 };
+        coord_agent_t *agents = calloc(N, sizeof(*agents));
+        coord_agent_t **ap = calloc(N, sizeof(*ap));
+        envelope_t *submit = make_submit(job_groups, 2, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx_t fx;
+        char err[512] = "";
+        int64_t s, lost_at = 0;
+        size_t ready = 0, back = 0;
+
+        assert_non_null(agents);
+        assert_non_null(ap);
+        memset(&fx, 0, sizeof(fx));
+        for (size_t i = 0; i < N; i++) {
+                snprintf(agents[i].id, sizeof(agents[i].id), "0b5e%04zx-6f1c-4a6e-9d0e-3c1f2a4b5c6d",
+                         i);
+                snprintf(agents[i].name, sizeof(agents[i].name), "a%zu", i);
+                agents[i].state = AGENT_BUSY;
+                ap[i] = &agents[i];
+        }
+        assert_int_equal(run_new(RUN_ID, CONTROL, &submit, ap, NULL, N, T0, &fx.out, &fx.run, err,
+                                 sizeof(err)),
+                         0);
+        fx.run->seq = &fx.control_seq;
+        fx.run->orphan_grace_ns = 60 * NSEC_PER_SEC;
+        for (size_t i = 0; i < N; i++) {
+                envelope_t e = IOFLEET__ENVELOPE__INIT;
+                Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
+                p.run_id = RUN_ID;
+                e.body_case = BODY(PREPARED);
+                e.prepared = &p;
+                assert_int_equal(deliver_id(&fx, agents[i].id, &e, T0 + 10 * MSEC), 0);
+        }
+        s = fx.run->start_ns;
+        for (size_t i = 0; i < N; i++) {
+                envelope_t e = IOFLEET__ENVELOPE__INIT;
+                Iofleet__Started st = IOFLEET__STARTED__INIT;
+                st.run_id = RUN_ID;
+                st.start_ns = s;
+                e.body_case = BODY(STARTED);
+                e.started = &st;
+                assert_int_equal(deliver_id(&fx, agents[i].id, &e, s + MSEC), 0);
+        }
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        check_group_counts(fx.run, 1);
+        assert_int_equal(fx.run->groups[1].n_awaited, N);
+        fx_clear(&fx);
+
+        /* Group 0 ends across the fleet; a few agents fail, end their part early, or are lost
+         * (within the orphan grace: still waited for). */
+        for (size_t i = 0; i < N; i++) {
+                int64_t now = s + 2 * SEC + (int64_t)i * 10 * USEC;
+                envelope_t e = IOFLEET__ENVELOPE__INIT;
+                Iofleet__GroupReady m = IOFLEET__GROUP_READY__INIT;
+                Iofleet__Error er = IOFLEET__ERROR__INIT;
+                Iofleet__Finished f = IOFLEET__FINISHED__INIT;
+                switch (i % 500) {
+                case 1:
+                        er.code = IOFLEET__ERROR_CODE__ERROR_IO;
+                        er.message = "read: EIO";
+                        er.run_id = RUN_ID;
+                        e.body_case = BODY(ERROR);
+                        e.error = &er;
+                        break;
+                case 2:
+                        f.run_id = RUN_ID;
+                        e.body_case = BODY(FINISHED);
+                        e.finished = &f;
+                        break;
+                case 3:
+                        run_agent_lost(fx.run, agents[i].id, now, &fx.out);
+                        lost_at = now;
+                        break;
+                default:
+                        m.run_id = RUN_ID;
+                        m.group = 1;
+                        e.body_case = BODY(GROUP_READY);
+                        e.group_ready = &m;
+                        ready++;
+                }
+                if (e.body_case)
+                        assert_int_equal(deliver_id(&fx, agents[i].id, &e, now), 0);
+                check_group_counts(fx.run, 1);
+                assert_false(fx.run->groups[1].released);
+                fx_clear(&fx);
+        }
+        assert_int_equal(fx.run->groups[1].n_ready, ready);
+        assert_int_equal(fx.run->groups[1].n_awaited, ready + N / 500);
+        /* Half of the lost come back and end group 0; the group still waits for the rest. */
+        for (size_t i = 3; i < N; i += 1000) {
+                envelope_t e = IOFLEET__ENVELOPE__INIT;
+                Iofleet__GroupReady m = IOFLEET__GROUP_READY__INIT;
+                run_agent_hello(fx.run, agents[i].id, RUN_ID, "running", RUN_MADE_UNKNOWN,
+                                s + 10 * SEC, &fx.out);
+                m.run_id = RUN_ID;
+                m.group = 1;
+                e.body_case = BODY(GROUP_READY);
+                e.group_ready = &m;
+                assert_int_equal(deliver_id(&fx, agents[i].id, &e, s + 10 * SEC), 0);
+                check_group_counts(fx.run, 1);
+                back++;
+        }
+        assert_false(fx.run->groups[1].released);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), NULL), 0);
+        fx_clear(&fx);
+        /* The others are given up at the grace's end: every agent left is ready, and the group
+         * starts on all of them at one instant. */
+        run_tick(fx.run, lost_at + 60 * SEC, &fx.out);
+        check_group_counts(fx.run, 1);
+        assert_true(fx.run->groups[1].released);
+        assert_int_equal(fx.run->groups[1].agents, ready + back);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), NULL), ready + back);
+        assert_true(event_says(&fx.out.control, "ended group 0", "group 1 starts"));
+        fx_done(&fx);
+        free(agents);
+        free(ap);
+}
+
 /* Nothing waits forever: at the group's deadline (the run's prepare timeout after the first
  * report) it starts without the agents not ready, named; each starts it alone when ready, late.
  * A StartGroup not answered within 10 s of its instant fails the agent. */
@@ -2389,6 +2528,7 @@ int main(void)
             cmocka_unit_test(test_start_deadline),
                     cmocka_unit_test(test_group_barrier_once_all_ready),
             cmocka_unit_test(test_group_barrier_skips_failed_and_gone),
+            cmocka_unit_test(test_group_barrier_many_agents),
             cmocka_unit_test(test_group_barrier_deadline),
             cmocka_unit_test(test_group_barrier_rejoin),
             cmocka_unit_test(test_group_barrier_off_with_one_group),
