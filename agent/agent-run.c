@@ -629,6 +629,11 @@ static void make_owed(arun_t *ar, int64_t now, arun_out_t *out)
                          ar->host_restarted
                              ? "the host restarted while the agent was preparing the run"
                              : "the agent was restarted while preparing the run");
+        else if (ar->server)
+                snprintf(ar->why, sizeof(ar->why),
+                         "%s during the run (the agent's start put back the server it had "
+                         "configured)",
+                         who);
         else if (ar->behind)
                 snprintf(ar->why, sizeof(ar->why),
                          "%s during the run (its workers stopped; its record of the run was %llu "

@@ -27,11 +27,12 @@ systemctl restart iofleet-client@c1 iofleet-client@c2
 check "the client agents came back and the run the reset interrupted ended" wait_for 60 fleet_idle 3
 reset_run=$(ls -td /var/lib/iofleet-coordinator/runs/*/ | head -n1)
 cp "$reset_run/result.json" "$OUT/reset-result.json" 2>/dev/null
-jqcheck "the interrupted run is partial, never ok" "$OUT/reset-result.json" '.iofleet.status == "partial"'
-jqcheck "each of its agents failed, saying it was restarted" "$OUT/reset-result.json" \
-	'[.iofleet.agents[] | .status == "failed" and (.error | test("restarted"))] | (length == 3 and all)'
-jqcheck "each client's missing intervals are listed (from where the coordinator's record of it ends)" \
-	"$OUT/reset-result.json" '[.iofleet.agents[] | select(.role == "client") | .missing_intervals > 0 and (.gaps | length) > 0] | (length == 2 and all)'
+jqcheck "the interrupted run is an error, never ok: no agent finished its part" "$OUT/reset-result.json" \
+	'.iofleet.status == "error" and (.iofleet.error | test("no agent finished"))'
+jqcheck "each of its agents failed, saying its host restarted" "$OUT/reset-result.json" \
+	'[.iofleet.agents[] | .status == "failed" and (.error | test("host restarted"))] | (length == 3 and all)'
+jqcheck "the intervals from before the reset are kept, each holding both clients or naming who is missing" \
+	"$OUT/reset-result.json" '(.iofleet.intervals | length) > 0 and ([.iofleet.intervals[] | .reported + (.missing // [] | length) == 2] | all)'
 no_leftovers "after the reset"
 
 note "purge"
