@@ -2,6 +2,7 @@
 #pragma once
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,5 +20,8 @@ void result_fio_latency(json_t *entry, const hist_t *const *lat, size_t nlat);
 void result_fio_job_fields(json_t *entry, uint64_t runtime_ns);
 
 /* fio's jobs[] of a client_stats array: one entry per agent's job (clone), as each host's own fio
- * would write it, plus "All clients" when there is more than one agent. */
+ * would write it, plus "All clients" when there is more than one agent. The entries are the
+ * client_stats ones, shared (not copied: thousands of agents' entries would be held twice). */
 json_t *result_fio_jobs(const json_t *client_stats, size_t n_agents);
+/* Whether a client_stats entry is in jobs[] too. */
+bool result_fio_job_listed(const json_t *entry, size_t n_agents);

@@ -206,7 +206,7 @@ static void finish(runs_t *rs, size_t i)
         if (run_spool_finish(run) < 0)
                 log_error("run %s: the interval series could not be written completely to %s",
                           run->id, run->spool_path);
-        r = result_build(run, &doc);
+        r = result_head(run, &doc);
         if (r >= 0) {
                 status = result_status(doc, partial, sizeof(partial));
                 /* Never a silent ok: a run some agent did not deliver all of is an error, unless
