@@ -70,20 +70,32 @@ static int out_str(json_out_t *o, const char *s)
         return out_add(o, s, strlen(s));
 }
 
-static int out_indented(const char *data, size_t len, void *user)
+/* jansson's text with indent spaces after each line break, handed to emit (0 or < 0). */
+static int indent_each(const char *data, size_t len, unsigned indent,
+                       int (*emit)(void *ctx, const char *p, size_t n), void *ctx)
 {
         static const char spaces[] = "                ";
-        json_out_t *o = user;
-        while (len && !o->err) {
+        while (len) {
                 const char *nl = memchr(data, '\n', len);
                 size_t k = nl ? (size_t)(nl - data) + 1 : len;
-                out_add(o, data, k);
-                if (nl)
-                        out_add(o, spaces, o->indent < sizeof(spaces) ? o->indent : 0);
+                if (emit(ctx, data, k) < 0 ||
+                    (nl && emit(ctx, spaces, indent < sizeof(spaces) ? indent : 0) < 0))
+                        return -1;
                 data += k;
                 len -= k;
         }
-        return o->err ? -1 : 0;
+        return 0;
+}
+
+static int out_emit(void *ctx, const char *p, size_t n)
+{
+        return out_add(ctx, p, n);
+}
+
+static int out_indented(const char *data, size_t len, void *user)
+{
+        json_out_t *o = user;
+        return indent_each(data, len, o->indent, out_emit, o);
 }
 
 /* v as jansson dumps it at this depth of the document (2 spaces a level). */
@@ -97,22 +109,52 @@ static int out_value(json_out_t *o, json_t *v, unsigned depth)
 }
 
 /* client_stats into the file, and the same entries of jobs[] into a scratch file that follows
- * them (fio's single-host layout lists them again). */
+ * them (fio's single-host layout lists them again): each entry is dumped once, into text (at
+ * its depth) written to both. */
 typedef struct stream {
         const coord_run_t *run;
         json_out_t *o, *jobs;
         size_t n, n_jobs;
+        char *text;
+        size_t len, cap;
 } stream_t;
+
+static int text_emit(void *ctx, const char *p, size_t n)
+{
+        stream_t *st = ctx;
+        if (st->len + n > st->cap) {
+                size_t cap = st->cap ? st->cap : 16384;
+                char *t;
+                while (cap < st->len + n)
+                        cap *= 2;
+                if (!(t = realloc(st->text, cap)))
+                        return -1;
+                st->text = t;
+                st->cap = cap;
+        }
+        memcpy(st->text + st->len, p, n);
+        st->len += n;
+        return 0;
+}
+
+static int text_add(const char *data, size_t len, void *user)
+{
+        return indent_each(data, len, 4, text_emit, user);
+}
 
 static int stream_entry(void *user, json_t *entry)
 {
         stream_t *st = user;
-        if (out_str(st->o, st->n++ ? ",\n    " : "\n    ") < 0 || out_value(st->o, entry, 2) < 0)
+        st->len = 0;
+        if (json_dump_callback(entry, text_add, st, RESULT_JSON_FLAGS) < 0)
+                return -ENOMEM;
+        if (out_str(st->o, st->n++ ? ",\n    " : "\n    ") < 0 ||
+            out_add(st->o, st->text, st->len) < 0)
                 return st->o->err;
         if (!result_fio_job_listed(entry, st->run->n_agents))
                 return 0;
         if (out_str(st->jobs, st->n_jobs++ ? ",\n    " : "\n    ") < 0 ||
-            out_value(st->jobs, entry, 2) < 0)
+            out_add(st->jobs, st->text, st->len) < 0)
                 return st->jobs->err;
         return 0;
 }
@@ -215,6 +257,7 @@ static int fill_json(int fd, void *user)
         }
         if (jobs->fd >= 0)
                 close(jobs->fd);
+        free(st.text);
         free(o);
         free(jobs);
         return r;

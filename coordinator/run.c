@@ -933,7 +933,8 @@ int run_on_message(coord_run_t *run, const char *agent_id, envelope_t **msg, int
         envelope_t *m = *msg;
         run_rec_t rec = {.type = RUN_REC_MSG, .now = now, .msg = m};
 
-        if (!a || a->lost)
+        /* Over: its result is being written from it, and nothing changes it any more. */
+        if (!a || a->lost || run->phase == RUN_DONE)
                 return -ESRCH;
         if (!streq(wire_run_id(m), run->id)) {
                 /* An Error without a run id concerns this run too (the agent refused it). */

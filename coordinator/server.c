@@ -830,7 +830,7 @@ static void teardown(server_t *srv)
                         run_cancel(runs_at(srv->runs, i), IOFLEET__ERROR_CODE__ERROR_CANCELLED,
                                    "the coordinator is stopping", now_timeline(), &srv->out);
         if (srv->runs) {
-                runs_settle(srv->runs, now_timeline());
+                runs_wait(srv->runs);
                 flush_acks(srv, true);
                 flush(srv);
         }
@@ -903,7 +903,7 @@ int server_run(const coord_config_t *cfg)
                    srv.agent_ep, srv.control_ep, srv.enroll_ep);
 
         while (!srv.quit) {
-                zmq_pollitem_t items[6] = {
+                zmq_pollitem_t items[7] = {
                     {srv.agents_sock, 0, ZMQ_POLLIN, 0},
                     {srv.control_sock, 0, ZMQ_POLLIN, 0},
                     {NULL, srv.sigfd, ZMQ_POLLIN, 0},
@@ -918,6 +918,9 @@ int server_run(const coord_config_t *cfg)
                         items[nitems++] =
                             (zmq_pollitem_t){enroll_srv_socket(srv.enroll), 0, ZMQ_POLLIN, 0};
                 }
+                /* A result written off the loop wakes it: the run is finished. */
+                if (runs_fd(srv.runs) >= 0)
+                        items[nitems++] = (zmq_pollitem_t){NULL, runs_fd(srv.runs), ZMQ_POLLIN, 0};
                 /* A scrape waiting for a rendering wakes the loop; update_metrics() renders. */
                 if (srv.metrics)
                         items[nitems++] =
