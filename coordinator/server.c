@@ -53,6 +53,8 @@ typedef struct server {
         enroll_srv_t *enroll;
         char enroll_ep[256];
         int64_t next_pressure, next_flush;
+        bool status_due;     /* STATUS= to be written (write_status()) */
+        int64_t next_status; /* mono: not before */
 } server_t;
 
 /* Acks wait for the journals to be synced; syncs are batched this far apart. */
@@ -78,9 +80,23 @@ static void send_error(void *s, const char *peer, uint64_t *seq, Iofleet__ErrorC
         outbox_done(&ob);
 }
 
+/* systemd's STATUS= line is due: it is written at the loop's turn, at most every
+ * STATUS_EVERY_NS (counting the agents is a look at each: thousands joining must not each pay
+ * for a count of all). */
+#define STATUS_EVERY_NS (500 * (int64_t)NSEC_PER_MSEC)
+
 static void update_status(server_t *srv)
 {
+        srv->status_due = true;
+}
+
+static void write_status(server_t *srv, int64_t now)
+{
         size_t live = 0, busy = 0, n = runs_count(srv->runs);
+        if (!srv->status_due || now < srv->next_status)
+                return;
+        srv->status_due = false;
+        srv->next_status = now + STATUS_EVERY_NS;
         for (size_t i = 0; i < registry_count(srv->reg); i++) {
                 agent_state_t st = registry_at(srv->reg, i)->state;
                 live += st != AGENT_LOST && st != AGENT_GONE;
@@ -973,6 +989,7 @@ int server_run(const coord_config_t *cfg)
                 after_run_event(&srv);
                 flush_acks(&srv, false);
                 update_metrics(&srv);
+                write_status(&srv, now);
                 watch_pressure(&srv, now);
                 if (watchdog_usec && now >= next_watchdog) {
                         sd_notify(0, "WATCHDOG=1");
