@@ -110,6 +110,13 @@ static void dirstats(sim_t *sim, Iofleet__DirStats *d, uint64_t ios)
         d->issued = ios;
         d->bytes = ios * 4096;
         d->clat = &sim->clat;
+}
+
+/* A Finished's totals also carry the total latency (an interval's carry clat only, as the
+ * agent's: common/wire.c). */
+static void dirstats_total(sim_t *sim, Iofleet__DirStats *d, uint64_t ios)
+{
+        dirstats(sim, d, ios);
         d->lat = &sim->clat;
 }
 
@@ -138,7 +145,7 @@ static void send_finished(sim_t *sim, sim_agent_t *a)
         if (a->finished)
                 return;
         a->finished = true;
-        dirstats(sim, &rd, 100ULL * sim->next_k);
+        dirstats_total(sim, &rd, 100ULL * sim->next_k);
         jr.name = "sim";
         jr.numjobs = 1;
         jr.clone = -1;
