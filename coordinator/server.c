@@ -39,6 +39,7 @@ typedef struct server {
         run_out_t out;
         uint64_t control_seq;
         int64_t last_sync; /* mono: journals last synced for the Acks */
+        int64_t sync_gap;  /* the next sync not before last_sync + this (sync_gap()) */
         int sigfd;
         bool quit;
         char agent_ep[256], control_ep[256];
@@ -128,18 +129,33 @@ static void flush(server_t *srv)
         outbox_flush(&srv->out.control, srv->control_sock);
 }
 
+/* The loop waits in fdatasync while the journals sync: on a busy disk (hundreds of ms a sync)
+ * syncing every ACK_SYNC_NS would leave it little time for the agents' messages. The next sync
+ * waits three times as long as the last took (at most ACK_SYNC_MAX_NS: the agents resend what
+ * is not acknowledged within 5 s), so that syncing takes a quarter of the loop at most. */
+#define ACK_SYNC_MAX_NS (1000 * (int64_t)NSEC_PER_MSEC)
+
+static int64_t sync_gap(int64_t took)
+{
+        int64_t gap = 3 * took;
+        return gap < ACK_SYNC_NS ? ACK_SYNC_NS : gap > ACK_SYNC_MAX_NS ? ACK_SYNC_MAX_NS : gap;
+}
+
 /* Acks say "kept": they go only once the journals holding what they acknowledge are synced,
  * in batches so that thousands of agents cost a few syncs a second (heartbeat answers carry
  * the rest: what is on disk at the last sync). */
 static void flush_acks(server_t *srv, bool now)
 {
         int64_t t = clock_mono_ns();
-        if (!now && t - srv->last_sync < ACK_SYNC_NS)
+        bool synced;
+        if (!now && t - srv->last_sync < srv->sync_gap)
                 return;
         if (!srv->out.acks.n && !runs_dirty(srv->runs))
                 return;
         srv->last_sync = t;
-        if (!runs_sync(srv->runs)) {
+        synced = runs_sync(srv->runs);
+        srv->sync_gap = sync_gap(clock_mono_ns() - t);
+        if (!synced) {
                 /* Nothing is acknowledged that is not on disk: the agents keep it. */
                 outbox_clear(&srv->out.acks);
                 return;
@@ -880,7 +896,7 @@ static void teardown(server_t *srv)
 
 int server_run(const coord_config_t *cfg)
 {
-        server_t srv = {.cfg = cfg, .sigfd = -1};
+        server_t srv = {.cfg = cfg, .sigfd = -1, .sync_gap = ACK_SYNC_NS};
         uint64_t watchdog_usec = 0;
         int64_t next_watchdog = 0, next_expire = 0;
         int r;
@@ -945,8 +961,8 @@ int server_run(const coord_config_t *cfg)
                 int64_t d = runs_next_deadline(srv.runs) - now_timeline();
                 if (d < timeout_ms * (int64_t)NSEC_PER_MSEC)
                         timeout_ms = d > 0 ? d / (int64_t)NSEC_PER_MSEC + 1 : 0;
-                if (srv.out.acks.n && timeout_ms > ACK_SYNC_NS / (int64_t)NSEC_PER_MSEC)
-                        timeout_ms = ACK_SYNC_NS / (int64_t)NSEC_PER_MSEC;
+                if (srv.out.acks.n && timeout_ms > srv.sync_gap / (int64_t)NSEC_PER_MSEC)
+                        timeout_ms = srv.sync_gap / (int64_t)NSEC_PER_MSEC;
                 if (zmq_poll(items, nitems, timeout_ms) < 0 && errno != EINTR) {
                         r = log_error_errno(-errno, "poll: %m");
                         break;
