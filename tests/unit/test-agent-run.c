@@ -1053,7 +1053,6 @@ static void test_recover_behind_after_power_cut(void **state)
         prep_def_t d = {.role = "", .mount = true, .grace_ns = 300 * SEC};
         fx_t fx;
         int64_t s;
-        arun_out_t out = {0};
         envelope_t *e;
         char snap[200];
 
@@ -1075,52 +1074,36 @@ static void test_recover_behind_after_power_cut(void **state)
         arun_free(&fx.ar);
         fx_sh("rm -rf %s%s", fx.dir, "");
         fx_sh("mv %s %s", snap, fx.dir);
+        fx_clear(&fx);
 
         fx.cfg.boot_id = "boot-2";
-        assert_int_equal(arun_recover(&fx.cfg, T0, &out, &fx.ar), 0);
+        assert_int_equal(arun_recover(&fx.cfg, T0, &fx.out, &fx.ar), 0);
         assert_int_equal(arun_made(fx.ar), 5);
         assert_int_equal(arun_pending(fx.ar), 1);
         /* Restarted again before any session: the end is still owed. */
         arun_free(&fx.ar);
-        assert_int_equal(arun_recover(&fx.cfg, T0 + SEC, &out, &fx.ar), 0);
+        assert_int_equal(arun_recover(&fx.cfg, T0 + SEC, &fx.out, &fx.ar), 0);
         assert_int_equal(arun_made(fx.ar), 5);
         assert_false(arun_over(fx.ar));
-        assert_int_equal(out.coord.n, 0);
+        assert_int_equal(fx.out.coord.n, 0);
 
-        arun_session(fx.ar, true, T0 + 2 * SEC, &out);
-        arun_on_ack(fx.ar, 10, T0 + 2 * SEC, &out);
+        arun_session(fx.ar, true, T0 + 2 * SEC, &fx.out);
+        arun_on_ack(fx.ar, 10, T0 + 2 * SEC, &fx.out);
         /* Interval 2 (message 5) the coordinator has: not sent again. */
-        assert_int_equal(out.coord.n, 2);
-        e = NULL;
-        {
-                char err[256];
-                assert_int_equal(wire_decode(out.coord.items[0].buf, out.coord.items[0].len,
-                                             WIRE_MAX_AGENT_MSG, &e, err, sizeof(err)),
-                                 0);
-        }
-        assert_int_equal(e->body_case, BODY(FINISHED));
-        assert_int_equal(e->finished->run_seq, 11);
+        expect_sent(&fx, 2, (const Iofleet__Envelope__BodyCase[]){BODY(FINISHED), BODY(RESTORED)},
+                    11);
+        e = sent(&fx, 0);
         assert_non_null(strstr(e->finished->error, "the host restarted during the run"));
         assert_non_null(strstr(e->finished->error, "5 messages behind"));
         wire_free(&e);
-        {
-                char err[256];
-                assert_int_equal(wire_decode(out.coord.items[1].buf, out.coord.items[1].len,
-                                             WIRE_MAX_AGENT_MSG, &e, err, sizeof(err)),
-                                 0);
-        }
-        assert_int_equal(e->body_case, BODY(RESTORED));
-        assert_int_equal(e->restored->run_seq, 12);
-        wire_free(&e);
         assert_false(arun_over(fx.ar));
         /* Made once: a later Ack in the session changes nothing. */
-        outbox_clear(&out.coord);
-        arun_on_ack(fx.ar, 11, T0 + 3 * SEC, &out);
+        fx_clear(&fx);
+        arun_on_ack(fx.ar, 11, T0 + 3 * SEC, &fx.out);
         assert_int_equal(arun_made(fx.ar), 12);
-        assert_int_equal(out.coord.n, 0);
-        arun_on_ack(fx.ar, 12, T0 + 3 * SEC, &out);
+        assert_int_equal(fx.out.coord.n, 0);
+        arun_on_ack(fx.ar, 12, T0 + 3 * SEC, &fx.out);
         assert_true(arun_over(fx.ar));
-        outbox_done(&out.coord);
         fx_done(&fx);
 }
 
@@ -1132,9 +1115,8 @@ static void test_recover_without_queue(void **state)
         prep_def_t d = {.role = "", .grace_ns = 300 * SEC};
         fx_t fx;
         int64_t s;
-        arun_out_t out = {0};
-        envelope_t *e = NULL;
-        char err[256], q[200];
+        envelope_t *e;
+        char q[200];
 
         fx_init(&fx, RQUEUE_MEM_BYTES);
         fx.cfg.boot_id = "boot-1";
@@ -1145,21 +1127,17 @@ static void test_recover_without_queue(void **state)
         arun_free(&fx.ar);
         snprintf(q, sizeof(q), "%s/" RQUEUE_FILE, fx.dir);
         assert_int_equal(unlink(q), 0);
-        assert_int_equal(arun_recover(&fx.cfg, T0, &out, &fx.ar), 0);
+        fx_clear(&fx);
+        assert_int_equal(arun_recover(&fx.cfg, T0, &fx.out, &fx.ar), 0);
         assert_int_equal(arun_made(fx.ar), 5);
         assert_int_equal(arun_pending(fx.ar), 0);
-        arun_session(fx.ar, true, T0, &out);
-        arun_on_ack(fx.ar, 5, T0, &out);
-        assert_int_equal(out.coord.n, 1);
-        assert_int_equal(wire_decode(out.coord.items[0].buf, out.coord.items[0].len,
-                                     WIRE_MAX_AGENT_MSG, &e, err, sizeof(err)),
-                         0);
-        assert_int_equal(e->body_case, BODY(FINISHED));
-        assert_int_equal(e->finished->run_seq, 6);
+        arun_session(fx.ar, true, T0, &fx.out);
+        arun_on_ack(fx.ar, 5, T0, &fx.out);
+        expect_sent(&fx, 1, (const Iofleet__Envelope__BodyCase[]){BODY(FINISHED)}, 6);
+        e = sent(&fx, 0);
         assert_non_null(strstr(e->finished->error, "the agent was restarted during the run"));
         assert_non_null(strstr(e->finished->error, "after interval 4"));
         wire_free(&e);
-        outbox_done(&out.coord);
         fx_done(&fx);
 }
 

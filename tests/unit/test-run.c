@@ -256,7 +256,8 @@ static int deliver(fx_t *fx, size_t i, envelope_t *e, int64_t now)
         return deliver_id(fx, fx->agents[i].id, e, now);
 }
 
-static int send_prepared_as(fx_t *fx, size_t i, const char *run_id, int64_t now)
+/* Prepared from the agent of id, the i-th (its clock figures). */
+static int send_prepared_id(fx_t *fx, const char *id, size_t i, const char *run_id, int64_t now)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
@@ -266,7 +267,12 @@ static int send_prepared_as(fx_t *fx, size_t i, const char *run_id, int64_t now)
         p.workers = 1;
         e.body_case = BODY(PREPARED);
         e.prepared = &p;
-        return deliver(fx, i, &e, now);
+        return deliver_id(fx, id, &e, now);
+}
+
+static int send_prepared_as(fx_t *fx, size_t i, const char *run_id, int64_t now)
+{
+        return send_prepared_id(fx, fx->agents[i].id, i, run_id, now);
 }
 
 static int send_prepared(fx_t *fx, size_t i, int64_t now)
@@ -274,7 +280,8 @@ static int send_prepared(fx_t *fx, size_t i, int64_t now)
         return send_prepared_as(fx, i, RUN_ID, now);
 }
 
-static int send_started(fx_t *fx, size_t i, int64_t start_ns, int64_t mono_ns, int64_t now)
+static int send_started_id(fx_t *fx, const char *id, int64_t start_ns, int64_t mono_ns,
+                           int64_t now)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Started s = IOFLEET__STARTED__INIT;
@@ -284,7 +291,12 @@ static int send_started(fx_t *fx, size_t i, int64_t start_ns, int64_t mono_ns, i
         s.workers_lag_ns = 1000;
         e.body_case = BODY(STARTED);
         e.started = &s;
-        return deliver(fx, i, &e, now);
+        return deliver_id(fx, id, &e, now);
+}
+
+static int send_started(fx_t *fx, size_t i, int64_t start_ns, int64_t mono_ns, int64_t now)
+{
+        return send_started_id(fx, fx->agents[i].id, start_ns, mono_ns, now);
 }
 
 /* Agent i's figures for interval k, distinct per agent and interval so sums are telling. */
@@ -347,7 +359,10 @@ static int send_interval(fx_t *fx, size_t i, size_t k, bool last, int64_t now)
         return send_interval_ex(fx, i, k, last, now, RUN_ID);
 }
 
-static int send_finished_ex(fx_t *fx, size_t i, const char *error, int64_t now, bool *taken)
+/* A Finished from agent i, numbered seq (0: not numbered); *taken (may be NULL) says whether
+ * the run kept it. */
+static int send_finished_seq(fx_t *fx, size_t i, uint64_t seq, const char *error, int64_t now,
+                             bool *taken)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT, *m;
         Iofleet__Finished f = IOFLEET__FINISHED__INIT;
@@ -359,6 +374,7 @@ static int send_finished_ex(fx_t *fx, size_t i, const char *error, int64_t now, 
         jr.runtime_ns = 10 * NSEC_PER_SEC;
         jr.first_done_ns = jr.last_done_ns = 10 * NSEC_PER_SEC;
         f.run_id = RUN_ID;
+        f.run_seq = seq;
         f.jobs = &jp;
         f.n_jobs = 1;
         f.error = (char *)(error ? error : "");
@@ -370,6 +386,11 @@ static int send_finished_ex(fx_t *fx, size_t i, const char *error, int64_t now, 
                 *taken = m == NULL;
         wire_free(&m);
         return r;
+}
+
+static int send_finished_ex(fx_t *fx, size_t i, const char *error, int64_t now, bool *taken)
+{
+        return send_finished_seq(fx, i, 0, error, now, taken);
 }
 
 static int send_finished(fx_t *fx, size_t i, int64_t now)
@@ -1906,25 +1927,6 @@ static void test_lost_then_rejoined(void **state)
         fx_done(&fx);
 }
 
-/* A numbered Finished from agent i; *taken says whether the run kept it. */
-static int send_numbered_finished(fx_t *fx, size_t i, uint64_t seq, const char *error,
-                                  int64_t now, bool *taken)
-{
-        envelope_t e = IOFLEET__ENVELOPE__INIT, *m;
-        Iofleet__Finished f = IOFLEET__FINISHED__INIT;
-        int r;
-        f.run_id = RUN_ID;
-        f.run_seq = seq;
-        f.error = (char *)error;
-        e.body_case = BODY(FINISHED);
-        e.finished = &f;
-        m = roundtrip(&e);
-        r = run_on_message(fx->run, fx->agents[i].id, &m, now, &fx->out);
-        *taken = m == NULL;
-        wire_free(&m);
-        return r;
-}
-
 /* A power cut on beta's host mid-run: its agent comes back with a record of the run older than
  * what it had delivered (3 messages on its disk, 6 taken). Its Hello says so, the Ack tells it
  * to number on after 6: its Finished numbered by the old record (4) would be a duplicate and
@@ -1959,13 +1961,13 @@ static void test_rejoin_behind_after_power_cut(void **state)
         assert_int_equal(acks(&fx, 1, &upto), 1);
         assert_int_equal(upto, 6);
         /* Numbered by the old record: one of the six already taken, left. */
-        assert_int_equal(send_numbered_finished(&fx, 1, 4, "numbered by the old record",
+        assert_int_equal(send_finished_seq(&fx, 1, 4, "numbered by the old record",
                                                 s + 8 * SEC + MSEC, &taken),
                          -EALREADY);
         assert_false(taken);
         assert_false(fx.run->agents[1].done);
         /* Numbered after the Ack: taken. */
-        assert_int_equal(send_numbered_finished(&fx, 1, 7,
+        assert_int_equal(send_finished_seq(&fx, 1, 7,
                                                 "the host restarted during the run (its workers "
                                                 "stopped; ...)",
                                                 s + 8 * SEC + 2 * MSEC, &taken),
@@ -2278,24 +2280,11 @@ static void test_group_barrier_many_agents(void **state)
                          0);
         fx.run->seq = &fx.control_seq;
         fx.run->orphan_grace_ns = 60 * NSEC_PER_SEC;
-        for (size_t i = 0; i < N; i++) {
-                envelope_t e = IOFLEET__ENVELOPE__INIT;
-                Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
-                p.run_id = RUN_ID;
-                e.body_case = BODY(PREPARED);
-                e.prepared = &p;
-                assert_int_equal(deliver_id(&fx, agents[i].id, &e, T0 + 10 * MSEC), 0);
-        }
+        for (size_t i = 0; i < N; i++)
+                assert_int_equal(send_prepared_id(&fx, agents[i].id, i, RUN_ID, T0 + 10 * MSEC), 0);
         s = fx.run->start_ns;
-        for (size_t i = 0; i < N; i++) {
-                envelope_t e = IOFLEET__ENVELOPE__INIT;
-                Iofleet__Started st = IOFLEET__STARTED__INIT;
-                st.run_id = RUN_ID;
-                st.start_ns = s;
-                e.body_case = BODY(STARTED);
-                e.started = &st;
-                assert_int_equal(deliver_id(&fx, agents[i].id, &e, s + MSEC), 0);
-        }
+        for (size_t i = 0; i < N; i++)
+                assert_int_equal(send_started_id(&fx, agents[i].id, s, 5 * SEC, s + MSEC), 0);
         assert_int_equal(fx.run->phase, RUN_RUNNING);
         check_group_counts(fx.run, 1);
         assert_int_equal(fx.run->groups[1].n_awaited, N);
