@@ -55,6 +55,7 @@ typedef struct server {
         char enroll_ep[256];
         int64_t next_pressure, next_flush;
         bool status_due;     /* STATUS= to be written (write_status()) */
+        int64_t next_bind_save; /* mono: agent-id bindings saved not before */
         int64_t next_status; /* mono: not before */
 } server_t;
 
@@ -273,6 +274,20 @@ static bool key_still_allowed(server_t *srv, const char *name, const char *z85)
         return strempty(z85) || (zmq_z85_decode(then, z85) && memcmp(now, then, 32) == 0);
 }
 
+/* Bindings changed by Hellos are saved at most every BIND_SAVE_NS: one file, synced, for
+ * however many agents joined meanwhile. */
+#define BIND_SAVE_NS (1000 * (int64_t)NSEC_PER_MSEC)
+
+static void save_bindings(server_t *srv);
+
+static void save_bindings_due(server_t *srv, int64_t now)
+{
+        if (now < srv->next_bind_save)
+                return;
+        srv->next_bind_save = now + BIND_SAVE_NS;
+        save_bindings(srv);
+}
+
 static void save_bindings(server_t *srv)
 {
         char err[512];
@@ -318,7 +333,8 @@ static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e, co
                 return;
         }
         snprintf(a->key_z85, sizeof(a->key_z85), "%s", m->key);
-        save_bindings(srv);
+        /* The binding is saved at the loop's turn (save_bindings_due()): a fleet joining at
+         * once would rewrite and sync the whole file once per agent. */
         if (log_allowed(srv, who, note, sizeof(note))) {
                 if (prev[0] && !streq(prev, a->id))
                         log_notice("key '%s' now stands for agent id %s instead of %s (its agent's "
@@ -866,6 +882,7 @@ static void teardown(server_t *srv)
                 flush_acks(srv, true);
                 flush(srv);
         }
+        save_bindings(srv);
         runs_free(&srv->runs);
         outbox_done(&srv->out.agents);
         outbox_done(&srv->out.control);
@@ -1006,6 +1023,7 @@ int server_run(const coord_config_t *cfg)
                 flush_acks(&srv, false);
                 update_metrics(&srv);
                 write_status(&srv, now);
+                save_bindings_due(&srv, now);
                 watch_pressure(&srv, now);
                 if (watchdog_usec && now >= next_watchdog) {
                         sd_notify(0, "WATCHDOG=1");
