@@ -48,6 +48,13 @@ struct arun {
         int64_t layout_next;
         bool layout_over, layout_sent;
         uint64_t layout_done, layout_total;
+        char boot_id[40];     /* the host's boot the run was prepared in */
+        /* Found from an earlier life that died in this phase: its end (Finished, Restored, or
+         * an Error) is owed, made at the first Ack so that it is numbered after all the
+         * coordinator has ("": nothing owed). */
+        char owed[16];
+        bool host_restarted;  /* ... and the host restarted since (another boot id) */
+        uint64_t behind;      /* messages the coordinator had that the record here had lost */
         /* The cluster-wide stonewall: the last group reported ready, given its instant, and
          * reported started (0: none yet; group 0 is the run's own start). */
         unsigned group_ready, group_given, group_started;
@@ -65,12 +72,14 @@ static void save(arun_t *ar)
         len = snprintf(text, sizeof(text),
                        "run_id=%s\nrole=%s\nphase=%s\nmade=%llu\nacked=%llu\nintervals=%zu\n"
                        "read_bytes=%llu\nwrite_bytes=%llu\nchanges_host=%d\nran=%d\nfinished=%d\n"
-                       "restored=%d\n",
-                       ar->id, ar->server ? "server" : "client", phase_names[ar->phase],
+                       "restored=%d\nboot_id=%s\nhost_restarted=%d\n",
+                       ar->id, ar->server ? "server" : "client",
+                       ar->owed[0] ? ar->owed : phase_names[ar->phase],
                        (unsigned long long)rqueue_made(ar->q),
                        (unsigned long long)rqueue_acked(ar->q), ar->next_interval,
                        (unsigned long long)ar->read_bytes, (unsigned long long)ar->write_bytes,
-                       ar->changes_host, ar->ran, ar->finished_made, ar->restored_made);
+                       ar->changes_host, ar->ran, ar->finished_made, ar->restored_made,
+                       ar->boot_id, ar->host_restarted);
         snprintf(path, sizeof(path), "%s/" STATE_FILE, ar->dir);
         snprintf(tmp, sizeof(tmp), "%s/" STATE_FILE ".tmp", ar->dir);
         /* Replaced whole, not synced: it must survive the agent's death, not the host's. */
@@ -88,9 +97,9 @@ static void save(arun_t *ar)
 }
 
 typedef struct saved {
-        char id[WIRE_MAX_ID + 1], role[16], phase[16];
+        char id[WIRE_MAX_ID + 1], role[16], phase[16], boot_id[40];
         uint64_t made, acked, intervals, read_bytes, write_bytes;
-        int changes_host, ran, finished, restored;
+        int changes_host, ran, finished, restored, host_restarted;
 } saved_t;
 
 static int load(const char *dir, saved_t *s)
@@ -134,6 +143,10 @@ static int load(const char *dir, saved_t *s)
                         s->finished = (int)u;
                 else if (streq(line, "restored"))
                         s->restored = (int)u;
+                else if (streq(line, "host_restarted"))
+                        s->host_restarted = (int)u;
+                else if (streq(line, "boot_id"))
+                        snprintf(s->boot_id, sizeof(s->boot_id), "%s", v);
         }
         fclose(f);
         return s->id[0] ? 0 : -EBADMSG;
@@ -328,6 +341,7 @@ int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun
         ar->changes_host = ar->server || p->n_mount || p->n_sysctls;
         ar->grace_ns = p->orphan_grace_ns;
         ar->interval_ns = p->interval_ns;
+        snprintf(ar->boot_id, sizeof(ar->boot_id), "%s", cfg->boot_id ? cfg->boot_id : "");
         ar->connected = ar->synced = true;
         ar->last_ack = now;
         /* The interval count of a timed run: both sides derive it from the jobs; groups
@@ -379,38 +393,31 @@ int arun_recover(const arun_cfg_t *cfg, int64_t now, arun_out_t *out, arun_t **r
         ar->finished_made = s.finished;
         ar->restored_made = s.restored;
         if ((r = rqueue_load(ar->dir, s.acked, cfg->mem_bytes, &ar->q)) < 0) {
-                /* No queue to resend from: the state alone says what it was. */
+                /* No queue to resend from: the coordinator has at least what the state says it
+                 * acknowledged, and the numbering goes on from there. */
                 if ((r = rqueue_create(ar->dir, cfg->mem_bytes, &ar->q)) < 0) {
                         free(ar);
                         return r;
                 }
+                rqueue_skip(ar->q, s.acked);
         }
+        /* Another boot since the record (or since one found before a restart of this one). */
+        ar->host_restarted = s.host_restarted || (s.boot_id[0] && cfg->boot_id &&
+                                                  cfg->boot_id[0] && !streq(s.boot_id, cfg->boot_id));
+        snprintf(ar->boot_id, sizeof(ar->boot_id), "%s", cfg->boot_id ? cfg->boot_id : s.boot_id);
         ar->phase = ARUN_DONE;
         if (!streq(s.phase, "done")) {
                 /* It died mid-run: its workers and host changes went with it (the agent's
-                 * start put the host back). The coordinator hears so, after what it missed:
-                 * before it was ready it failed to prepare, after it it finished early; a
-                 * server's Finished says its host is back, a client's Restored does. */
-                bool preparing = streq(s.phase, "preparing") || streq(s.phase, "prepared");
-                if (preparing)
-                        snprintf(ar->why, sizeof(ar->why),
-                                 "the agent was restarted while preparing the run");
-                else
-                        snprintf(ar->why, sizeof(ar->why),
-                                 "the agent was restarted during the run (its workers stopped "
-                                 "after interval %llu)",
-                                 (unsigned long long)s.intervals);
-                log_warning("run %s: %s; what it had not delivered goes to the coordinator "
-                            "(%llu intervals: read %llu bytes, wrote %llu bytes, the agent's own "
-                            "count)",
-                            ar->id, ar->why, (unsigned long long)s.intervals,
+                 * start put the host back). Its end is owed to the coordinator, after what it
+                 * missed (make_owed()). */
+                snprintf(ar->owed, sizeof(ar->owed), "%s", s.phase[0] ? s.phase : "running");
+                log_warning("run %s: %s in phase %s; what it had not delivered goes to the "
+                            "coordinator (%llu intervals: read %llu bytes, wrote %llu bytes, the "
+                            "agent's own count)",
+                            ar->id,
+                            ar->host_restarted ? "the host restarted" : "the agent was restarted",
+                            ar->owed, (unsigned long long)s.intervals,
                             (unsigned long long)s.read_bytes, (unsigned long long)s.write_bytes);
-                if (preparing)
-                        make_error(ar, IOFLEET__ERROR_CODE__ERROR_PREPARE, ar->why, now, out);
-                if ((!preparing || ar->server) && !ar->finished_made)
-                        make(ar, ARUN_MSG_FINISHED, preparing ? "" : ar->why, now, out);
-                if (ar->changes_host && !ar->server && !ar->restored_made)
-                        make(ar, ARUN_MSG_RESTORED, "", now, out);
         }
         save(ar);
         *ret = ar;
@@ -640,10 +647,59 @@ void arun_on_stop(arun_t *ar, const char *why, int64_t now, arun_out_t *out)
         end_early(ar, now, out);
 }
 
+/* The end an earlier life of the agent owes (arun_recover()): before it was ready it failed to
+ * prepare, after it it finished early; a server's Finished says its host is back, a client's
+ * Restored does. What is missing from the run is the coordinator's to say (the gaps of the
+ * result): the record here may be older than what the agent had delivered. */
+static void make_owed(arun_t *ar, int64_t now, arun_out_t *out)
+{
+        bool preparing = streq(ar->owed, "preparing") || streq(ar->owed, "prepared");
+        const char *who = ar->host_restarted ? "the host restarted" : "the agent was restarted";
+        if (preparing)
+                snprintf(ar->why, sizeof(ar->why), "%s",
+                         ar->host_restarted
+                             ? "the host restarted while the agent was preparing the run"
+                             : "the agent was restarted while preparing the run");
+        else if (ar->server)
+                snprintf(ar->why, sizeof(ar->why),
+                         "%s during the run (the agent's start put back the server it had "
+                         "configured)",
+                         who);
+        else if (ar->behind)
+                snprintf(ar->why, sizeof(ar->why),
+                         "%s during the run (its workers stopped; its record of the run was %llu "
+                         "messages behind what it had delivered, lost with the host's last "
+                         "writes)",
+                         who, (unsigned long long)ar->behind);
+        else
+                snprintf(ar->why, sizeof(ar->why),
+                         "%s during the run (its workers stopped after interval %zu)", who,
+                         ar->next_interval);
+        ar->owed[0] = 0;
+        if (preparing)
+                make_error(ar, IOFLEET__ERROR_CODE__ERROR_PREPARE, ar->why, now, out);
+        if ((!preparing || ar->server) && !ar->finished_made)
+                make(ar, ARUN_MSG_FINISHED, preparing ? "" : ar->why, now, out);
+        if (ar->changes_host && !ar->server && !ar->restored_made)
+                make(ar, ARUN_MSG_RESTORED, "", now, out);
+        save(ar);
+}
+
 void arun_on_ack(arun_t *ar, uint64_t upto, int64_t now, arun_out_t *out)
 {
         size_t before = rqueue_pending(ar->q);
-        if (upto > rqueue_made(ar->q)) {
+        bool sync = !ar->synced && ar->connected;
+        if (sync && upto > rqueue_made(ar->q)) {
+                /* The first word of a session: the coordinator has more of this run than the
+                 * record here (the host lost its last writes). Numbers up to upto are taken. */
+                ar->behind += upto - rqueue_made(ar->q);
+                log_warning("run %s: the coordinator has %llu of this agent's messages, its "
+                            "record here %llu (lost with the host's last writes): numbering goes "
+                            "on from %llu",
+                            ar->id, (unsigned long long)upto,
+                            (unsigned long long)rqueue_made(ar->q), (unsigned long long)upto + 1);
+                rqueue_skip(ar->q, upto);
+        } else if (upto > rqueue_made(ar->q)) {
                 log_warning("run %s: the coordinator acknowledges message %llu; only %llu were "
                             "made",
                             ar->id, (unsigned long long)upto,
@@ -652,7 +708,7 @@ void arun_on_ack(arun_t *ar, uint64_t upto, int64_t now, arun_out_t *out)
         }
         if (rqueue_ack(ar->q, upto) || before == 0)
                 ar->last_ack = now;
-        if (!ar->synced && ar->connected) {
+        if (sync) {
                 /* Back in a session: the coordinator has everything up to upto. */
                 if (ar->orphaned)
                         log_info("run %s: back with the coordinator after %.1fs; resending %zu "
@@ -662,6 +718,8 @@ void arun_on_ack(arun_t *ar, uint64_t upto, int64_t now, arun_out_t *out)
                 ar->synced = true;
                 ar->orphaned = false;
                 resend(ar, now, out);
+                if (ar->owed[0])
+                        make_owed(ar, now, out);
         }
         if (ar->sent_upto < upto)
                 ar->sent_upto = upto;
@@ -814,5 +872,6 @@ bool arun_ending(const arun_t *ar)
 
 bool arun_over(const arun_t *ar)
 {
-        return ar->phase == ARUN_DONE && (ar->dropped || rqueue_pending(ar->q) == 0);
+        return ar->phase == ARUN_DONE &&
+               (ar->dropped || (rqueue_pending(ar->q) == 0 && !ar->owed[0]));
 }

@@ -95,6 +95,8 @@ typedef struct arun_cfg {
         void *user;
         size_t mem_bytes;   /* messages kept in memory, beyond it only in the file */
         int64_t resend_ns;  /* sent but unacknowledged this long: sent again */
+        const char *boot_id; /* this boot of the host: a run found from another one lived
+                              * through a reboot or a power cut (NULL: unknown) */
 } arun_cfg_t;
 
 typedef struct arun arun_t;
@@ -106,7 +108,10 @@ int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun
              arun_t **ret);
 /* What an earlier life of the agent left in cfg->dir: its messages not yet acknowledged, and,
  * when it died mid-run, a Finished saying so and (when it had changed the host, which the
- * agent's start put back) a Restored. The run is ARUN_DONE. 0, -ENOENT, or -errno. */
+ * agent's start put back) a Restored. The run is ARUN_DONE. Those last messages are made at the
+ * first Ack of a session, numbered after everything the coordinator has: after a power cut the
+ * files here may be older than what the coordinator acknowledged, and a number it holds given
+ * to another message would be taken for a duplicate and lost. 0, -ENOENT, or -errno. */
 int arun_recover(const arun_cfg_t *cfg, int64_t now, arun_out_t *out, arun_t **ret);
 /* Frees; the run's files stay unless it is over (arun_over()). NULL-safe. */
 void arun_free(arun_t **arp);
@@ -146,7 +151,8 @@ void arun_on_ack(arun_t *ar, uint64_t upto, int64_t now, arun_out_t *out);
 void arun_unknown(arun_t *ar, const char *why, int64_t now, arun_out_t *out);
 
 /* The session: down when the coordinator is lost (the orphan grace starts), up after a Welcome
- * (messages wait for the Ack that tells where to resend from). */
+ * (messages wait for the Ack that tells where to resend from; an Ack then beyond what this run
+ * made means its record is older than what it delivered: the numbering goes on after it). */
 void arun_session(arun_t *ar, bool up, int64_t now, arun_out_t *out);
 /* Timers: layout progress, interval boundaries, the orphan grace, resends. */
 void arun_tick(arun_t *ar, int64_t now, arun_out_t *out);

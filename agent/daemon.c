@@ -267,13 +267,20 @@ static void apply(agent_daemon_t *ag, arun_out_t *out)
                 arm_timer(ag->run);
 }
 
+/* How a run of this agent keeps its messages (the run's directory is set by the caller). */
+static arun_cfg_t run_cfg(agent_daemon_t *ag)
+{
+        return (arun_cfg_t){.pack = report_pack,
+                            .user = ag,
+                            .mem_bytes = RQUEUE_MEM_BYTES,
+                            .resend_ns = RESEND_NS,
+                            .boot_id = ag->ident.boot_id};
+}
+
 static void on_prepare(agent_daemon_t *ag, envelope_t **msg)
 {
         const Iofleet__Prepare *p = (*msg)->prepare;
-        arun_cfg_t cfg = {.pack = report_pack,
-                          .user = ag,
-                          .mem_bytes = RQUEUE_MEM_BYTES,
-                          .resend_ns = RESEND_NS};
+        arun_cfg_t cfg = run_cfg(ag);
         arun_out_t out = {0};
         char dir[4300];
         int r;
@@ -725,10 +732,7 @@ static int64_t next_wakeup(const agent_daemon_t *ag)
 static void recover_run(agent_daemon_t *ag)
 {
         char runs[4200], dir[4600], id[WIRE_MAX_ID + 1], phase[32];
-        arun_cfg_t cfg = {.pack = report_pack,
-                          .user = ag,
-                          .mem_bytes = RQUEUE_MEM_BYTES,
-                          .resend_ns = RESEND_NS};
+        arun_cfg_t cfg = run_cfg(ag);
         arun_out_t out = {0};
         struct dirent *de;
         DIR *dp;

@@ -142,15 +142,19 @@ int rqueue_load(const char *dir, uint64_t acked, size_t mem_bytes, rqueue_t **re
                 if (pread(q->fd, buf, h.len, off + (off_t)sizeof(h)) != (ssize_t)h.len ||
                     sum_of(h.seq, buf, h.len) != h.sum)
                         break;
-                q->end = off + (off_t)sizeof(h) + h.len;
                 if (h.seq <= q->acked) {
-                        q->acked_end = q->end;
+                        q->end = q->acked_end = off + (off_t)sizeof(h) + h.len;
                         continue;
                 }
+                if (off == 0 && h.seq > q->acked + 1)
+                        /* The file was started over (compact()) once everything before this
+                         * record was acknowledged: the state file that said acked is older. */
+                        q->acked = q->made = h.seq - 1;
                 if (h.seq != q->made + 1)
-                        break; /* not the queue it was: stop at what is consistent */
+                        break; /* not the queue it was: stop at what is consistent (and cut it) */
                 if ((r = add(q, h.seq, off, buf, h.len)) < 0)
                         break;
+                q->end = off + (off_t)sizeof(h) + h.len;
                 q->made = h.seq;
         }
         free(buf);
@@ -255,6 +259,14 @@ size_t rqueue_ack(rqueue_t *q, uint64_t upto)
         /* Room again: the oldest pending ones come back into memory as they are resent. */
         compact(q);
         return k;
+}
+
+void rqueue_skip(rqueue_t *q, uint64_t upto)
+{
+        if (upto <= q->made)
+                return;
+        rqueue_ack(q, q->made);
+        q->made = q->acked = upto;
 }
 
 int rqueue_each(rqueue_t *q, uint64_t after,

@@ -17,7 +17,9 @@ typedef struct rqueue rqueue_t;
 /* A queue in dir (created; a queue file there is replaced). 0 or -errno. */
 int rqueue_create(const char *dir, size_t mem_bytes, rqueue_t **ret);
 /* The queue an earlier life of the agent left in dir: messages after acked (as its state file
- * said), read from the file; a torn last record (a crash mid-write) ends it. 0 or -errno. */
+ * said), read from the file; a torn last record (a crash mid-write) ends it. A file that starts
+ * past acked + 1 was started over when everything before was acknowledged (a state file older
+ * than its queue, after a power cut): it is taken from there. 0 or -errno. */
 int rqueue_load(const char *dir, uint64_t acked, size_t mem_bytes, rqueue_t **ret);
 /* Closes the queue and keeps its file. NULL-safe. */
 void rqueue_close(rqueue_t **qp);
@@ -31,6 +33,11 @@ uint64_t rqueue_next(const rqueue_t *q);
 int rqueue_push(rqueue_t *q, const void *buf, size_t len);
 /* Everything up to upto is acknowledged: forgotten. Returns how many were. */
 size_t rqueue_ack(rqueue_t *q, uint64_t upto);
+/* The coordinator has everything up to upto, more than this queue ever made (what an earlier
+ * life of the agent made after its files last reached the disk, lost with its host): everything
+ * here is acknowledged and the numbering goes on after upto, so that no number the coordinator
+ * holds is given to another message. Nothing happens when upto <= rqueue_made(q). */
+void rqueue_skip(rqueue_t *q, uint64_t upto);
 /* Calls cb for every message numbered above after, in order (from memory, or from the file for
  * those beyond the memory bound). Stops at the first cb that is not 0: returns it if < 0,
  * else 0 (a cb > 0 asks for no more). */

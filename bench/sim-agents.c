@@ -37,6 +37,7 @@ typedef struct sim {
         size_t n;
         uint64_t interval_ns, runtime_ns, lead_ns;
         int coord_pid;
+        bool verbose; /* a line per interval on stderr */
         /* state */
         void *ctx, *ctl;
         sim_agent_t *a;
@@ -110,6 +111,13 @@ static void dirstats(sim_t *sim, Iofleet__DirStats *d, uint64_t ios)
         d->issued = ios;
         d->bytes = ios * 4096;
         d->clat = &sim->clat;
+}
+
+/* A Finished's totals also carry the total latency (an interval's carry clat only, as the
+ * agent's: common/wire.c). */
+static void dirstats_total(sim_t *sim, Iofleet__DirStats *d, uint64_t ios)
+{
+        dirstats(sim, d, ios);
         d->lat = &sim->clat;
 }
 
@@ -138,7 +146,7 @@ static void send_finished(sim_t *sim, sim_agent_t *a)
         if (a->finished)
                 return;
         a->finished = true;
-        dirstats(sim, &rd, 100ULL * sim->next_k);
+        dirstats_total(sim, &rd, 100ULL * sim->next_k);
         jr.name = "sim";
         jr.numjobs = 1;
         jr.clone = -1;
@@ -268,6 +276,11 @@ static void on_control_msg(sim_t *sim, envelope_t *e)
                         int64_t end = u->start_ns + (int64_t)((u->index + 1) * u->interval_ns);
                         if (sim->n_delay < sim->n_k)
                                 sim->delay_ms[sim->n_delay++] = (double)(now - end) / 1e6;
+                        if (sim->verbose)
+                                fprintf(stderr,
+                                        "sim-agents: interval %u: shown %.1f ms after its end, "
+                                        "%u of %zu agents\n",
+                                        u->index, (double)(now - end) / 1e6, u->reported, sim->n);
                         if (u->reported < sim->n)
                                 sim->incomplete++;
                         sim->t_last_iv = now;
@@ -440,7 +453,7 @@ static void usage(FILE *f)
 {
         fprintf(f, "Usage: sim-agents --endpoint=tcp://127.0.0.1:PORT --control=ipc://PATH "
                    "--agents=N [--interval=MS] [--runtime=MS] [--lead=MS] [--coord-pid=PID] "
-                   "[--key=AGENT.key --coordinator-key=COORD.pub]\n"
+                   "[--key=AGENT.key --coordinator-key=COORD.pub] [--verbose]\n"
                    "Prints one line of key=value figures for the run.\n");
 }
 
@@ -455,6 +468,7 @@ static int parse_args(sim_t *sim, int argc, char **argv)
                                              {"coord-pid", required_argument, NULL, 'p'},
                                              {"key", required_argument, NULL, 'k'},
                                              {"coordinator-key", required_argument, NULL, 'K'},
+                                             {"verbose", no_argument, NULL, 'v'},
                                              {"help", no_argument, NULL, 'h'},
                                              {}};
         int c;
@@ -489,6 +503,9 @@ static int parse_args(sim_t *sim, int argc, char **argv)
                         break;
                 case 'K':
                         sim->coordinator_key = optarg;
+                        break;
+                case 'v':
+                        sim->verbose = true;
                         break;
                 case 'h':
                         usage(stdout);

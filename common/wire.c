@@ -322,13 +322,14 @@ void wire_dir_fill(wire_dir_t *w, const wire_dir_counts_t *now, const wire_dir_c
         pb->issued = now->issued - (before ? before->issued : 0);
         pb->dropped = now->dropped - (before ? before->dropped : 0);
         pb->clat = hist_part(&w->h[0], now->clat, before ? before->clat : NULL, scratch);
-        pb->slat = hist_part(&w->h[1], now->slat, before ? before->slat : NULL, scratch);
-        pb->lat = hist_part(&w->h[2], now->lat, before ? before->lat : NULL, scratch);
         pb->syncs = now->syncs - (before ? before->syncs : 0);
         pb->verify_errors = now->verify_errors - (before ? before->verify_errors : 0);
+        if (before)
+                return;
+        pb->slat = hist_part(&w->h[1], now->slat, NULL, scratch);
+        pb->lat = hist_part(&w->h[2], now->lat, NULL, scratch);
         if (now->sync_lat && now->sync_lat->n)
-                pb->sync_lat = hist_part(&w->h[3], now->sync_lat,
-                                         before ? before->sync_lat : NULL, scratch);
+                pb->sync_lat = hist_part(&w->h[3], now->sync_lat, NULL, scratch);
 }
 
 void wire_dir_done(wire_dir_t *w)

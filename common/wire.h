@@ -76,7 +76,9 @@ typedef struct wire_dir {
         Iofleet__Hist h[4];
 } wire_dir_t;
 
-/* Fills w with now, or with now - before (an interval's) when before is given; scratch is a
+/* Fills w with now (a Finished's totals: every histogram), or with now - before when before is
+ * given (an interval's: the completion latency is its only histogram, all the coordinator sums
+ * per interval; total, submission and sync latencies come whole in Finished). scratch is a
  * histogram to compute deltas in. Free with wire_dir_done(). */
 void wire_dir_fill(wire_dir_t *w, const wire_dir_counts_t *now, const wire_dir_counts_t *before,
                    hist_t *scratch);

@@ -29,7 +29,8 @@ enum {
         J_AGENT = 3,          /* rank; payload: "id\tname\thostname\tboot_id\tpart" */
         J_MSG = 4,            /* rank; payload: the agent's envelope */
         J_LOST = 5,           /* rank */
-        J_HELLO = 6,          /* rank; payload: "run_id\tphase" */
+        J_HELLO = 6,          /* rank; payload: "run_id\tphase\tmade" (an older journal's
+                               * has no made: unknown) */
         J_CANCEL = 7,         /* rank = code; payload: why */
         J_DONE = 8,           /* rank = code; payload: message */
 };
@@ -194,8 +195,8 @@ int journal_append(journal_t *j, const run_rec_t *rec)
                 r = put(j, J_LOST, rec->rank, rec->now, "", 0);
                 break;
         case RUN_REC_HELLO:
-                len = snprintf(text, sizeof(text), "%s\t%s", rec->text ? rec->text : "",
-                               rec->phase ? rec->phase : "");
+                len = snprintf(text, sizeof(text), "%s\t%s\t%llu", rec->text ? rec->text : "",
+                               rec->phase ? rec->phase : "", (unsigned long long)rec->made);
                 r = put(j, J_HELLO, rec->rank, rec->now, text, (size_t)len);
                 break;
         case RUN_REC_CANCEL:
@@ -380,8 +381,13 @@ static void apply(coord_run_t *run, const reader_t *rd, run_out_t *out)
         case J_HELLO:
                 tab = strchr(rd->payload, '\t');
                 if (a && tab) {
+                        char *made = strchr(tab + 1, '\t');
                         *tab = 0;
-                        run_agent_hello(run, a->id, rd->payload, tab + 1, rd->h.now, out);
+                        if (made)
+                                *made++ = 0;
+                        run_agent_hello(run, a->id, rd->payload, tab + 1,
+                                        made ? strtoull(made, NULL, 10) : RUN_MADE_UNKNOWN,
+                                        rd->h.now, out);
                 }
                 break;
         case J_CANCEL:

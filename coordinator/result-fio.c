@@ -133,19 +133,21 @@ void result_fio_job_fields(json_t *entry, uint64_t elapsed_ns)
                 json_object_set_new(entry, "trim", empty_dir(rd));
 }
 
+bool result_fio_job_listed(const json_t *entry, size_t n_agents)
+{
+        const char *name = json_string_value(json_object_get(entry, "jobname"));
+        /* the merged entry only when it merges something */
+        return !(name && streq(name, "All clients") && n_agents < 2);
+}
+
 json_t *result_fio_jobs(const json_t *client_stats, size_t n_agents)
 {
         json_t *jobs = json_array(), *e;
         size_t i;
 
         json_array_foreach((json_t *)client_stats, i, e)
-        {
-                const char *name = json_string_value(json_object_get(e, "jobname"));
-                /* the merged entry only when it merges something */
-                if (name && streq(name, "All clients") && n_agents < 2)
-                        continue;
-                json_array_append_new(jobs, json_deep_copy(e));
-        }
+                if (result_fio_job_listed(e, n_agents))
+                        json_array_append(jobs, e);
         return jobs;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,7 +26,8 @@ void result_fio_latency(json_t *entry, const hist_t *const *lat, size_t nlat, ui
 void result_fio_job_fields(json_t *entry, uint64_t elapsed_ns);
 
 /* fio's jobs[] of a client_stats array: one entry per agent's job (clone), as each host's own fio
- * would write it, plus "All clients" when there is more than one agent. */
+ * would write it, plus "All clients" when there is more than one agent. The entries are the
+ * client_stats ones, shared (not copied: thousands of agents' entries would be held twice). */
 json_t *result_fio_jobs(const json_t *client_stats, size_t n_agents);
 
 /* fio's usr_cpu, sys_cpu, ctx, majf, minf, iodepth_level (shares of issued, the I/Os issued),
@@ -42,3 +44,5 @@ json_t *result_fio_global_options(Iofleet__Job *const *jobs, size_t n);
  * agent's hostname and name as fio's client mode adds its host's) appended to arr. */
 void result_fio_disk_util(json_t *arr, Iofleet__DiskUtil *const *d, size_t n, const char *hostname,
                           const char *agent);
+/* Whether a client_stats entry is in jobs[] too. */
+bool result_fio_job_listed(const json_t *entry, size_t n_agents);

@@ -3,20 +3,15 @@
 #include "result.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
-#include "fileio.h"
 #include "intervals.h"
 #include "log.h"
 #include "result-fio.h"
-#include "sweep.h"
 #include "util.h"
 
 /* Totals of one direction, merged over workers, jobs or agents. */
@@ -1062,69 +1057,41 @@ void result_set_error(json_t *doc, const char *msg)
         json_object_set_new(json_object_get(doc, "iofleet"), "error", json_string(msg));
 }
 
-int result_build(const coord_run_t *run, json_t **ret)
+/* The client_stats entries of a run, one at a time: one per agent and job (a client that never
+ * finished: one from its intervals), then "All clients" from the merged histograms. cb gets each
+ * entry borrowed (it takes a reference to keep it); a cb < 0 stops the walk. 0 or -errno. */
+static int entries_each(const coord_run_t *run, const ivpass_t *pass, result_entry_fn cb,
+                        void *user)
 {
-        json_t *doc = json_object(), *stats = json_array(), *disks = json_array();
         dir_acc_t all_r, all_w;
         phase_acc_t all_phases[RESULT_MAX_PHASES] = {0};
         size_t n_all_phases = 0;
-        ivpass_t pass;
         json_t *entry;
         fio_job_stats_t all_fio = {0};
         double all_agg[2] = {0, 0};
         uint64_t all_runtime = 0, all_elapsed = 0, all_job_runtime = 0;
-        int64_t real = run->start_ns ? run->start_ns : run->submitted_ns;
-        time_t secs = real / (int64_t)NSEC_PER_SEC;
-        char when[64];
         int r;
 
-        if ((r = ivpass_run(run, &pass)) < 0) {
-                json_decref(doc);
-                json_decref(stats);
-                json_decref(disks);
+        if ((r = dir_acc_init(&all_r)) < 0)
                 return r;
-        }
-        if ((r = dir_acc_init(&all_r)) < 0 || (r = dir_acc_init(&all_w)) < 0) {
+        if ((r = dir_acc_init(&all_w)) < 0) {
                 dir_acc_done(&all_r);
-                ivpass_done(&pass);
-                json_decref(doc);
-                json_decref(stats);
-                json_decref(disks);
                 return r;
         }
-        ctime_r(&secs, when);
-        when[strcspn(when, "\n")] = 0;
-        json_object_set_new(doc, "fio version", json_string("iofleet-" IOFLEET_VERSION));
-        json_object_set_new(doc, "timestamp", json_integer((json_int_t)secs));
-        json_object_set_new(doc, "timestamp_ms", json_integer(real / (int64_t)NSEC_PER_MSEC));
-        json_object_set_new(doc, "time", json_string(when));
-        {
-                const Iofleet__SubmitRun *sr = run->submit->submit_run;
-                json_t *global =
-                    sr->n_parts ? NULL : result_fio_global_options(sr->jobs, sr->n_jobs);
-                for (size_t p = 0; !global && p < sr->n_parts; p++)
-                        global =
-                            result_fio_global_options(sr->parts[p]->jobs, sr->parts[p]->n_jobs);
-                if (global) /* fio leaves the key out when there are none */
-                        json_object_set_new(doc, "global options", global);
-        }
-
-        for (size_t i = 0; i < run->n_agents; i++) {
+        for (size_t i = 0; i < run->n_agents && r >= 0; i++) {
                 const run_agent_t *a = &run->agents[i];
                 double agg[2];
                 if (!a->finished) {
-                        if ((entry = unfinished_entry(run, &pass, i, &all_r, &all_w)))
-                                json_array_append_new(stats, entry);
+                        if ((entry = unfinished_entry(run, pass, i, &all_r, &all_w))) {
+                                r = cb(user, entry);
+                                json_decref(entry);
+                        }
                         continue;
                 }
-                if (a->finished->finished->n_disk_util)
-                        result_fio_disk_util(disks, a->finished->finished->disk_util,
-                                             a->finished->finished->n_disk_util, a->hostname,
-                                             a->name);
                 agent_agg(run, a, -1, agg);
                 all_agg[0] += agg[0];
                 all_agg[1] += agg[1];
-                for (size_t q = 0; q < a->finished->finished->n_jobs; q++) {
+                for (size_t q = 0; q < a->finished->finished->n_jobs && r >= 0; q++) {
                         const Iofleet__JobResult *jr = a->finished->finished->jobs[q];
                         const Iofleet__Job *job = NULL;
                         report_opts_t ro;
@@ -1202,12 +1169,13 @@ int result_build(const coord_run_t *run, json_t **ret)
                                 phases_done(one, n1);
                                 phases_add(all_phases, &n_all_phases, jr);
                         }
-                        json_array_append_new(stats, entry);
+                        r = cb(user, entry);
+                        json_decref(entry);
                         dir_acc_done(&rd);
                         dir_acc_done(&wr);
                 }
         }
-        {
+        if (r >= 0) {
                 /* fio's "All clients": merged histograms, never averaged percentiles; the
                  * clients' bw/iops series and CPU figures added as fio's client mode adds them */
                 report_opts_t ro;
@@ -1229,14 +1197,85 @@ int result_build(const coord_run_t *run, json_t **ret)
                 if (n_all_phases)
                         json_object_set_new(entry, "metadata",
                                             phases_json(all_phases, n_all_phases));
-                json_array_append_new(stats, entry);
+                r = cb(user, entry);
+                json_decref(entry);
         }
         phases_done(all_phases, n_all_phases);
         dir_acc_done(&all_r);
         dir_acc_done(&all_w);
+        return r < 0 ? r : 0;
+}
+
+int result_entries_each(const coord_run_t *run, result_entry_fn cb, void *user)
+{
+        ivpass_t pass;
+        int r;
+        if ((r = ivpass_run(run, &pass)) < 0)
+                return r;
+        r = entries_each(run, &pass, cb, user);
+        ivpass_done(&pass);
+        return r;
+}
+
+static int collect(void *user, json_t *entry)
+{
+        return json_array_append(user, entry);
+}
+
+/* fio's global options: those of every job's [global] sections (NULL when there are none, as
+ * fio leaves the key out). */
+static json_t *global_options(const coord_run_t *run)
+{
+        const Iofleet__SubmitRun *sr = run->submit->submit_run;
+        json_t *global = sr->n_parts ? NULL : result_fio_global_options(sr->jobs, sr->n_jobs);
+        for (size_t p = 0; !global && p < sr->n_parts; p++)
+                global = result_fio_global_options(sr->parts[p]->jobs, sr->parts[p]->n_jobs);
+        return global;
+}
+
+/* fio's disk_util: every agent's devices (an empty array when no device was under the files). */
+static json_t *disk_util(const coord_run_t *run)
+{
+        json_t *disks = json_array();
+        for (size_t i = 0; disks && i < run->n_agents; i++) {
+                const run_agent_t *a = &run->agents[i];
+                if (a->finished && a->finished->finished->n_disk_util)
+                        result_fio_disk_util(disks, a->finished->finished->disk_util,
+                                             a->finished->finished->n_disk_util, a->hostname,
+                                             a->name);
+        }
+        return disks;
+}
+
+/* The document, with its client_stats and jobs[] entries or (head) without them. */
+static int build(const coord_run_t *run, bool entries, json_t **ret)
+{
+        json_t *doc = json_object(), *stats = json_array(), *global, *disks;
+        int64_t real = run->start_ns ? run->start_ns : run->submitted_ns;
+        time_t secs = real / (int64_t)NSEC_PER_SEC;
+        ivpass_t pass;
+        char when[64];
+        int r;
+
+        if ((r = ivpass_run(run, &pass)) < 0) {
+                json_decref(doc);
+                json_decref(stats);
+                return r;
+        }
+        ctime_r(&secs, when);
+        when[strcspn(when, "\n")] = 0;
+        json_object_set_new(doc, "fio version", json_string("iofleet-" IOFLEET_VERSION));
+        json_object_set_new(doc, "timestamp", json_integer((json_int_t)secs));
+        json_object_set_new(doc, "timestamp_ms", json_integer(real / (int64_t)NSEC_PER_MSEC));
+        json_object_set_new(doc, "time", json_string(when));
+        if ((global = global_options(run)))
+                json_object_set_new(doc, "global options", global);
+        if (entries)
+                r = entries_each(run, &pass, collect, stats);
         json_object_set_new(doc, "client_stats", stats);
         json_object_set_new(doc, "jobs", result_fio_jobs(stats, run->n_agents));
         /* fio writes disk_util only when some device was under the files */
+        disks = disk_util(run);
         if (json_array_size(disks))
                 json_object_set_new(doc, "disk_util", json_incref(disks));
         json_decref(disks);
@@ -1250,108 +1289,12 @@ int result_build(const coord_run_t *run, json_t **ret)
         return 0;
 }
 
-void result_dir_of(const coord_run_t *run, const char *results_dir, char *buf, size_t len)
+int result_build(const coord_run_t *run, json_t **ret)
 {
-        if (!strempty(run->submit->submit_run->sweep_id))
-                /* A step of a sweep: one directory per point and repeat under the sweep's. */
-                sweep_point_dir(results_dir, run->submit->submit_run, buf, len);
-        else
-                snprintf(buf, len, "%s/%s", results_dir, run->id);
+        return build(run, true, ret);
 }
 
-/* json_dump_callback() into a file through a buffer: a result of thousands of agents is written
- * as it is dumped, never held whole as text next to its tree. */
-typedef struct json_out {
-        int fd, err;
-        size_t n;
-        char buf[1 << 16];
-} json_out_t;
-
-static int json_out_flush(json_out_t *o)
+int result_head(const coord_run_t *run, json_t **ret)
 {
-        for (size_t off = 0; !o->err && off < o->n;) {
-                ssize_t w = write(o->fd, o->buf + off, o->n - off);
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w < 0)
-                        o->err = -errno;
-                else
-                        off += (size_t)w;
-        }
-        o->n = 0;
-        return o->err;
-}
-
-static int json_out_add(const char *data, size_t len, void *user)
-{
-        json_out_t *o = user;
-        while (len && !o->err) {
-                size_t k = len < sizeof(o->buf) - o->n ? len : sizeof(o->buf) - o->n;
-                memcpy(o->buf + o->n, data, k);
-                o->n += k;
-                data += k;
-                len -= k;
-                if (o->n == sizeof(o->buf))
-                        json_out_flush(o);
-        }
-        return o->err ? -1 : 0;
-}
-
-static int fill_json(int fd, void *doc)
-{
-        json_out_t *o = malloc(sizeof(*o));
-        int r;
-        if (!o)
-                return -ENOMEM;
-        o->fd = fd;
-        o->err = 0;
-        o->n = 0;
-        r = json_dump_callback(doc, json_out_add, o, RESULT_JSON_FLAGS);
-        if (json_out_flush(o) < 0)
-                r = o->err;
-        else if (r < 0)
-                r = -ENOMEM;
-        else
-                r = json_out_add("\n", 1, o) < 0 || json_out_flush(o) < 0 ? o->err : 0;
-        free(o);
-        return r;
-}
-
-int result_write_dir(const coord_run_t *run, json_t *doc, const char *results_dir, char *dir_out,
-                     size_t dir_len)
-{
-        char dir[4096], path[4200];
-        int r;
-
-        result_dir_of(run, results_dir, dir, sizeof(dir));
-        if ((r = mkdir_p(dir, 0755)) < 0)
-                return log_error_errno(r, "results: cannot create %s: %m", dir);
-        snprintf(path, sizeof(path), "%s/result.json", dir);
-        if ((r = write_file_atomic_with(path, 0644, fill_json, doc)) < 0)
-                return log_error_errno(r, "results: cannot write %s: %m", path);
-
-        snprintf(path, sizeof(path), "%s/intervals.csv", dir);
-        if (!run->spool_path[0] || !streq(run->spool_path, path)) {
-                /* A run without a spool (its directory was not known at its start) writes its
-                 * series now, in the spool's format. */
-                if ((r = run_write_csv(run, path)) < 0)
-                        return log_error_errno(r, "results: cannot write %s: %m", path);
-        }
-
-        snprintf(path, sizeof(path), "%s/command.txt", dir);
-        if (run->submit->submit_run->command_line &&
-            (r = write_file_atomic(path, run->submit->submit_run->command_line,
-                               strlen(run->submit->submit_run->command_line), 0644)) < 0)
-                return log_error_errno(r, "results: cannot write %s: %m", path);
-        snprintf(dir_out, dir_len, "%s", dir);
-        return 0;
-}
-
-char *result_read_text(const char *dir, size_t max)
-{
-        char path[4200], *text = NULL;
-        snprintf(path, sizeof(path), "%s/result.json", dir);
-        if (read_full_file(path, READ_FULL_REGULAR, max, &text, NULL) < 0)
-                return NULL;
-        return text;
+        return build(run, false, ret);
 }

@@ -66,10 +66,11 @@ static void resend_due(coord_run_t *run, run_agent_t *a, const char *phase, int6
 }
 
 void run_agent_hello(coord_run_t *run, const char *agent_id, const char *run_id, const char *phase,
-                     int64_t now, run_out_t *out)
+                     uint64_t made, int64_t now, run_out_t *out)
 {
         run_agent_t *a = run_find_agent(run, agent_id);
-        run_rec_t rec = {.type = RUN_REC_HELLO, .now = now, .text = run_id, .phase = phase};
+        run_rec_t rec = {
+            .type = RUN_REC_HELLO, .now = now, .text = run_id, .phase = phase, .made = made};
         if (!a || run->phase == RUN_DONE)
                 return;
         rec.rank = a->rank;
@@ -103,6 +104,15 @@ void run_agent_hello(coord_run_t *run, const char *agent_id, const char *run_id,
                 run_event(run, out, "agent %s rejoined after %.1fs away; it resends what it did",
                           a->name, (double)(now - a->lost_at) / NSEC_PER_SEC);
         }
+        if (made != RUN_MADE_UNKNOWN && made < a->rseq)
+                /* Its record on disk is older than what it delivered (a power cut took the
+                 * host's last writes): the Ack below tells it to number on after a->rseq, so
+                 * that its next message is not taken for one of those. */
+                run_event(run, out,
+                          "agent %s came back with a record of the run older than what it had "
+                          "delivered (%llu of %llu messages): its host lost the rest; what it "
+                          "did not deliver is missing",
+                          a->name, (unsigned long long)made, (unsigned long long)a->rseq);
         /* Where it resends from. */
         run_push_ack(run, a, out);
         resend_due(run, a, phase ? phase : "", now, out);

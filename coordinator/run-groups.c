@@ -97,6 +97,34 @@ static bool awaited(const run_agent_t *a, uint32_t g)
                !a->done;
 }
 
+static void count(coord_run_t *run, const run_agent_t *a, bool in)
+{
+        if (!run->group_barrier || !a->grp)
+                return;
+        for (uint32_t g = 1; g < a->n_groups && g < run->n_groups; g++) {
+                run_group_t *grp = &run->groups[g];
+                if (!awaited(a, g))
+                        continue;
+                if (in) {
+                        grp->n_awaited++;
+                        grp->n_ready += a->grp[g].ready;
+                } else {
+                        grp->n_awaited--;
+                        grp->n_ready -= a->grp[g].ready;
+                }
+        }
+}
+
+void run_groups_drop(coord_run_t *run, const run_agent_t *a)
+{
+        count(run, a, false);
+}
+
+void run_groups_take(coord_run_t *run, const run_agent_t *a)
+{
+        count(run, a, true);
+}
+
 /* Groups start while the run runs (an agent may be ready before the others' Started came). */
 static bool running(const coord_run_t *run)
 {
@@ -150,6 +178,7 @@ static void release(coord_run_t *run, uint32_t g, bool overdue, int64_t now, run
         int64_t at = now + (int64_t)run->group_margin_ns;
         char left[512] = "";
         size_t len = 0, n_left = 0;
+        uint32_t n_awaited = 0, n_ready = 0;
 
         grp->released = true;
         grp->start_ns = at;
@@ -158,6 +187,8 @@ static void release(coord_run_t *run, uint32_t g, bool overdue, int64_t now, run
                 run_agent_t *a = &run->agents[i];
                 if (!awaited(a, g) || a->grp[g].given)
                         continue;
+                n_awaited++;
+                n_ready += a->grp[g].ready;
                 if (a->grp[g].ready) {
                         give(run, a, g, at, out);
                         grp->agents++;
@@ -168,6 +199,11 @@ static void release(coord_run_t *run, uint32_t g, bool overdue, int64_t now, run
                 } else
                         n_left++;
         }
+        /* Once per group: a change that missed run_owed_drop/take shows here. */
+        if (n_awaited != grp->n_awaited || n_ready != grp->n_ready)
+                log_error("run %s: group %u: %u agents awaited, %u ready, but %u and %u were "
+                          "counted",
+                          run->id, g, n_awaited, n_ready, grp->n_awaited, grp->n_ready);
         if (overdue)
                 run_event(run, out,
                           "stonewall: group %u starts on %u agents at +%.3fs without %zu not "
@@ -187,17 +223,10 @@ void run_groups_check(coord_run_t *run, int64_t now, run_out_t *out)
         if (!running(run))
                 return;
         for (uint32_t g = 1; g < run->n_groups; g++) {
-                bool any = false, all = true;
-                if (run->groups[g].released || !run->groups[g].first_ready_ns)
+                const run_group_t *grp = &run->groups[g];
+                if (grp->released || !grp->first_ready_ns)
                         continue;
-                for (size_t i = 0; i < run->n_agents && all; i++) {
-                        const run_agent_t *a = &run->agents[i];
-                        if (!awaited(a, g))
-                                continue;
-                        any |= a->grp[g].ready;
-                        all &= a->grp[g].ready;
-                }
-                if (any && all)
+                if (grp->n_ready && grp->n_ready == grp->n_awaited)
                         release(run, g, false, now, out);
         }
 }
@@ -219,6 +248,8 @@ void run_on_group_ready(coord_run_t *run, run_agent_t *a, const Iofleet__GroupRe
                 return; /* said again */
         a->grp[g].ready = true;
         grp = &run->groups[g];
+        if (awaited(a, g))
+                grp->n_ready++;
         if (!grp->first_ready_ns) {
                 grp->first_ready_ns = now;
                 grp->deadline_ns = now + (int64_t)run->prepare_timeout_ns;

@@ -35,7 +35,8 @@ void run_send_start(coord_run_t *run, run_agent_t *a, run_out_t *out);
 void run_push_ack(coord_run_t *run, run_agent_t *a, run_out_t *out);
 /* Hands a record to the journal (nothing while replaying one). */
 void run_keep_rec(coord_run_t *run, const run_rec_t *rec);
-/* Whatever changes what an agent owes goes between run_owed_drop() and run_owed_take(). */
+/* Whatever changes what an agent owes (intervals, the stonewall's groups) goes between
+ * run_owed_drop() and run_owed_take(). */
 void run_owed_drop(coord_run_t *run, const run_agent_t *a);
 void run_owed_take(coord_run_t *run, const run_agent_t *a);
 /* a has a deadline of its own now (lost, or done and not put back): run_tick looks by then. */
@@ -64,6 +65,10 @@ void run_on_group_ready(coord_run_t *run, run_agent_t *a, const Iofleet__GroupRe
                         run_out_t *out);
 void run_on_group_started(coord_run_t *run, run_agent_t *a, const Iofleet__GroupStarted *m,
                           int64_t now, run_out_t *out);
+/* Agent a's part in the groups' counts of agents awaited and ready: out before a change to what
+ * makes a group wait for it, back in after (run_owed_drop/run_owed_take call them). */
+void run_groups_drop(coord_run_t *run, const run_agent_t *a);
+void run_groups_take(coord_run_t *run, const run_agent_t *a);
 /* Releases every group whose agents are all ready (or not waited for any more: done, failed,
  * given up), or whose deadline has passed. */
 void run_groups_check(coord_run_t *run, int64_t now, run_out_t *out);

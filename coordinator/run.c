@@ -104,7 +104,9 @@ void run_send_start(coord_run_t *run, run_agent_t *a, run_out_t *out)
         s.start_ns = run->start_ns;
         e.body_case = IOFLEET__ENVELOPE__BODY_START;
         e.start = &s;
+        run_owed_drop(run, a);
         a->start_sent = true;
+        run_owed_take(run, a);
         send_agent(out, a, &e);
 }
 
@@ -484,6 +486,7 @@ void run_owed_drop(coord_run_t *run, const run_agent_t *a)
         for (size_t k = run->next_emit; k < run->n_civ; k++)
                 if (owes_unsent(a, k))
                         run_civ(run, k)->owed--;
+        run_groups_drop(run, a);
 }
 
 void run_owed_take(coord_run_t *run, const run_agent_t *a)
@@ -491,6 +494,7 @@ void run_owed_take(coord_run_t *run, const run_agent_t *a)
         for (size_t k = run->next_emit; k < run->n_civ; k++)
                 if (owes_unsent(a, k))
                         run_civ(run, k)->owed++;
+        run_groups_take(run, a);
         run_agent_due(run, a);
 }
 
@@ -930,7 +934,8 @@ int run_on_message(coord_run_t *run, const char *agent_id, envelope_t **msg, int
         envelope_t *m = *msg;
         run_rec_t rec = {.type = RUN_REC_MSG, .now = now, .msg = m};
 
-        if (!a || a->lost)
+        /* Over: its result is being written from it, and nothing changes it any more. */
+        if (!a || a->lost || run->phase == RUN_DONE)
                 return -ESRCH;
         if (!streq(wire_run_id(m), run->id)) {
                 /* An Error without a run id concerns this run too (the agent refused it). */
@@ -945,8 +950,10 @@ int run_on_message(coord_run_t *run, const char *agent_id, envelope_t **msg, int
         run_keep_rec(run, &rec);
         if (a->gone) {
                 /* Back after it was given up, while the run still goes on: it counts again. */
+                run_owed_drop(run, a);
                 a->gone = false;
                 a->rejoined = true;
+                run_owed_take(run, a);
                 run_reset_hints(run);
         }
         switch (m->body_case) {

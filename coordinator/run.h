@@ -45,6 +45,10 @@ typedef struct run_group {
         int64_t start_ns;       /* the instant (0 until released) */
         bool released;
         uint32_t agents, late;  /* given the instant with the others; given one later */
+        /* The agents it waits for and those of them ready: released when they are equal (and
+         * not 0), kept as agents change (run_owed_drop/take) so that a GroupReady from each
+         * of thousands of agents costs O(1), not a scan of them all. */
+        uint32_t n_awaited, n_ready;
         uint64_t skew_ns;       /* spread of the achieved starts of those given the instant */
         bool skew_shared_clock;
 } run_group_t;
@@ -142,6 +146,7 @@ typedef struct run_rec {
         const envelope_t *msg;
         const char *text;
         const char *phase;
+        uint64_t made; /* RUN_REC_HELLO: the run messages the agent says it made */
         int code;
 } run_rec_t;
 
@@ -252,10 +257,13 @@ int run_on_layout_progress(coord_run_t *run, const char *agent_id, const Iofleet
  * to the orphan grace for it to come back; what it sent is kept. */
 void run_agent_lost(coord_run_t *run, const char *agent_id, int64_t now, run_out_t *out);
 /* An agent of the run said hello again (coordinator-run/run-agents.c). It holds run_id ("" when
- * it holds none) in phase: with this run it rejoins (an Ack tells it where to resend from, and
- * whatever it missed is sent again); without it, it lost its part (restarted) and has failed. */
+ * it holds none) in phase, having made `made` run messages (RUN_MADE_UNKNOWN: not said): with
+ * this run it rejoins (an Ack tells it where to resend from, and whatever it missed is sent
+ * again; made below what was taken from it means its host lost its record of the rest, and it
+ * numbers on after the Ack); without it, it lost its part (restarted) and has failed. */
+#define RUN_MADE_UNKNOWN UINT64_MAX
 void run_agent_hello(coord_run_t *run, const char *agent_id, const char *run_id, const char *phase,
-                     int64_t now, run_out_t *out);
+                     uint64_t made, int64_t now, run_out_t *out);
 /* A heartbeat from an agent of the run: what its answer acknowledges (the run messages kept on
  * disk since the last Ack), or 0 when there is nothing new. */
 uint64_t run_heartbeat_ack(coord_run_t *run, const char *agent_id);

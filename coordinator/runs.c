@@ -4,9 +4,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +20,7 @@
 #include "journal.h"
 #include "log.h"
 #include "result.h"
+#include "run-writer.h"
 #include "selector.h"
 #include "sweep.h"
 #include "util.h"
@@ -31,6 +34,7 @@ typedef struct slot {
         coord_run_t *run;
         journal_t *journal;
         char dir[4096];
+        run_writer_t *writer; /* the run is over and its result being written */
 } slot_t;
 
 struct runs {
@@ -39,6 +43,7 @@ struct runs {
         size_t n, cap;
         idmap_t *by_agent; /* agent id -> its slot's run (keys are the run's own agent ids) */
         uint64_t journal_bytes;
+        int wake_fd; /* an eventfd the result writers wake the loop with */
 };
 
 int runs_new(const runs_ctx_t *ctx, runs_t **ret)
@@ -51,6 +56,8 @@ int runs_new(const runs_ctx_t *ctx, runs_t **ret)
                 free(rs);
                 return -ENOMEM;
         }
+        /* Without it a written result is noticed at the loop's next turn (100 ms at most). */
+        rs->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         *ret = rs;
         return 0;
 }
@@ -60,6 +67,7 @@ void runs_free(runs_t **rp)
         runs_t *rs = *rp;
         if (!rs)
                 return;
+        runs_wait(rs);
         for (size_t i = 0; i < rs->n; i++) {
                 if (rs->v[i].journal) {
                         journal_sync(rs->v[i].journal);
@@ -72,6 +80,8 @@ void runs_free(runs_t **rp)
         }
         free(rs->v);
         idmap_free(&rs->by_agent);
+        if (rs->wake_fd >= 0)
+                close(rs->wake_fd);
         free(rs);
         *rp = NULL;
 }
@@ -162,7 +172,7 @@ static int add_slot(runs_t *rs, coord_run_t *run, journal_t *j, const char *dir)
 {
         if (array_reserve((void **)&rs->v, &rs->cap, rs->n, sizeof(*rs->v)) < 0)
                 return -ENOMEM;
-        rs->v[rs->n] = (slot_t){run, j, ""};
+        rs->v[rs->n] = (slot_t){run, j, "", NULL};
         snprintf(rs->v[rs->n].dir, sizeof(rs->v[0].dir), "%s", dir);
         rs->n++;
         run->keep = keep;
@@ -192,74 +202,53 @@ static void unlink_run(const runs_t *rs, const char *sub, const char *run_id)
 
 /* --- the end of a run ---------------------------------------------------------------------- */
 
+/* A run whose result is written: the RunDone to whoever follows it, the sweep's record, its
+ * journal closed, its agents free again. */
 static void finish(runs_t *rs, size_t i)
 {
         slot_t *s = &rs->v[i];
         coord_run_t *run = s->run;
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__RunDone d = IOFLEET__RUN_DONE__INIT;
-        json_t *doc = NULL;
-        char *text = NULL, dir[4096] = "", partial[1024] = "";
-        const char *status = "error";
-        int r;
+        run_written_t w;
 
-        if (run_spool_finish(run) < 0)
-                log_error("run %s: the interval series could not be written completely to %s",
-                          run->id, run->spool_path);
-        r = result_build(run, &doc);
-        if (r >= 0) {
-                status = result_status(doc, partial, sizeof(partial));
-                /* Never a silent ok: a run some agent did not deliver all of is an error, unless
-                 * the plan said to go on (it is still marked partial). */
-                if (streq(status, "partial") && run->code == IOFLEET__ERROR_CODE__ERROR_NONE &&
-                    !run->continue_on_loss) {
-                        run->code = IOFLEET__ERROR_CODE__ERROR_PARTIAL;
-                        snprintf(run->message, sizeof(run->message), "partial: %s", partial);
-                        result_set_error(doc, run->message);
-                }
-                /* Dumped once, into the file; the RunDone carries the file's text when it fits
-                 * in a control message (the CLI reads a bigger one from the directory). */
-                r = result_write_dir(run, doc, rs->ctx.cfg->results_dir, dir, sizeof(dir));
-                if (r >= 0 && !(text = result_read_text(dir, RESULT_MAX_SENT)))
-                        log_warning("run %s: result not sent to the CLI (bigger than %zu bytes, or "
-                                    "unreadable): it is in %s",
-                                    run->id, (size_t)RESULT_MAX_SENT, dir);
-        }
+        run_writer_finish(&s->writer, &w);
+        run->code = w.code;
+        snprintf(run->message, sizeof(run->message), "%s", w.message);
         if (!strempty(run->submit->submit_run->sweep_id))
                 sweep_record(rs->ctx.cfg->results_dir, run->submit->submit_run, run->id,
                              run->code ? run->message : "");
-        if (r < 0)
-                log_error_errno(r, "run %s: results could not be written: %m", run->id);
+        if (w.r < 0)
+                log_error_errno(w.r, "run %s: results could not be written: %m", run->id);
         else {
                 log_info("run %s finished (%s%s%s): results in %s, start skew %lluns", run->id,
-                         status, run->code ? ": " : "", run->code ? run->message : "", dir,
+                         w.status, run->code ? ": " : "", run->code ? run->message : "", w.dir,
                          (unsigned long long)run->start_skew_ns);
-                link_run(rs, BY_ID_DIR, run->id, dir);
+                link_run(rs, BY_ID_DIR, run->id, w.dir);
         }
         d.run_id = run->id;
         d.code = run->code;
         d.message = run->message;
-        d.status = (char *)status;
-        d.result_json = text ? text : "";
-        d.results_dir = dir;
+        d.status = w.status;
+        d.result_json = w.text ? w.text : "";
+        d.results_dir = w.dir;
         e.body_case = IOFLEET__ENVELOPE__BODY_RUN_DONE;
         e.run_done = &d;
         if (run->control_peer[0]) {
                 e.seq = ++*rs->ctx.control_seq;
                 outbox_push(&rs->ctx.out->control, run->control_peer, &e);
         }
-        for (size_t w = 0; w < run->n_watchers; w++) {
+        for (size_t k = 0; k < run->n_watchers; k++) {
                 e.seq = ++*rs->ctx.control_seq;
-                outbox_push(&rs->ctx.out->control, run->watchers[w], &e);
+                outbox_push(&rs->ctx.out->control, run->watchers[k], &e);
         }
-        free(text);
-        json_decref(doc);
+        free(w.text);
         if (s->journal)
                 log_info("run %s: its journal took %llu bytes", run->id,
                          (unsigned long long)journal_bytes(s->journal));
         rs->journal_bytes += journal_bytes(s->journal);
         /* Written: the journal has served. */
-        if (r >= 0 && journal_finish(&s->journal, run->code, run->message) < 0)
+        if (w.r >= 0 && journal_finish(&s->journal, run->code, run->message) < 0)
                 log_warning("run %s: its journal could not be closed cleanly", run->id);
         journal_close(&s->journal);
         unlink_run(rs, ACTIVE_DIR, run->id);
@@ -268,10 +257,40 @@ static void finish(runs_t *rs, size_t i)
                 rs->ctx.finished(rs->ctx.user, run);
 }
 
+/* A run that is over gets its result written off the loop (run-writer.c); once it is, it is
+ * finished and freed. */
 void runs_settle(runs_t *rs, int64_t now)
 {
+        uint64_t v;
+        bool over = false;
+        (void)now;
+        for (size_t i = 0; i < rs->n && !over; i++)
+                over = run_done(rs->v[i].run);
+        if (!over)
+                return; /* the common case: after each message, no read of the eventfd */
+        if (rs->wake_fd >= 0)
+                (void)eventfd_read(rs->wake_fd, &v);
         for (size_t i = 0; i < rs->n;) {
-                if (!run_done(rs->v[i].run)) {
+                slot_t *s = &rs->v[i];
+                if (!run_done(s->run)) {
+                        i++;
+                        continue;
+                }
+                if (!s->writer) {
+                        if (run_spool_finish(s->run) < 0)
+                                log_error("run %s: the interval series could not be written "
+                                          "completely to %s",
+                                          s->run->id, s->run->spool_path);
+                        if (run_writer_start(s->run, rs->ctx.cfg->results_dir, rs->wake_fd,
+                                             &s->writer) < 0) {
+                                log_error("run %s: out of memory to write its result; trying "
+                                          "again",
+                                          s->run->id);
+                                i++;
+                                continue;
+                        }
+                }
+                if (!run_writer_done(s->writer)) {
                         i++;
                         continue;
                 }
@@ -279,6 +298,28 @@ void runs_settle(runs_t *rs, int64_t now)
                 run_free(&rs->v[i].run);
                 rs->v[i] = rs->v[--rs->n];
         }
+}
+
+void runs_wait(runs_t *rs)
+{
+        for (;;) {
+                bool writing = false;
+                runs_settle(rs, 0);
+                for (size_t i = 0; i < rs->n; i++)
+                        writing |= rs->v[i].writer != NULL;
+                if (!writing)
+                        return;
+                if (rs->wake_fd >= 0) {
+                        struct pollfd p = {rs->wake_fd, POLLIN, 0};
+                        (void)poll(&p, 1, 100);
+                } else
+                        usleep(10000);
+        }
+}
+
+int runs_fd(const runs_t *rs)
+{
+        return rs->wake_fd;
 }
 
 /* --- submitting ------------------------------------------------------------------------------ */
@@ -726,7 +767,9 @@ void runs_agent_hello(runs_t *rs, coord_agent_t *a, const Iofleet__Hello *h, int
                 if (a->state == AGENT_IDLE)
                         a->state = AGENT_BUSY;
                 run_agent_hello(run, a->id, h->run_id ? h->run_id : "",
-                                h->run_phase ? h->run_phase : "", now, rs->ctx.out);
+                                h->run_phase ? h->run_phase : "",
+                                strempty(h->run_id) ? RUN_MADE_UNKNOWN : h->run_seq, now,
+                                rs->ctx.out);
                 return;
         }
         if (!strempty(h->run_id))
@@ -772,7 +815,9 @@ bool runs_sync(runs_t *rs)
                         ok = false;
                         continue;
                 }
-                run_synced(rs->v[i].run);
+                /* A run being written is read by its writer: it has nothing new anyway. */
+                if (!rs->v[i].writer)
+                        run_synced(rs->v[i].run);
         }
         return ok;
 }

@@ -59,8 +59,14 @@ uint64_t runs_heartbeat(runs_t *rs, coord_agent_t *a, const char **run_id);
 
 /* Deadlines of every run; runs that ended get their result written and are freed. */
 void runs_tick(runs_t *rs, int64_t now);
-/* After any event: ends the runs that are over. */
+/* After any event: the runs that are over get their result written (off the loop); those whose
+ * result is written are finished (RunDone, agents free) and freed. */
 void runs_settle(runs_t *rs, int64_t now);
+/* Settles until no result is being written (the coordinator stopping). */
+void runs_wait(runs_t *rs);
+/* Readable when a result has been written: the loop polls it and settles (-1: none, it settles
+ * at its next turn). */
+int runs_fd(const runs_t *rs);
 int64_t runs_next_deadline(const runs_t *rs);
 /* Syncs every journal that has new records, so that the Acks queued may go out and heartbeats
  * acknowledge what is on disk: true when they may (false when a journal cannot be written: then

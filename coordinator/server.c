@@ -39,6 +39,7 @@ typedef struct server {
         run_out_t out;
         uint64_t control_seq;
         int64_t last_sync; /* mono: journals last synced for the Acks */
+        int64_t sync_gap;  /* the next sync not before last_sync + this (sync_gap()) */
         int sigfd;
         bool quit;
         char agent_ep[256], control_ep[256];
@@ -53,6 +54,9 @@ typedef struct server {
         enroll_srv_t *enroll;
         char enroll_ep[256];
         int64_t next_pressure, next_flush;
+        bool status_due;     /* STATUS= to be written (write_status()) */
+        int64_t next_bind_save; /* mono: agent-id bindings saved not before */
+        int64_t next_status; /* mono: not before */
 } server_t;
 
 /* Acks wait for the journals to be synced; syncs are batched this far apart. */
@@ -78,9 +82,23 @@ static void send_error(void *s, const char *peer, uint64_t *seq, Iofleet__ErrorC
         outbox_done(&ob);
 }
 
+/* systemd's STATUS= line is due: it is written at the loop's turn, at most every
+ * STATUS_EVERY_NS (counting the agents is a look at each: thousands joining must not each pay
+ * for a count of all). */
+#define STATUS_EVERY_NS (500 * (int64_t)NSEC_PER_MSEC)
+
 static void update_status(server_t *srv)
 {
+        srv->status_due = true;
+}
+
+static void write_status(server_t *srv, int64_t now)
+{
         size_t live = 0, busy = 0, n = runs_count(srv->runs);
+        if (!srv->status_due || now < srv->next_status)
+                return;
+        srv->status_due = false;
+        srv->next_status = now + STATUS_EVERY_NS;
         for (size_t i = 0; i < registry_count(srv->reg); i++) {
                 agent_state_t st = registry_at(srv->reg, i)->state;
                 live += st != AGENT_LOST && st != AGENT_GONE;
@@ -112,18 +130,33 @@ static void flush(server_t *srv)
         outbox_flush(&srv->out.control, srv->control_sock);
 }
 
+/* The loop waits in fdatasync while the journals sync: on a busy disk (hundreds of ms a sync)
+ * syncing every ACK_SYNC_NS would leave it little time for the agents' messages. The next sync
+ * waits three times as long as the last took (at most ACK_SYNC_MAX_NS: the agents resend what
+ * is not acknowledged within 5 s), so that syncing takes a quarter of the loop at most. */
+#define ACK_SYNC_MAX_NS (1000 * (int64_t)NSEC_PER_MSEC)
+
+static int64_t sync_gap(int64_t took)
+{
+        int64_t gap = 3 * took;
+        return gap < ACK_SYNC_NS ? ACK_SYNC_NS : gap > ACK_SYNC_MAX_NS ? ACK_SYNC_MAX_NS : gap;
+}
+
 /* Acks say "kept": they go only once the journals holding what they acknowledge are synced,
  * in batches so that thousands of agents cost a few syncs a second (heartbeat answers carry
  * the rest: what is on disk at the last sync). */
 static void flush_acks(server_t *srv, bool now)
 {
         int64_t t = clock_mono_ns();
-        if (!now && t - srv->last_sync < ACK_SYNC_NS)
+        bool synced;
+        if (!now && t - srv->last_sync < srv->sync_gap)
                 return;
         if (!srv->out.acks.n && !runs_dirty(srv->runs))
                 return;
         srv->last_sync = t;
-        if (!runs_sync(srv->runs)) {
+        synced = runs_sync(srv->runs);
+        srv->sync_gap = sync_gap(clock_mono_ns() - t);
+        if (!synced) {
                 /* Nothing is acknowledged that is not on disk: the agents keep it. */
                 outbox_clear(&srv->out.acks);
                 return;
@@ -241,6 +274,20 @@ static bool key_still_allowed(server_t *srv, const char *name, const char *z85)
         return strempty(z85) || (zmq_z85_decode(then, z85) && memcmp(now, then, 32) == 0);
 }
 
+/* Bindings changed by Hellos are saved at most every BIND_SAVE_NS: one file, synced, for
+ * however many agents joined meanwhile. */
+#define BIND_SAVE_NS (1000 * (int64_t)NSEC_PER_MSEC)
+
+static void save_bindings(server_t *srv);
+
+static void save_bindings_due(server_t *srv, int64_t now)
+{
+        if (now < srv->next_bind_save)
+                return;
+        srv->next_bind_save = now + BIND_SAVE_NS;
+        save_bindings(srv);
+}
+
 static void save_bindings(server_t *srv)
 {
         char err[512];
@@ -286,7 +333,8 @@ static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e, co
                 return;
         }
         snprintf(a->key_z85, sizeof(a->key_z85), "%s", m->key);
-        save_bindings(srv);
+        /* The binding is saved at the loop's turn (save_bindings_due()): a fleet joining at
+         * once would rewrite and sync the whole file once per agent. */
         if (log_allowed(srv, who, note, sizeof(note))) {
                 if (prev[0] && !streq(prev, a->id))
                         log_notice("key '%s' now stands for agent id %s instead of %s (its agent's "
@@ -836,10 +884,11 @@ static void teardown(server_t *srv)
                         run_cancel(runs_at(srv->runs, i), IOFLEET__ERROR_CODE__ERROR_CANCELLED,
                                    "the coordinator is stopping", now_timeline(), &srv->out);
         if (srv->runs) {
-                runs_settle(srv->runs, now_timeline());
+                runs_wait(srv->runs);
                 flush_acks(srv, true);
                 flush(srv);
         }
+        save_bindings(srv);
         runs_free(&srv->runs);
         outbox_done(&srv->out.agents);
         outbox_done(&srv->out.control);
@@ -870,7 +919,7 @@ static void teardown(server_t *srv)
 
 int server_run(const coord_config_t *cfg)
 {
-        server_t srv = {.cfg = cfg, .sigfd = -1};
+        server_t srv = {.cfg = cfg, .sigfd = -1, .sync_gap = ACK_SYNC_NS};
         uint64_t watchdog_usec = 0;
         int64_t next_watchdog = 0, next_expire = 0;
         int r;
@@ -909,7 +958,7 @@ int server_run(const coord_config_t *cfg)
                    srv.agent_ep, srv.control_ep, srv.enroll_ep);
 
         while (!srv.quit) {
-                zmq_pollitem_t items[6] = {
+                zmq_pollitem_t items[7] = {
                     {srv.agents_sock, 0, ZMQ_POLLIN, 0},
                     {srv.control_sock, 0, ZMQ_POLLIN, 0},
                     {NULL, srv.sigfd, ZMQ_POLLIN, 0},
@@ -924,6 +973,9 @@ int server_run(const coord_config_t *cfg)
                         items[nitems++] =
                             (zmq_pollitem_t){enroll_srv_socket(srv.enroll), 0, ZMQ_POLLIN, 0};
                 }
+                /* A result written off the loop wakes it: the run is finished. */
+                if (runs_fd(srv.runs) >= 0)
+                        items[nitems++] = (zmq_pollitem_t){NULL, runs_fd(srv.runs), ZMQ_POLLIN, 0};
                 /* A scrape waiting for a rendering wakes the loop; update_metrics() renders. */
                 if (srv.metrics)
                         items[nitems++] =
@@ -932,8 +984,8 @@ int server_run(const coord_config_t *cfg)
                 int64_t d = runs_next_deadline(srv.runs) - now_timeline();
                 if (d < timeout_ms * (int64_t)NSEC_PER_MSEC)
                         timeout_ms = d > 0 ? d / (int64_t)NSEC_PER_MSEC + 1 : 0;
-                if (srv.out.acks.n && timeout_ms > ACK_SYNC_NS / (int64_t)NSEC_PER_MSEC)
-                        timeout_ms = ACK_SYNC_NS / (int64_t)NSEC_PER_MSEC;
+                if (srv.out.acks.n && timeout_ms > srv.sync_gap / (int64_t)NSEC_PER_MSEC)
+                        timeout_ms = srv.sync_gap / (int64_t)NSEC_PER_MSEC;
                 if (zmq_poll(items, nitems, timeout_ms) < 0 && errno != EINTR) {
                         r = log_error_errno(-errno, "poll: %m");
                         break;
@@ -976,6 +1028,8 @@ int server_run(const coord_config_t *cfg)
                 after_run_event(&srv);
                 flush_acks(&srv, false);
                 update_metrics(&srv);
+                write_status(&srv, now);
+                save_bindings_due(&srv, now);
                 watch_pressure(&srv, now);
                 if (watchdog_usec && now >= next_watchdog) {
                         sd_notify(0, "WATCHDOG=1");

@@ -276,7 +276,7 @@ static void test_readopt_and_rejoin(void **state)
         assert_false(run_done(r2));
         assert_true(run_next_deadline(r2) <= restart + 60 * SEC);
         /* agent 0 comes back holding the run: an Ack says it has everything up to 6. */
-        run_agent_hello(r2, fx.agents[0].id, RUN_ID, "running", restart + SEC, &fx.out);
+        run_agent_hello(r2, fx.agents[0].id, RUN_ID, "running", RUN_MADE_UNKNOWN, restart + SEC, &fx.out);
         assert_false(r2->agents[0].lost);
         assert_true(r2->agents[0].rejoined);
         assert_int_equal(fx.out.acks.n, 1);
@@ -294,7 +294,7 @@ static void test_readopt_and_rejoin(void **state)
         assert_int_equal(interval_to(&fx, r2, 0, 3, 6, restart + SEC), -EALREADY);
         assert_int_equal(interval_to(&fx, r2, 0, 4, 7, restart + SEC), 0);
         /* An agent restarted without the run's state lost its part: it failed. */
-        run_agent_hello(r2, fx.agents[1].id, "", "", restart + 2 * SEC, &fx.out);
+        run_agent_hello(r2, fx.agents[1].id, "", "", RUN_MADE_UNKNOWN, restart + 2 * SEC, &fx.out);
         assert_non_null(strstr(r2->agents[1].error, "restarted"));
         assert_string_equal(run_agent_status(r2, &r2->agents[1]), "failed");
         /* agent 2 never comes back: given up at the grace's end. */

@@ -256,7 +256,8 @@ static int deliver(fx_t *fx, size_t i, envelope_t *e, int64_t now)
         return deliver_id(fx, fx->agents[i].id, e, now);
 }
 
-static int send_prepared_as(fx_t *fx, size_t i, const char *run_id, int64_t now)
+/* Prepared from the agent of id, the i-th (its clock figures). */
+static int send_prepared_id(fx_t *fx, const char *id, size_t i, const char *run_id, int64_t now)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
@@ -266,7 +267,12 @@ static int send_prepared_as(fx_t *fx, size_t i, const char *run_id, int64_t now)
         p.workers = 1;
         e.body_case = BODY(PREPARED);
         e.prepared = &p;
-        return deliver(fx, i, &e, now);
+        return deliver_id(fx, id, &e, now);
+}
+
+static int send_prepared_as(fx_t *fx, size_t i, const char *run_id, int64_t now)
+{
+        return send_prepared_id(fx, fx->agents[i].id, i, run_id, now);
 }
 
 static int send_prepared(fx_t *fx, size_t i, int64_t now)
@@ -274,7 +280,8 @@ static int send_prepared(fx_t *fx, size_t i, int64_t now)
         return send_prepared_as(fx, i, RUN_ID, now);
 }
 
-static int send_started(fx_t *fx, size_t i, int64_t start_ns, int64_t mono_ns, int64_t now)
+static int send_started_id(fx_t *fx, const char *id, int64_t start_ns, int64_t mono_ns,
+                           int64_t now)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Started s = IOFLEET__STARTED__INIT;
@@ -284,7 +291,12 @@ static int send_started(fx_t *fx, size_t i, int64_t start_ns, int64_t mono_ns, i
         s.workers_lag_ns = 1000;
         e.body_case = BODY(STARTED);
         e.started = &s;
-        return deliver(fx, i, &e, now);
+        return deliver_id(fx, id, &e, now);
+}
+
+static int send_started(fx_t *fx, size_t i, int64_t start_ns, int64_t mono_ns, int64_t now)
+{
+        return send_started_id(fx, fx->agents[i].id, start_ns, mono_ns, now);
 }
 
 /* Agent i's figures for interval k, distinct per agent and interval so sums are telling. */
@@ -347,7 +359,10 @@ static int send_interval(fx_t *fx, size_t i, size_t k, bool last, int64_t now)
         return send_interval_ex(fx, i, k, last, now, RUN_ID);
 }
 
-static int send_finished_ex(fx_t *fx, size_t i, const char *error, int64_t now, bool *taken)
+/* A Finished from agent i, numbered seq (0: not numbered); *taken (may be NULL) says whether
+ * the run kept it. */
+static int send_finished_seq(fx_t *fx, size_t i, uint64_t seq, const char *error, int64_t now,
+                             bool *taken)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT, *m;
         Iofleet__Finished f = IOFLEET__FINISHED__INIT;
@@ -359,6 +374,7 @@ static int send_finished_ex(fx_t *fx, size_t i, const char *error, int64_t now, 
         jr.runtime_ns = 10 * NSEC_PER_SEC;
         jr.first_done_ns = jr.last_done_ns = 10 * NSEC_PER_SEC;
         f.run_id = RUN_ID;
+        f.run_seq = seq;
         f.jobs = &jp;
         f.n_jobs = 1;
         f.error = (char *)(error ? error : "");
@@ -370,6 +386,11 @@ static int send_finished_ex(fx_t *fx, size_t i, const char *error, int64_t now, 
                 *taken = m == NULL;
         wire_free(&m);
         return r;
+}
+
+static int send_finished_ex(fx_t *fx, size_t i, const char *error, int64_t now, bool *taken)
+{
+        return send_finished_seq(fx, i, 0, error, now, taken);
 }
 
 static int send_finished(fx_t *fx, size_t i, int64_t now)
@@ -1106,9 +1127,10 @@ static void test_error_while_preparing_cancels(void **state)
                 wire_free(&e);
         }
         assert_true(event_says(&fx.out.control, "beta", "mount failed"));
-        /* Late Prepared from the last agent starts nothing. */
+        /* Late Prepared from the last agent starts nothing: a run that is over takes no
+         * message (its result is being written from it). */
         fx_clear(&fx);
-        assert_int_equal(send_prepared(&fx, 2, T0 + 30 * MSEC), 0);
+        assert_int_equal(send_prepared(&fx, 2, T0 + 30 * MSEC), -ESRCH);
         assert_int_equal(fx.out.agents.n, 0);
         assert_true(run_done(fx.run));
         fx_done(&fx);
@@ -1960,7 +1982,7 @@ static void test_lost_then_rejoined(void **state)
         fx_clear(&fx);
         outbox_clear(&fx.out.acks);
         /* beta is back, holding the run: an Ack says it has 1. */
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 20 * SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", RUN_MADE_UNKNOWN, s + 20 * SEC, &fx.out);
         assert_false(fx.run->agents[1].lost);
         assert_true(fx.run->agents[1].rejoined);
         assert_true(event_says(&fx.out.control, "beta", "rejoined"));
@@ -1995,6 +2017,73 @@ static void test_lost_then_rejoined(void **state)
         assert_string_equal(run_agent_status(fx.run, &fx.run->agents[1]), "rejoined");
         assert_int_equal(fx.run->agents[1].away_ns, 18500 * MSEC);
         assert_int_equal(fx.run->code, IOFLEET__ERROR_CODE__ERROR_NONE);
+        fx_done(&fx);
+}
+
+/* A power cut on beta's host mid-run: its agent comes back with a record of the run older than
+ * what it had delivered (3 messages on its disk, 6 taken). Its Hello says so, the Ack tells it
+ * to number on after 6: its Finished numbered by the old record (4) would be a duplicate and
+ * lost, and the run would wait for it until the runtime's end and blame the wrong thing. Numbered
+ * 7 it is taken, and the run ends as soon as alpha is done: beta failed, saying why, and the
+ * intervals it never delivered are missing, not made up. */
+static void test_rejoin_behind_after_power_cut(void **state)
+{
+        fx_t fx;
+        int64_t s;
+        uint64_t upto = 0;
+        bool taken;
+
+        fx_agents(&fx, 2, NULL);
+        fx_start(&fx, &job_timed10, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx.run->orphan_grace_ns = 300 * NSEC_PER_SEC;
+        s = fx_running(&fx);
+        for (size_t k = 0; k < 6; k++) {
+                int64_t t = s + (int64_t)(k + 1) * SEC + MSEC;
+                assert_int_equal(send_interval(&fx, 0, k, false, t), 0);
+                assert_int_equal(send_numbered_interval(&fx, 1, k, k + 1, false, t), 0);
+        }
+        run_synced(fx.run);
+        assert_int_equal(run_heartbeat_ack(fx.run, fx.agents[1].id), 6);
+        run_agent_lost(fx.run, fx.agents[1].id, s + 6500 * MSEC, &fx.out);
+        assert_int_equal(send_interval(&fx, 0, 6, false, s + 7 * SEC + MSEC), 0);
+        fx_clear(&fx);
+        outbox_clear(&fx.out.acks);
+
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "done", 3, s + 8 * SEC, &fx.out);
+        assert_true(event_says(&fx.out.control, "beta", "older than what it had delivered"));
+        assert_int_equal(acks(&fx, 1, &upto), 1);
+        assert_int_equal(upto, 6);
+        /* Numbered by the old record: one of the six already taken, left. */
+        assert_int_equal(send_finished_seq(&fx, 1, 4, "numbered by the old record",
+                                                s + 8 * SEC + MSEC, &taken),
+                         -EALREADY);
+        assert_false(taken);
+        assert_false(fx.run->agents[1].done);
+        /* Numbered after the Ack: taken. */
+        assert_int_equal(send_finished_seq(&fx, 1, 7,
+                                                "the host restarted during the run (its workers "
+                                                "stopped; ...)",
+                                                s + 8 * SEC + 2 * MSEC, &taken),
+                         0);
+        assert_true(taken);
+        assert_true(fx.run->agents[1].done);
+        assert_string_equal(run_agent_status(fx.run, &fx.run->agents[1]), "failed");
+        assert_non_null(strstr(fx.run->agents[1].error, "host restarted"));
+        /* The run ends with alpha, before its stop deadline. */
+        assert_int_equal(send_interval(&fx, 0, 7, false, s + 8 * SEC + MSEC), 0);
+        assert_int_equal(send_interval(&fx, 0, 8, false, s + 9 * SEC + MSEC), 0);
+        assert_int_equal(send_interval(&fx, 0, 9, true, s + 10 * SEC + MSEC), 0);
+        assert_false(run_done(fx.run));
+        assert_int_equal(send_finished(&fx, 0, s + 10 * SEC + 2 * MSEC), 0);
+        assert_true(run_done(fx.run));
+        assert_true(s + 10 * SEC + 2 * MSEC < fx.run->stop_deadline_ns);
+        /* What beta delivered is kept; what it never did is missing. */
+        for (size_t k = 0; k < 10; k++) {
+                const run_interval_t *iv = run_agent_iv(&fx.run->agents[1], k);
+                assert_true(run_expects(fx.run, &fx.run->agents[1], k));
+                assert_int_equal(iv && iv->received, k < 6);
+                assert_int_equal(run_civ(fx.run, k)->reported, k < 6 ? 2 : 1);
+        }
         fx_done(&fx);
 }
 
@@ -2037,12 +2126,12 @@ static void test_rejoin_before_and_after_start(void **state)
         s = fx.run->start_ns;
         run_agent_lost(fx.run, fx.agents[1].id, T0 + 2 * MSEC, &fx.out);
         fx_clear(&fx);
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", s - 2 * SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", RUN_MADE_UNKNOWN, s - 2 * SEC, &fx.out);
         assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[1].id), 1);
         assert_int_equal(fx.run->agents[1].error[0], 0);
         fx_clear(&fx);
         run_agent_lost(fx.run, fx.agents[1].id, s - SEC, &fx.out);
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", s + SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "prepared", RUN_MADE_UNKNOWN, s + SEC, &fx.out);
         assert_int_equal(count_to(&fx.out.agents, BODY(START), fx.agents[1].id), 0);
         assert_int_equal(count_to(&fx.out.agents, BODY(STOP), fx.agents[1].id), 1);
         assert_non_null(strstr(fx.run->agents[1].error, "missed the start"));
@@ -2238,6 +2327,132 @@ static void test_group_barrier_skips_failed_and_gone(void **state)
         fx_done(&fx);
 }
 
+/* The rule for group g's counts, written out apart from run-groups.c: it waits for every client
+ * with such a group that was given the start and neither failed, finished nor was given up. */
+static void check_group_counts(const coord_run_t *run, uint32_t g)
+{
+        uint32_t awaited = 0, ready = 0;
+        for (size_t i = 0; i < run->n_agents; i++) {
+                const run_agent_t *a = &run->agents[i];
+                if (a->server || a->n_groups <= g || !a->start_sent || a->error[0] || a->gone ||
+                    a->done)
+                        continue;
+                awaited++;
+                ready += a->grp[g].ready;
+        }
+        assert_int_equal(run->groups[g].n_awaited, awaited);
+        assert_int_equal(run->groups[g].n_ready, ready);
+}
+
+/* Thousands of agents: each GroupReady updates the group's counts (no scan of the agents), which
+ * follow failures, early ends, losses, give-ups and returns; the group starts exactly when the
+ * last agent it waits for is ready or given up, once, on every agent ready. */
+static void test_group_barrier_many_agents(void **state)
+{
+        enum { N = 3000 };
+        coord_agent_t *agents = calloc(N, sizeof(*agents));
+        coord_agent_t **ap = calloc(N, sizeof(*ap));
+        envelope_t *submit = make_submit(job_groups, 2, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        fx_t fx;
+        char err[512] = "";
+        int64_t s, lost_at = 0;
+        size_t ready = 0, back = 0;
+
+        assert_non_null(agents);
+        assert_non_null(ap);
+        memset(&fx, 0, sizeof(fx));
+        for (size_t i = 0; i < N; i++) {
+                snprintf(agents[i].id, sizeof(agents[i].id), "0b5e%04zx-6f1c-4a6e-9d0e-3c1f2a4b5c6d",
+                         i);
+                snprintf(agents[i].name, sizeof(agents[i].name), "a%zu", i);
+                agents[i].state = AGENT_BUSY;
+                ap[i] = &agents[i];
+        }
+        assert_int_equal(run_new(RUN_ID, CONTROL, &submit, ap, NULL, N, T0, &fx.out, &fx.run, err,
+                                 sizeof(err)),
+                         0);
+        fx.run->seq = &fx.control_seq;
+        fx.run->orphan_grace_ns = 60 * NSEC_PER_SEC;
+        for (size_t i = 0; i < N; i++)
+                assert_int_equal(send_prepared_id(&fx, agents[i].id, i, RUN_ID, T0 + 10 * MSEC), 0);
+        s = fx.run->start_ns;
+        for (size_t i = 0; i < N; i++)
+                assert_int_equal(send_started_id(&fx, agents[i].id, s, 5 * SEC, s + MSEC), 0);
+        assert_int_equal(fx.run->phase, RUN_RUNNING);
+        check_group_counts(fx.run, 1);
+        assert_int_equal(fx.run->groups[1].n_awaited, N);
+        fx_clear(&fx);
+
+        /* Group 0 ends across the fleet; a few agents fail, end their part early, or are lost
+         * (within the orphan grace: still waited for). */
+        for (size_t i = 0; i < N; i++) {
+                int64_t now = s + 2 * SEC + (int64_t)i * 10 * USEC;
+                envelope_t e = IOFLEET__ENVELOPE__INIT;
+                Iofleet__GroupReady m = IOFLEET__GROUP_READY__INIT;
+                Iofleet__Error er = IOFLEET__ERROR__INIT;
+                Iofleet__Finished f = IOFLEET__FINISHED__INIT;
+                switch (i % 500) {
+                case 1:
+                        er.code = IOFLEET__ERROR_CODE__ERROR_IO;
+                        er.message = "read: EIO";
+                        er.run_id = RUN_ID;
+                        e.body_case = BODY(ERROR);
+                        e.error = &er;
+                        break;
+                case 2:
+                        f.run_id = RUN_ID;
+                        e.body_case = BODY(FINISHED);
+                        e.finished = &f;
+                        break;
+                case 3:
+                        run_agent_lost(fx.run, agents[i].id, now, &fx.out);
+                        lost_at = now;
+                        break;
+                default:
+                        m.run_id = RUN_ID;
+                        m.group = 1;
+                        e.body_case = BODY(GROUP_READY);
+                        e.group_ready = &m;
+                        ready++;
+                }
+                if (e.body_case)
+                        assert_int_equal(deliver_id(&fx, agents[i].id, &e, now), 0);
+                check_group_counts(fx.run, 1);
+                assert_false(fx.run->groups[1].released);
+                fx_clear(&fx);
+        }
+        assert_int_equal(fx.run->groups[1].n_ready, ready);
+        assert_int_equal(fx.run->groups[1].n_awaited, ready + N / 500);
+        /* Half of the lost come back and end group 0; the group still waits for the rest. */
+        for (size_t i = 3; i < N; i += 1000) {
+                envelope_t e = IOFLEET__ENVELOPE__INIT;
+                Iofleet__GroupReady m = IOFLEET__GROUP_READY__INIT;
+                run_agent_hello(fx.run, agents[i].id, RUN_ID, "running", RUN_MADE_UNKNOWN,
+                                s + 10 * SEC, &fx.out);
+                m.run_id = RUN_ID;
+                m.group = 1;
+                e.body_case = BODY(GROUP_READY);
+                e.group_ready = &m;
+                assert_int_equal(deliver_id(&fx, agents[i].id, &e, s + 10 * SEC), 0);
+                check_group_counts(fx.run, 1);
+                back++;
+        }
+        assert_false(fx.run->groups[1].released);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), NULL), 0);
+        fx_clear(&fx);
+        /* The others are given up at the grace's end: every agent left is ready, and the group
+         * starts on all of them at one instant. */
+        run_tick(fx.run, lost_at + 60 * SEC, &fx.out);
+        check_group_counts(fx.run, 1);
+        assert_true(fx.run->groups[1].released);
+        assert_int_equal(fx.run->groups[1].agents, ready + back);
+        assert_int_equal(count_to(&fx.out.agents, BODY(START_GROUP), NULL), ready + back);
+        assert_true(event_says(&fx.out.control, "ended group 0", "group 1 starts"));
+        fx_done(&fx);
+        free(agents);
+        free(ap);
+}
+
 /* Nothing waits forever: at the group's deadline (the run's prepare timeout after the first
  * report) it starts without the agents not ready, named; each starts it alone when ready, late.
  * A StartGroup not answered within 10 s of its instant fails the agent. */
@@ -2314,7 +2529,7 @@ static void test_group_barrier_rejoin(void **state)
         run_agent_lost(fx.run, fx.agents[1].id, s + 2100 * MSEC, &fx.out);
         fx_clear(&fx);
         /* Back before the instant: the same one. */
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 2200 * MSEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", RUN_MADE_UNKNOWN, s + 2200 * MSEC, &fx.out);
         e = start_group_to(&fx, 1);
         assert_non_null(e);
         assert_int_equal(e->start_group->start_ns, at);
@@ -2322,7 +2537,7 @@ static void test_group_barrier_rejoin(void **state)
         fx_clear(&fx);
         /* Lost again, back after it: a fresh instant. */
         run_agent_lost(fx.run, fx.agents[1].id, s + 2300 * MSEC, &fx.out);
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 4 * SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", RUN_MADE_UNKNOWN, s + 4 * SEC, &fx.out);
         e = start_group_to(&fx, 1);
         assert_non_null(e);
         assert_int_equal(e->start_group->start_ns, s + 4500 * MSEC);
@@ -2331,7 +2546,7 @@ static void test_group_barrier_rejoin(void **state)
         /* Once it said it started, a rejoin sends nothing. */
         assert_int_equal(send_group_started(&fx, 1, 1, s + 4500 * MSEC, 1, 2, s + 5 * SEC), 0);
         run_agent_lost(fx.run, fx.agents[1].id, s + 5 * SEC, &fx.out);
-        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", s + 6 * SEC, &fx.out);
+        run_agent_hello(fx.run, fx.agents[1].id, RUN_ID, "running", RUN_MADE_UNKNOWN, s + 6 * SEC, &fx.out);
         assert_null(start_group_to(&fx, 1));
         fx_done(&fx);
 }
@@ -2392,11 +2607,13 @@ int main(void)
             cmocka_unit_test(test_numbered_in_order),
             cmocka_unit_test(test_lost_then_rejoined),
             cmocka_unit_test(test_lost_beyond_grace),
+            cmocka_unit_test(test_rejoin_behind_after_power_cut),
             cmocka_unit_test(test_plan_restore_due),
             cmocka_unit_test(test_rejoin_before_and_after_start),
             cmocka_unit_test(test_start_deadline),
                     cmocka_unit_test(test_group_barrier_once_all_ready),
             cmocka_unit_test(test_group_barrier_skips_failed_and_gone),
+            cmocka_unit_test(test_group_barrier_many_agents),
             cmocka_unit_test(test_group_barrier_deadline),
             cmocka_unit_test(test_group_barrier_rejoin),
             cmocka_unit_test(test_group_barrier_off_with_one_group),

@@ -18,14 +18,21 @@ check "the journal of this boot says the agent put the host back" \
 	bash -c "journalctl -b -u iofleet-agent --no-pager | grep -q 'host configuration put back'"
 # The client hosts' namespaces are gone with the reboot; made again, their agents come back
 # and find their records: the mounts died with the reboot, the directories are removed. The
-# coordinator took the interrupted run up from its journal: the agents come back into it (busy)
-# and say they were restarted.
+# coordinator took the interrupted run up from its journal; each agent comes back into it with a
+# record that may be older than what it had delivered (its files are not synced) and says how
+# its part ended, numbered after all the coordinator has: the run ends at once, and every agent
+# is idle again.
 fleet_net c1 c2
 systemctl restart iofleet-client@c1 iofleet-client@c2
-fleet_back() {
-	[ "$(iofleet agents --json 2>/dev/null | jq '[.[] | select(.state == "idle" or .state == "busy")] | length' 2>/dev/null)" = "$1" ]
-}
-check "the client agents came back" wait_for 90 fleet_back 3
+check "the client agents came back and the run the reset interrupted ended" wait_for 60 fleet_idle 3
+reset_run=$(ls -td /var/lib/iofleet-coordinator/runs/*/ | head -n1)
+cp "$reset_run/result.json" "$OUT/reset-result.json" 2>/dev/null
+jqcheck "the interrupted run is an error, never ok: no agent finished its part" "$OUT/reset-result.json" \
+	'.iofleet.status == "error" and (.iofleet.error | test("no agent finished"))'
+jqcheck "each of its agents failed, saying its host restarted" "$OUT/reset-result.json" \
+	'[.iofleet.agents[] | .status == "failed" and (.error | test("host restarted"))] | (length == 3 and all)'
+jqcheck "the intervals from before the reset are kept, each holding both clients or naming who is missing" \
+	"$OUT/reset-result.json" '(.iofleet.intervals | length) > 0 and ([.iofleet.intervals[] | .reported + (.missing // [] | length) == 2] | all)'
 no_leftovers "after the reset"
 
 note "purge"
