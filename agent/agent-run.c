@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fiolog.h"
 #include "intervals.h"
 #include "jobgroups.h"
+#include "log-ship.h"
 #include "log.h"
 #include "options.h"
 #include "run-queue.h"
@@ -40,6 +42,7 @@ struct arun {
         bool gave_up;         /* no coordinator for the whole grace, or the agent stops */
         bool dropped;         /* the coordinator will never collect: make nothing more */
         bool finished_made, restored_made;
+        bool logs;            /* some job writes fio's log files: they go before Finished */
         char why[256];        /* why the run ended early */
         uint64_t sent_upto;   /* sent in this session */
         int64_t last_ack;     /* when an Ack last moved things on, or the last resend */
@@ -61,12 +64,13 @@ static void save(arun_t *ar)
         len = snprintf(text, sizeof(text),
                        "run_id=%s\nrole=%s\nphase=%s\nmade=%llu\nacked=%llu\nintervals=%zu\n"
                        "read_bytes=%llu\nwrite_bytes=%llu\nchanges_host=%d\nran=%d\nfinished=%d\n"
-                       "restored=%d\n",
+                       "restored=%d\nlogs=%d\n",
                        ar->id, ar->server ? "server" : "client", phase_names[ar->phase],
                        (unsigned long long)rqueue_made(ar->q),
                        (unsigned long long)rqueue_acked(ar->q), ar->next_interval,
                        (unsigned long long)ar->read_bytes, (unsigned long long)ar->write_bytes,
-                       ar->changes_host, ar->ran, ar->finished_made, ar->restored_made);
+                       ar->changes_host, ar->ran, ar->finished_made, ar->restored_made,
+                       ar->logs);
         snprintf(path, sizeof(path), "%s/" STATE_FILE, ar->dir);
         snprintf(tmp, sizeof(tmp), "%s/" STATE_FILE ".tmp", ar->dir);
         /* Replaced whole, not synced: it must survive the agent's death, not the host's. */
@@ -86,7 +90,7 @@ static void save(arun_t *ar)
 typedef struct saved {
         char id[WIRE_MAX_ID + 1], role[16], phase[16];
         uint64_t made, acked, intervals, read_bytes, write_bytes;
-        int changes_host, ran, finished, restored;
+        int changes_host, ran, finished, restored, logs;
 } saved_t;
 
 static int load(const char *dir, saved_t *s)
@@ -130,6 +134,8 @@ static int load(const char *dir, saved_t *s)
                         s->finished = (int)u;
                 else if (streq(line, "restored"))
                         s->restored = (int)u;
+                else if (streq(line, "logs"))
+                        s->logs = (int)u;
         }
         fclose(f);
         return s->id[0] ? 0 : -EBADMSG;
@@ -248,6 +254,31 @@ static void make(arun_t *ar, arun_msg_t what, const char *error, int64_t now, ar
         pack_keep(ar, &p, now, out);
 }
 
+/* fio's log files: LogChunk messages, made while few messages wait for an Ack (the rest waits
+ * in the files, on disk, not in memory) and, once the workers have ended (final), all of them,
+ * before Finished. */
+#define ARUN_LOG_WINDOW 64
+
+static void make_logs(arun_t *ar, bool final, int64_t now, arun_out_t *out)
+{
+        if (!ar->logs || ar->dropped)
+                return;
+        while (final || rqueue_pending(ar->q) < ARUN_LOG_WINDOW) {
+                arun_pack_t p = {.what = ARUN_MSG_LOG, .final = final, .dir = ar->dir};
+                uint8_t *buf = NULL;
+                size_t len = 0;
+                int r;
+                p.run_id = ar->id;
+                p.run_seq = rqueue_next(ar->q);
+                if ((r = ar->cfg.pack(ar->cfg.user, &p, &buf, &len)) < 0 || !buf)
+                        return;
+                r = keep(ar, buf, len, now, out);
+                free(buf);
+                if (r < 0)
+                        return;
+        }
+}
+
 static void make_interval(arun_t *ar, bool last, int64_t now, arun_out_t *out)
 {
         arun_pack_t p = {.what = ARUN_MSG_INTERVAL, .interval = ar->next_interval, .last = last};
@@ -317,6 +348,8 @@ int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun
                 if (specs && n == p->n_jobs && n > 0)
                         runtime = jobgroups_span(specs, n);
                 for (size_t i = 0; i < n; i++)
+                        ar->logs |= fiolog_kinds(&specs[i]) != 0;
+                for (size_t i = 0; i < n; i++)
                         job_spec_done(&specs[i]);
                 free(specs);
                 if (runtime)
@@ -353,6 +386,7 @@ int arun_recover(const arun_cfg_t *cfg, int64_t now, arun_out_t *out, arun_t **r
         ar->write_bytes = s.write_bytes;
         ar->finished_made = s.finished;
         ar->restored_made = s.restored;
+        ar->logs = s.logs;
         if ((r = rqueue_load(ar->dir, s.acked, cfg->mem_bytes, &ar->q)) < 0) {
                 /* No queue to resend from: the state alone says what it was. */
                 if ((r = rqueue_create(ar->dir, cfg->mem_bytes, &ar->q)) < 0) {
@@ -382,6 +416,9 @@ int arun_recover(const arun_cfg_t *cfg, int64_t now, arun_out_t *out, arun_t **r
                             (unsigned long long)s.read_bytes, (unsigned long long)s.write_bytes);
                 if (preparing)
                         make_error(ar, IOFLEET__ERROR_CODE__ERROR_PREPARE, ar->why, now, out);
+                /* what its workers logged before they died goes first, to its last whole line */
+                if (!preparing && !ar->finished_made)
+                        make_logs(ar, true, now, out);
                 if ((!preparing || ar->server) && !ar->finished_made)
                         make(ar, ARUN_MSG_FINISHED, preparing ? "" : ar->why, now, out);
                 if (ar->changes_host && !ar->server && !ar->restored_made)
@@ -400,6 +437,7 @@ void arun_free(arun_t **arp)
         if (arun_over(ar)) {
                 char path[4300];
                 rqueue_remove(&ar->q);
+                logship_remove(ar->dir);
                 snprintf(path, sizeof(path), "%s/" STATE_FILE, ar->dir);
                 unlink(path);
                 rmdir(ar->dir);
@@ -584,6 +622,7 @@ void arun_runner_done(arun_t *ar, int64_t end_mono, int64_t now, arun_out_t *out
         while (ar->next_interval < last)
                 make_interval(ar, false, now, out);
         make_interval(ar, true, now, out);
+        make_logs(ar, true, now, out);
         make(ar, ARUN_MSG_FINISHED, ar->gave_up ? ar->why : "", now, out);
         out->todo |= ARUN_DO_FREE_RUNNER;
         teardown(ar, out);
@@ -636,6 +675,8 @@ void arun_on_ack(arun_t *ar, uint64_t upto, int64_t now, arun_out_t *out)
                 ar->sent_upto = upto;
         /* The window moved on: what waited behind it goes. */
         pump(ar, out);
+        if (ar->phase == ARUN_RUNNING)
+                make_logs(ar, false, now, out);
         save(ar);
 }
 
@@ -701,6 +742,8 @@ void arun_tick(arun_t *ar, int64_t now, arun_out_t *out)
                now >= ar->start_mono + (int64_t)((ar->next_interval + 1) * ar->interval_ns) &&
                (!ar->max_intervals || ar->next_interval + 1 < ar->max_intervals))
                 make_interval(ar, false, now, out);
+        if (ar->phase == ARUN_RUNNING)
+                make_logs(ar, false, now, out);
         if (ar->next_force && (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) &&
             now >= ar->next_force) {
                 out->todo |= ARUN_DO_FORCE;

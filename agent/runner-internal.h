@@ -49,6 +49,9 @@ struct runner {
         steadystate_t **ss;
         pthread_t ss_thread;
         bool ss_running;
+        /* fio's log files: their directory (-1 when no job writes one) and what they hold */
+        int log_dirfd;
+        uint64_t log_bytes, log_bytes_max;
 };
 
 /* Wakes the agent's loop (the runner's eventfd): the state may have changed. */

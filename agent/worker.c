@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "execcmd.h"
 #include "fileservice.h"
+#include "fiolog-writer.h"
 #include "iogen.h"
 #include "log.h"
 #include "offload.h"
@@ -127,6 +128,7 @@ typedef struct worker_run {
         int64_t dump_at;   /* error_dump: the last line logged, and those held back since */
         uint64_t dump_held;
         fileservice_t fsv; /* which file the next I/O goes to (agent/fileservice.c) */
+        fiolog_writer_t *flog; /* fio's log files of the job (write_bw_log, ...), or NULL */
 } worker_run_t;
 
 static void fail(worker_t *w, int err, const char *fmt, ...) _printf_(3, 4);
@@ -173,6 +175,9 @@ static void begin_counting(worker_run_t *s, int64_t now)
         __atomic_store_n(&s->w->measure_mono,
                          s->ramp_end_ns > s->w->wake_mono ? s->ramp_end_ns : s->w->wake_mono,
                          __ATOMIC_RELAXED);
+        /* fio's logs count their time from there too (its epoch, reset after the ramp) */
+        if (unlikely(s->flog))
+                fiolog_writer_start(s->flog, s->w->measure_mono);
 }
 
 static inline unsigned pick_ddir(worker_run_t *s)
@@ -561,6 +566,10 @@ static inline void complete(worker_run_t *s, io_unit_t *io, int64_t now, bool wi
                 hist_record(&d->clat, (uint64_t)(now - io->issue_ns));
         if (with_lat && likely(!s->no_lat))
                 hist_record(&d->lat, (uint64_t)(now - io->start_ns));
+        if (unlikely(s->flog))
+                fiolog_writer_io(s->flog, io->ddir, (uint64_t)res, io->offset,
+                                 (uint64_t)(now - io->issue_ns),
+                                 (uint64_t)(now - (with_lat ? io->start_ns : io->issue_ns)), now);
 }
 
 /* ENGINE_FILE_OPS: the engine's operation on file f (a pass over it begins), timed as the job's
@@ -583,6 +592,8 @@ static int64_t file_op(worker_run_t *s, wfile_t *f, unsigned fi)
                         hist_record(&w->dir[ddir].clat, (uint64_t)(t1 - t0));
                 if (!s->no_lat)
                         hist_record(&w->dir[ddir].lat, (uint64_t)(t1 - t0));
+                if (s->flog)
+                        fiolog_writer_clat(s->flog, ddir, (uint64_t)(t1 - t0), t1);
         }
         return t1;
 }
@@ -677,6 +688,8 @@ static bool pace_before(worker_run_t *s, int64_t *now, bool async)
                         s->lat_search = false;
                         begin_counting(s, *now);
                         __atomic_store_n(&w->measure_mono, *now, __ATOMIC_RELAXED);
+                        if (s->flog)
+                                fiolog_writer_start(s->flog, *now);
                         return true;
                 case PACING_WIN_DONE:
                         s->end_ns = *now;
@@ -807,6 +820,9 @@ static int commit(worker_run_t *s, int64_t *now)
                                 STAT_ADD(d->issued, 1);
                                 if (likely(!s->no_slat))
                                         hist_record(&d->slat, (uint64_t)(t - io->start_ns));
+                                if (unlikely(s->flog))
+                                        fiolog_writer_slat(s->flog, io->ddir, io->len, io->offset,
+                                                           (uint64_t)(t - io->start_ns), t);
                         }
                 }
                 s->inflight += (unsigned)r;
@@ -895,6 +911,9 @@ static int issue_one(worker_run_t *s, int64_t *now)
                         if (likely(!s->no_slat))
                                 hist_record(&s->w->dir[io->ddir].slat,
                                             (uint64_t)(*now - io->start_ns));
+                        if (unlikely(s->flog))
+                                fiolog_writer_slat(s->flog, io->ddir, io->len, io->offset,
+                                                   (uint64_t)(*now - io->start_ns), *now);
                 }
                 complete(s, io, *now, true);
                 release(s, io);
@@ -973,6 +992,10 @@ static void run_offload(worker_run_t *s)
                         if (io->counted && !s->no_slat)
                                 hist_record(&w->dir[io->ddir].slat,
                                             (uint64_t)(io->issue_ns - io->start_ns));
+                        if (io->counted && s->flog)
+                                fiolog_writer_slat(s->flog, io->ddir, io->len, io->offset,
+                                                   (uint64_t)(io->issue_ns - io->start_ns),
+                                                   io->issue_ns);
                         complete(s, io, io->done_ns, true);
                         release(s, io);
                 }
@@ -1755,6 +1778,19 @@ static int setup_run(worker_t *w, worker_run_t *s)
         s->nfree = depth;
         for (unsigned i = 0; i < s->nfiles; i++)
                 fds[i] = s->files[i].fd;
+        if (w->log_dirfd >= 0 && fiolog_kinds(j)) {
+                fiolog_writer_params_t lp = {.job = j,
+                                             .dirfd = w->log_dirfd,
+                                             .job_index = w->job_index,
+                                             .clone = w->clone,
+                                             .shared_bytes = w->log_bytes,
+                                             .max_bytes = w->log_bytes_max};
+                if ((r = fiolog_writer_new(&lp, &s->flog)) < 0) {
+                        free(fds);
+                        fail(w, -r, "log files (write_*_log): %s", strerror(-r));
+                        return r;
+                }
+        }
         /* An engine that owns its files started before layout (prepare_own_files()). */
         r = 0;
         if (!(w->engine->flags & ENGINE_OWN_FILES)) {
@@ -1812,6 +1848,7 @@ static void teardown(worker_t *w, worker_run_t *s)
         if (w->ran && w->job->unlink && w->engine &&
             !(w->engine->flags & (ENGINE_OWN_FILES | ENGINE_NO_FILES | ENGINE_DIR_LAYOUT)))
                 unlink_files(w);
+        fiolog_writer_close(&s->flog, clock_mono_ns());
         buffers_done(&s->buf);
         fileservice_done(&s->fsv);
         vstate_done(&s->vs);
@@ -1957,6 +1994,8 @@ static void run(worker_t *w, worker_run_t *s, int64_t job_start)
                         break;
                 next_loop(s);
         }
+        /* the logs end with the job, as fio's are finalized at its end */
+        fiolog_writer_close(&s->flog, clock_mono_ns());
         __atomic_store_n(&w->done_mono, clock_mono_ns(), __ATOMIC_RELAXED);
 }
 

@@ -285,6 +285,17 @@ typedef struct job_spec {
         bool gtod_reduce;           /* all four of them, as fio */
         bool stats;                 /* the job is in the result (default 1) */
         int unified_rw;             /* unified_rw_reporting: JOB_UNIFIED_* */
+        /* --- fio's log files (options-table-logs.c, common/fiolog.h) --- */
+        char *bw_log, *iops_log, *lat_log, *hist_log; /* write_*_log: the files' prefix ("": the
+                                                        * job's name); NULL: none written */
+        uint64_t log_avg_ns;        /* log_avg_msec: one averaged line per window; 0: per I/O */
+        uint64_t log_hist_ns;       /* log_hist_msec: a histogram line per window; 0: none */
+        uint32_t log_hist_coarseness; /* each step halves the histogram's 1856 bins */
+        bool log_max_value;         /* the window's largest value rather than its mean */
+        bool log_offset;            /* each I/O's offset in the line */
+        bool per_job_logs;          /* a file per clone (PREFIX_bw.N.log), default 1 */
+        uint64_t bw_avg_ns, iops_avg_ns; /* bwavgtime, iopsavgtime (fio's default 500 ms) */
+        bool bw_avg_given, iops_avg_given;
 } job_spec_t;
 
 enum { JOB_UNIFIED_NONE = 0, JOB_UNIFIED_MIXED = 1, JOB_UNIFIED_BOTH = 2 };

@@ -16,6 +16,7 @@
 #include "intervals.h"
 #include "log.h"
 #include "result-fio.h"
+#include "run-logs.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -796,6 +797,8 @@ static json_t *iofleet_json(const coord_run_t *run, ivpass_t *pass)
         json_object_set_new(o, "lead_ns", json_integer((json_int_t)run->lead_ns));
         if (run->group_barrier)
                 json_object_set_new(o, "groups", groups_json(run));
+        if (run->logs)
+                json_object_set_new(o, "logs", run_logs_json(run));
         {
                 const Iofleet__SubmitRun *s = run->submit->submit_run;
                 if (s->plan_name && *s->plan_name)

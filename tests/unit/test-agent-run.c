@@ -32,6 +32,8 @@ typedef struct fx {
         arun_cfg_t cfg;
         uint64_t rb, wb; /* the fake workers' totals */
         unsigned packs;
+        unsigned log_left;   /* log chunks the fake shipper still has */
+        unsigned log_final;  /* ... of which it packed asked for a final drain */
 } fx_t;
 
 /* --- a fake daemon: it packs messages with plain figures ---------------------------------- */
@@ -53,8 +55,22 @@ static int fake_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
         Iofleet__Restored re = IOFLEET__RESTORED__INIT;
         Iofleet__GroupReady gr = IOFLEET__GROUP_READY__INIT;
         Iofleet__GroupStarted gs = IOFLEET__GROUP_STARTED__INIT;
+        Iofleet__LogChunk lc = IOFLEET__LOG_CHUNK__INIT;
         fx->packs++;
         switch (p->what) {
+        case ARUN_MSG_LOG:
+                if (!fx->log_left)
+                        return 0; /* nothing waits */
+                fx->log_left--;
+                fx->log_final += p->final;
+                lc.run_id = (char *)p->run_id;
+                lc.run_seq = p->run_seq;
+                lc.data.data = (uint8_t *)"0, 1, 0, 4096, 0\n";
+                lc.data.len = 17;
+                lc.eof = p->final && !fx->log_left;
+                e.body_case = BODY(LOG_CHUNK);
+                e.log_chunk = &lc;
+                break;
         case ARUN_MSG_PREPARED:
                 pr.run_id = (char *)p->run_id;
                 pr.run_seq = p->run_seq;
