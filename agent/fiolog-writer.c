@@ -88,9 +88,9 @@ static void flush(fiolog_writer_t *w, unsigned k)
                         char why[128];
                         __atomic_sub_fetch(w->shared, s->len, __ATOMIC_RELAXED);
                         snprintf(why, sizeof(why),
-                                 "the run's logs reached the coordinator's log_bytes_max (%llu "
-                                 "bytes on this agent)",
-                                 (unsigned long long)w->max);
+                                 "this agent's logs of the run reached the coordinator's "
+                                 "fio_logs_max_mib (%llu MiB)",
+                                 (unsigned long long)(w->max >> 20));
                         cut(w, k, why);
                         return;
                 }

@@ -166,6 +166,7 @@ typedef struct prep_def {
         const char *runtime;   /* a timed job's runtime, or NULL: size-bound */
         uint64_t grace_ns;
         uint64_t interval_ns;
+        bool logs;             /* the job writes fio's iops log */
 } prep_def_t;
 
 /* A Prepare as the coordinator sends it, through the wire. */
@@ -174,13 +175,18 @@ static envelope_t *make_prepare(const prep_def_t *d)
         envelope_t e = IOFLEET__ENVELOPE__INIT, *r = NULL;
         Iofleet__Prepare p = IOFLEET__PREPARE__INIT;
         Iofleet__Job job = IOFLEET__JOB__INIT, *jp = &job;
-        Iofleet__JobOption o[4], *op[4];
+        Iofleet__JobOption o[5], *op[5];
         Iofleet__Setting m = IOFLEET__SETTING__INIT, *mp = &m;
-        const char *kv[4][2] = {{"rw", "read"}, {"size", "1m"}, {"time_based", "1"},
-                                {"runtime", d->runtime}};
+        const char *kv[5][2] = {{"rw", "read"}, {"size", "1m"}, {"time_based", "1"},
+                                {"runtime", d->runtime}, {"write_iops_log", ""}};
         uint8_t *buf;
         size_t len, n = d->runtime ? 4 : 2;
         char err[256];
+        if (d->logs) {
+                kv[n][0] = kv[4][0];
+                kv[n][1] = kv[4][1];
+                n++;
+        }
         for (size_t i = 0; i < n; i++) {
                 iofleet__job_option__init(&o[i]);
                 o[i].key = (char *)kv[i][0];
@@ -1045,6 +1051,106 @@ static void test_recover_after_kill(void **state)
         fx_done(&fx);
 }
 
+/* How many of the outbox's messages are LogChunks, and whether the last of them ends its log;
+ * every LogChunk must come before any Finished. */
+static size_t count_logs(const arun_out_t *out, bool *eof)
+{
+        size_t n = 0;
+        bool finished = false;
+        for (size_t i = 0; i < out->coord.n; i++) {
+                envelope_t *e = NULL;
+                char err[256];
+                assert_int_equal(wire_decode(out->coord.items[i].buf, out->coord.items[i].len,
+                                             WIRE_MAX_AGENT_MSG, &e, err, sizeof(err)),
+                                 0);
+                if (e->body_case == BODY(LOG_CHUNK)) {
+                        assert_false(finished);
+                        n++;
+                        if (eof)
+                                *eof = e->log_chunk->eof;
+                }
+                finished |= e->body_case == BODY(FINISHED);
+                wire_free(&e);
+        }
+        return n;
+}
+
+/* fio's log files: chunks while few messages wait for an Ack (the rest waits on disk), none
+ * while the coordinator is away, and every one before Finished, also after an agent restart. */
+static void test_logs(void **state)
+{
+        prep_def_t d = {.role = "", .grace_ns = 300 * SEC, .logs = true};
+        fx_t fx;
+        int64_t s;
+        size_t n;
+        bool eof = false;
+        arun_out_t out = {0};
+
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        fx.log_left = 500;
+        s = fx_running(&fx, &d);
+        /* the Ack of Started let chunks go until 64 messages wait */
+        assert_int_equal(arun_pending(fx.ar), 64);
+        assert_int_equal(fx.log_left, 500 - 64);
+        assert_int_equal(fx.log_final, 0);
+        /* nothing more until Acks come; the intervals go whatever the logs do */
+        arun_tick(fx.ar, s + SEC, &fx.out);
+        arun_tick(fx.ar, s + 2 * SEC, &fx.out);
+        n = count_logs(&fx.out, NULL);
+        assert_int_equal(n, 0);
+        assert_int_equal(fx.out.coord.n, 2);
+        fx_clear(&fx);
+        arun_on_ack(fx.ar, arun_made(fx.ar), s + 2 * SEC, &fx.out);
+        assert_int_equal(count_logs(&fx.out, NULL), 64);
+        fx_clear(&fx);
+        /* the coordinator away: the logs wait in their files */
+        arun_session(fx.ar, false, s + 2 * SEC, &fx.out);
+        arun_tick(fx.ar, s + 3 * SEC, &fx.out);
+        assert_int_equal(count_logs(&fx.out, NULL), 0);
+        fx_clear(&fx);
+        /* the workers end: every chunk left, the last one ending its log, then Finished */
+        arun_runner_done(fx.ar, s + 3500 * MSEC, s + 3500 * MSEC, &fx.out);
+        assert_int_equal(fx.log_left, 0);
+        assert_true(fx.log_final > 0);
+        arun_session(fx.ar, true, s + 4 * SEC, &out);
+        arun_on_ack(fx.ar, 2, s + 4 * SEC, &out); /* back: resend from 3 (the window) */
+        assert_true(count_logs(&out, &eof) > 0);
+        outbox_done(&out.coord);
+        fx_done(&fx);
+
+        /* killed mid-run: the next agent ships what was logged before Finished */
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        fx.log_left = 3;
+        s = fx_running(&fx, &d);
+        fx.log_left = 0; /* what the fake shipper had went already; a restart finds more */
+        arun_tick(fx.ar, s + SEC, &fx.out);
+        arun_free(&fx.ar);
+        fx.log_left = 5;
+        fx.log_final = 0;
+        memset(&out, 0, sizeof(out));
+        assert_int_equal(arun_recover(&fx.cfg, 2 * T0, &out, &fx.ar), 0);
+        assert_int_equal(fx.log_left, 0);
+        assert_int_equal(fx.log_final, 5);
+        arun_session(fx.ar, true, 2 * T0, &out);
+        arun_on_ack(fx.ar, 2, 2 * T0, &out);
+        eof = false;
+        /* the 3 never acknowledged go again, then the 5 found */
+        assert_int_equal(count_logs(&out, &eof), 8);
+        assert_true(eof);
+        outbox_done(&out.coord);
+        fx_done(&fx);
+
+        /* a job without logs: the shipper is never asked */
+        d.logs = false;
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        fx.log_left = 5;
+        s = fx_running(&fx, &d);
+        arun_tick(fx.ar, s + SEC, &fx.out);
+        arun_runner_done(fx.ar, s + SEC, s + SEC, &fx.out);
+        assert_int_equal(fx.log_left, 5);
+        fx_done(&fx);
+}
+
 /* A run that had ended (done, waiting for Acks) is taken up as it was: nothing new is made. */
 static void test_recover_done(void **state)
 {
@@ -1251,6 +1357,7 @@ int main(void)
             cmocka_unit_test(test_shutdown),
             cmocka_unit_test(test_recover_after_kill),
             cmocka_unit_test(test_recover_done),
+            cmocka_unit_test(test_logs),
             cmocka_unit_test(test_memory_bound),
             cmocka_unit_test(test_group_barrier),
             cmocka_unit_test(test_group_wait_holds_final),
