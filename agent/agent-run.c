@@ -259,12 +259,12 @@ static void make(arun_t *ar, arun_msg_t what, const char *error, int64_t now, ar
  * before Finished. */
 #define ARUN_LOG_WINDOW 64
 
-static void make_logs(arun_t *ar, bool final, int64_t now, arun_out_t *out)
+static void make_logs(arun_t *ar, bool final, const char *cut, int64_t now, arun_out_t *out)
 {
         if (!ar->logs || ar->dropped)
                 return;
         while (final || rqueue_pending(ar->q) < ARUN_LOG_WINDOW) {
-                arun_pack_t p = {.what = ARUN_MSG_LOG, .final = final, .dir = ar->dir};
+                arun_pack_t p = {.what = ARUN_MSG_LOG, .final = final, .cut = cut, .dir = ar->dir};
                 uint8_t *buf = NULL;
                 size_t len = 0;
                 int r;
@@ -418,7 +418,7 @@ int arun_recover(const arun_cfg_t *cfg, int64_t now, arun_out_t *out, arun_t **r
                         make_error(ar, IOFLEET__ERROR_CODE__ERROR_PREPARE, ar->why, now, out);
                 /* what its workers logged before they died goes first, to its last whole line */
                 if (!preparing && !ar->finished_made)
-                        make_logs(ar, true, now, out);
+                        make_logs(ar, true, ar->why, now, out);
                 if ((!preparing || ar->server) && !ar->finished_made)
                         make(ar, ARUN_MSG_FINISHED, preparing ? "" : ar->why, now, out);
                 if (ar->changes_host && !ar->server && !ar->restored_made)
@@ -622,7 +622,7 @@ void arun_runner_done(arun_t *ar, int64_t end_mono, int64_t now, arun_out_t *out
         while (ar->next_interval < last)
                 make_interval(ar, false, now, out);
         make_interval(ar, true, now, out);
-        make_logs(ar, true, now, out);
+        make_logs(ar, true, NULL, now, out);
         make(ar, ARUN_MSG_FINISHED, ar->gave_up ? ar->why : "", now, out);
         out->todo |= ARUN_DO_FREE_RUNNER;
         teardown(ar, out);
@@ -676,7 +676,7 @@ void arun_on_ack(arun_t *ar, uint64_t upto, int64_t now, arun_out_t *out)
         /* The window moved on: what waited behind it goes. */
         pump(ar, out);
         if (ar->phase == ARUN_RUNNING)
-                make_logs(ar, false, now, out);
+                make_logs(ar, false, NULL, now, out);
         save(ar);
 }
 
@@ -743,7 +743,7 @@ void arun_tick(arun_t *ar, int64_t now, arun_out_t *out)
                (!ar->max_intervals || ar->next_interval + 1 < ar->max_intervals))
                 make_interval(ar, false, now, out);
         if (ar->phase == ARUN_RUNNING)
-                make_logs(ar, false, now, out);
+                make_logs(ar, false, NULL, now, out);
         if (ar->next_force && (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) &&
             now >= ar->next_force) {
                 out->todo |= ARUN_DO_FORCE;

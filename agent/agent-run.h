@@ -76,6 +76,7 @@ typedef struct arun_pack {
         unsigned group;     /* GROUP_READY, GROUP_STARTED */
         const char *dir;    /* LOG: the run's directory (its logs/ is shipped) */
         bool final;         /* LOG: the workers have ended: every log to its end */
+        const char *cut;    /* LOG, final: why the logs end early (the agent was restarted) */
         /* INTERVAL, filled by the packer: what the workers did so far (the agent's own count). */
         uint64_t read_bytes, write_bytes;
 } arun_pack_t;

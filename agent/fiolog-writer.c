@@ -16,8 +16,11 @@
 #define FLUSH_EVERY_NS ((int64_t)NSEC_PER_SEC)
 #define PLAIN_BUF (16u << 10)
 #define HIST_BUF (FIOLOG_HIST_LINE_MAX + (16u << 10))
-/* fio's LOG_MSEC_SLACK: a rate window this close to its end counts as over. */
-#define SLACK_MS 1
+/* The job's end closes the rate window it falls in when it covers all of it but this share
+ * (1/20): fio's helper thread samples a window the job ends with when it gets there first; the
+ * worker's own clock starts a little after the run's (its wake-up), so its end comes a little
+ * before the window's. */
+#define END_SLACK_DIV 20
 
 typedef struct stream {
         int fd; /* -1: the job does not write this log, or it was cut */
@@ -216,17 +219,21 @@ void fiolog_writer_start(fiolog_writer_t *w, int64_t epoch_ns)
                         memset(w->bins[d], 0, FIOLOG_HIST_BINS * sizeof(uint64_t));
 }
 
-/* The bw or iops window ending at *due is over by t: one line per direction that completed
- * something in it, at the window's end, as fio's helper thread samples them (KiB/s, IO/s over
- * the window; block size and offset 0). The next window is the grid's next one after t. */
+/* The bw or iops window ending at *due is over by t (or ends with the job at t, a little
+ * before it): one line per direction that completed something in it, at the window's end, as
+ * fio's helper thread samples them (KiB/s, IO/s over the time the window covered; block size and
+ * offset 0). The next window is the grid's next one after t. */
 static void rate_window(fiolog_writer_t *w, unsigned k, uint64_t *acc, uint64_t *due, uint64_t t,
                         bool kib)
 {
-        uint64_t avg = w->avg_ms[k];
+        uint64_t avg = w->avg_ms[k], span = avg;
+        if (t < *due)
+                span -= *due - t;
         for (unsigned d = 0; d < 2; d++) {
                 if (!acc[d])
                         continue;
-                line(w, k, *due, kib ? acc[d] * 1000 / avg / 1024 : acc[d] * 1000 / avg, d, 0, 0);
+                line(w, k, *due, kib ? acc[d] * 1000 / span / 1024 : acc[d] * 1000 / span, d, 0,
+                     0);
                 acc[d] = 0;
         }
         *due = (t / avg + 1) * avg;
@@ -280,12 +287,14 @@ static void hist_sample(fiolog_writer_t *w, unsigned ddir, uint64_t clat, uint64
         w->hist_last[ddir] = t - (win - w->hist_ms);
 }
 
-/* The rate windows that ended by t (before t's own completion counts). */
-static void rate_due(fiolog_writer_t *w, uint64_t t)
+/* The rate windows that ended by t (before t's own completion counts); at the end (slack
+ * true) also one that t nearly reached. */
+static void rate_due(fiolog_writer_t *w, uint64_t t, bool slack)
 {
-        if (w->avg_ms[FIOLOG_BW] && w->s[FIOLOG_BW].fd >= 0 && t >= w->bw_due)
+        uint64_t bw = w->avg_ms[FIOLOG_BW], io = w->avg_ms[FIOLOG_IOPS];
+        if (bw && w->s[FIOLOG_BW].fd >= 0 && t + (slack ? bw / END_SLACK_DIV : 0) >= w->bw_due)
                 rate_window(w, FIOLOG_BW, w->win_bytes, &w->bw_due, t, true);
-        if (w->avg_ms[FIOLOG_IOPS] && w->s[FIOLOG_IOPS].fd >= 0 && t >= w->iops_due)
+        if (io && w->s[FIOLOG_IOPS].fd >= 0 && t + (slack ? io / END_SLACK_DIV : 0) >= w->iops_due)
                 rate_window(w, FIOLOG_IOPS, w->win_ios, &w->iops_due, t, false);
 }
 
@@ -296,7 +305,7 @@ void fiolog_writer_io(fiolog_writer_t *w, unsigned ddir, uint64_t bytes, uint64_
         if (!w->started || ddir > 1)
                 return;
         t = ms_of(w, now);
-        rate_due(w, t);
+        rate_due(w, t, false);
         if (w->s[FIOLOG_BW].fd >= 0 && !w->no_bw) {
                 if (w->avg_ms[FIOLOG_BW])
                         w->win_bytes[ddir] += bytes;
@@ -358,9 +367,9 @@ void fiolog_writer_close(fiolog_writer_t **wp, int64_t now)
                                              w->log_max ? lw->max : (lw->sum + lw->n / 2) / lw->n,
                                              d, 0, 0);
                         }
-                /* a rate window the end reaches (within fio's slack) is sampled; a shorter
-                 * last one is not, as fio's helper thread never gets to it */
-                rate_due(w, t + SLACK_MS);
+                /* a rate window the end (nearly) reaches is sampled; a shorter last one is
+                 * not, as fio's helper thread never gets to it */
+                rate_due(w, t, true);
         }
         for (unsigned k = 0; k < FIOLOG_KINDS; k++) {
                 flush(w, k);

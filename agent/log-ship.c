@@ -243,7 +243,7 @@ static int pack(const char *run_id, uint64_t run_seq, const stream_t *s, uint64_
 
 /* Packs a chunk of stream s if it has one: 1, 0 (nothing), -errno. */
 static int next_of(logship_t *l, stream_t *s, const char *run_id, uint64_t run_seq, bool final,
-                   uint8_t *data, uint8_t **buf, size_t *len)
+                   const char *cut, uint8_t *data, uint8_t **buf, size_t *len)
 {
         uint64_t size = size_of(l, s), offset = s->sent;
         char why[256] = "";
@@ -260,6 +260,8 @@ static int next_of(logship_t *l, stream_t *s, const char *run_id, uint64_t run_s
                 return 0;
         if (eof)
                 cut_reason(l, s, why, sizeof(why));
+        if (eof && !why[0] && cut)
+                snprintf(why, sizeof(why), "%s", cut);
         if ((r = pack(run_id, run_seq, s, offset, data, got, eof, why, buf, len)) < 0)
                 return r;
         s->sent += got;
@@ -268,8 +270,8 @@ static int next_of(logship_t *l, stream_t *s, const char *run_id, uint64_t run_s
         return 1;
 }
 
-int logship_next(logship_t *l, const char *run_id, uint64_t run_seq, bool final, uint8_t **buf,
-                 size_t *len)
+int logship_next(logship_t *l, const char *run_id, uint64_t run_seq, bool final, const char *cut,
+                 uint8_t **buf, size_t *len)
 {
         uint8_t *data = malloc(LOGSHIP_CHUNK);
         int r = 0;
@@ -280,7 +282,7 @@ int logship_next(logship_t *l, const char *run_id, uint64_t run_seq, bool final,
         for (int pass = 0; pass < 2 && r == 0; pass++) {
                 for (size_t i = 0; i < l->n && r == 0; i++) {
                         size_t k = (l->next + i) % l->n;
-                        r = next_of(l, &l->v[k], run_id, run_seq, final, data, buf, len);
+                        r = next_of(l, &l->v[k], run_id, run_seq, final, cut, data, buf, len);
                         if (r)
                                 l->next = k + 1;
                 }

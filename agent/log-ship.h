@@ -27,10 +27,11 @@ int logship_open(const char *run_dir, logship_t **ret);
 void logship_close(logship_t **lp);
 /* Packs the next LogChunk (run_id, run_seq) into a malloc'd buffer: the bytes of a stream
  * beyond what went, whole lines, at most LOGSHIP_CHUNK. final: the workers have ended: every
- * stream to its last whole line, its last chunk with eof (and why it was cut, if it was).
- * Returns 1 when it packed one, 0 when nothing waits, or -errno. */
-int logship_next(logship_t *l, const char *run_id, uint64_t run_seq, bool final, uint8_t **buf,
-                 size_t *len);
+ * stream to its last whole line, its last chunk with eof and why it was cut, if it was (its
+ * writer's word, else cut when given: the workers died with the agent). Returns 1 when it
+ * packed one, 0 when nothing waits, or -errno. */
+int logship_next(logship_t *l, const char *run_id, uint64_t run_seq, bool final, const char *cut,
+                 uint8_t **buf, size_t *len);
 /* Bytes the streams hold beyond what went (a restart's count, and the tests'). */
 uint64_t logship_backlog(logship_t *l);
 /* Removes RUN_DIR/logs and what it holds (the run is over and delivered). */

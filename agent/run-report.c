@@ -392,7 +392,7 @@ static int pack_log(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, size_t 
         *buf = NULL;
         if (!run->ship && (r = logship_open(p->dir, &run->ship)) < 0)
                 return r == -ENOENT ? 0 : r; /* no log was ever made */
-        r = logship_next(run->ship, p->run_id, p->run_seq, p->final, buf, len);
+        r = logship_next(run->ship, p->run_id, p->run_seq, p->final, p->cut, buf, len);
         return r < 0 ? r : 0;
 }
 

@@ -34,6 +34,7 @@ typedef struct fx {
         unsigned packs;
         unsigned log_left;   /* log chunks the fake shipper still has */
         unsigned log_final;  /* ... of which it packed asked for a final drain */
+        char log_cut[256];   /* why the last final drain said the logs end early */
 } fx_t;
 
 /* --- a fake daemon: it packs messages with plain figures ---------------------------------- */
@@ -63,6 +64,7 @@ static int fake_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
                         return 0; /* nothing waits */
                 fx->log_left--;
                 fx->log_final += p->final;
+                snprintf(fx->log_cut, sizeof(fx->log_cut), "%s", p->cut ? p->cut : "");
                 lc.run_id = (char *)p->run_id;
                 lc.run_seq = p->run_seq;
                 lc.data.data = (uint8_t *)"0, 1, 0, 4096, 0\n";
@@ -1131,6 +1133,8 @@ static void test_logs(void **state)
         assert_int_equal(arun_recover(&fx.cfg, 2 * T0, &out, &fx.ar), 0);
         assert_int_equal(fx.log_left, 0);
         assert_int_equal(fx.log_final, 5);
+        /* the logs say why they end there */
+        assert_non_null(strstr(fx.log_cut, "restarted during the run"));
         arun_session(fx.ar, true, 2 * T0, &out);
         arun_on_ack(fx.ar, 2, 2 * T0, &out);
         eof = false;
