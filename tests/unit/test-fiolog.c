@@ -518,7 +518,8 @@ static int next(logship_t *l, uint64_t seq, bool final, chunk_t *c)
         c->clone = e->log_chunk->clone;
         c->kind = e->log_chunk->kind;
         c->offset = e->log_chunk->offset;
-        memcpy(c->data, e->log_chunk->data.data, e->log_chunk->data.len);
+        if (e->log_chunk->data.len)
+                memcpy(c->data, e->log_chunk->data.data, e->log_chunk->data.len);
         c->data[e->log_chunk->data.len] = 0;
         c->eof = e->log_chunk->eof;
         snprintf(c->cut, sizeof(c->cut), "%s", e->log_chunk->cut);
