@@ -104,27 +104,29 @@ static void load(logship_t *l)
         fclose(f);
 }
 
-/* Replaced whole, not synced: a restarted agent that finds an older one sends a few chunks
- * again, and the coordinator writes them where they were. */
+static int fill_shipped(int fd, void *user)
+{
+        const logship_t *l = user;
+        for (size_t i = 0; i < l->n; i++)
+                if (dprintf(fd, "%u.%u.%u %llu %d\n", l->v[i].job, l->v[i].clone, l->v[i].kind,
+                            (unsigned long long)l->v[i].sent, l->v[i].eof) < 0)
+                        return -EIO;
+        return 0;
+}
+
+/* Replaced whole, at most once a second: a restarted agent that finds an older one sends a few
+ * chunks again, and the coordinator writes them where they were. */
 static void save(logship_t *l, bool now)
 {
-        char path[4300], tmp[4300];
+        char path[4300];
         int64_t t = clock_mono_ns();
-        FILE *f;
         if (!l->dirty || (!now && t - l->saved_at < SAVE_EVERY_NS))
                 return;
         snprintf(path, sizeof(path), "%s/" SHIPPED_FILE, l->dir);
-        snprintf(tmp, sizeof(tmp), "%s/" SHIPPED_FILE ".tmp", l->dir);
-        if (!(f = fopen(tmp, "we")))
-                return;
-        for (size_t i = 0; i < l->n; i++)
-                fprintf(f, "%u.%u.%u %llu %d\n", l->v[i].job, l->v[i].clone, l->v[i].kind,
-                        (unsigned long long)l->v[i].sent, l->v[i].eof);
-        if (fclose(f) == 0 && rename(tmp, path) == 0) {
+        if (write_file_atomic_with(path, 0600, fill_shipped, l) == 0) {
                 l->dirty = false;
                 l->saved_at = t;
-        } else
-                unlink(tmp);
+        }
 }
 
 int logship_open(const char *run_dir, logship_t **ret)

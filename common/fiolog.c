@@ -100,15 +100,7 @@ uint64_t fiolog_avg_ms(const job_spec_t *j, fiolog_kind_t k)
 /* Decimal digits of v at p; returns the end. Per-I/O logs write millions of these. */
 static char *put_u64(char *p, uint64_t v)
 {
-        char tmp[20];
-        int n = 0;
-        do {
-                tmp[n++] = (char)('0' + v % 10);
-                v /= 10;
-        } while (v);
-        while (n)
-                *p++ = tmp[--n];
-        return p;
+        return p + put_decimal(p, v, 1);
 }
 
 static char *put_sep(char *p)

@@ -20,6 +20,7 @@
 #include "fiolog-writer.h"
 #include "fiolog.h"
 #include "log-ship.h"
+#include "unit-job.h"
 #include "unit.h"
 #include "util.h"
 #include "wire.h"
@@ -49,19 +50,13 @@ static int teardown(void **state)
         return 0;
 }
 
-/* A job from key, value pairs ending with NULL. */
+/* A job from key, value pairs ending with NULL, checked whole. */
 static void job(job_spec_t *j, const char *name, ...)
 {
         char err[256] = "";
         va_list ap;
-        const char *k;
-        assert_int_equal(job_spec_init(j, name), 0);
         va_start(ap, name);
-        while ((k = va_arg(ap, const char *))) {
-                const char *v = va_arg(ap, const char *);
-                if (job_option_set(j, k, v, err, sizeof(err)) < 0)
-                        fail_msg("%s=%s: %s", k, v, err);
-        }
+        job_named_v(j, name, ap);
         va_end(ap);
         if (job_spec_validate(j, err, sizeof(err)) < 0)
                 fail_msg("%s", err);
