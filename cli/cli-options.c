@@ -41,7 +41,7 @@ static const cli_option_t run_options[] = {
     COORDINATOR,
     {"agents", CLI_TEXT, "SELECTOR", NULL,
      "which agents: role=R, name=GLOB, host=GLOB, LABEL=V,\ncomma-joined (all must match); "
-     "default all"},
+     "default all;\nwith a plan, its clients (in place of [client] agents=)"},
     {"dry-run", CLI_FLAG, NULL, NULL, "with a plan: check it and list the points, run nothing"},
     {"parse-only", CLI_FLAG, NULL, NULL,
      "check the jobs (every refused option, with file and\nline) and their order, run nothing"},

@@ -26,12 +26,12 @@ static void print_settings(FILE *f, const char *what, const kvlist_t *kv, const 
 }
 
 /* --dry-run: the plan checked whole, and what each point will change. */
-int plan_dry_run(const char *path, FILE *f)
+int plan_dry_run(const char *path, const char *clients, FILE *f)
 {
         plan_t p;
         char err[2048];
         size_t n;
-        if (plan_parse(path, &p, err, sizeof(err)) < 0) {
+        if (plan_parse_clients(path, clients, &p, err, sizeof(err)) < 0) {
                 fprintf(stderr, "iofleet run: %s\n", err);
                 return -EINVAL;
         }

@@ -422,11 +422,11 @@ int cmd_run(int argc, char **argv)
         }
         live = output_machine(o.format) && !o.output ? stderr : stdout;
         if (o.plan && o.dry_run) {
-                rc = plan_dry_run(o.plan, stdout) < 0 ? 2 : 0;
+                rc = plan_dry_run(o.plan, o.agents, stdout) < 0 ? 2 : 0;
                 goto out;
         }
         /* The whole plan, every point, is checked before any host is touched. */
-        if (o.plan && plan_parse(o.plan, &plan, err, sizeof(err)) < 0) {
+        if (o.plan && plan_parse_clients(o.plan, o.agents, &plan, err, sizeof(err)) < 0) {
                 fprintf(stderr, "iofleet run: %s\n", err);
                 rc = 2;
                 goto out;

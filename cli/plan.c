@@ -33,8 +33,10 @@ bool plan_file_is_plan(const char *path)
         for (const char *l = text; l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
                 const char *p = l + strspn(l, " \t");
                 char name[16];
-                if (*p == '[' && sscanf(p + 1, " %15[a-z] ]", name) == 1 && is_plan_section(name) &&
-                    memchr(p, ']', strcspn(p, "\n")))
+                int end = 0;
+                /* the whole header: [client1] or [servers] are fio jobs, not plan sections */
+                if (*p == '[' && sscanf(p + 1, " %15[a-z] ]%n", name, &end) == 1 && end > 0 &&
+                    is_plan_section(name))
                         return true;
         }
         return false;
@@ -55,6 +57,7 @@ void plan_free(plan_t *p)
         free(p->path);
         free(p->text);
         free(p->name);
+        free(p->clients);
         strv_clear(&p->degrade);
         part_free(&p->server);
         part_free(&p->client);
@@ -342,6 +345,11 @@ static int plan_build(plan_t *p, const jobfile_t *src, char *err, size_t errlen)
                 return r;
         if (p->server.present && !p->server.count)
                 p->server.count = 1;
+        if (p->clients) {
+                free(p->client.selector);
+                if (!(p->client.selector = strdup(p->clients)))
+                        return -ENOMEM;
+        }
         /* Without a [server] and a [client], the jobs run on every agent, as on the command line.
          */
         if (!p->client.selector &&
@@ -500,7 +508,8 @@ int plan_point(const plan_t *p, size_t i, plan_t *out, kvlist_t *chosen, char *e
 {
         plan_t q = {0};
         int r = -ENOMEM;
-        if ((q.path = strdup(p->path)) && (!p->text || (q.text = strdup(p->text))))
+        if ((q.path = strdup(p->path)) && (!p->text || (q.text = strdup(p->text))) &&
+            (!p->clients || (q.clients = strdup(p->clients))))
                 r = plan_build(&q, &p->source, err, errlen);
         else
                 errorf(err, errlen, r, "out of memory");
@@ -518,8 +527,16 @@ int plan_point(const plan_t *p, size_t i, plan_t *out, kvlist_t *chosen, char *e
 
 int plan_parse(const char *path, plan_t *p, char *err, size_t errlen)
 {
+        return plan_parse_clients(path, NULL, p, err, errlen);
+}
+
+int plan_parse_clients(const char *path, const char *clients, plan_t *p, char *err,
+                       size_t errlen)
+{
         size_t n;
         int r = plan_load(path, p, err, errlen);
+        if (r == 0 && clients && !(p->clients = strdup(clients)))
+                r = errorf(err, errlen, -ENOMEM, "out of memory");
         if (r == 0)
                 r = plan_build(p, &p->source, err, errlen);
         if (r < 0) {

@@ -48,6 +48,7 @@ typedef struct plan {
         unsigned repeat;
         strv_t degrade; /* rules as written: "bw < 100MiB/s for 3" */
         plan_part_t server, client;
+        char *clients; /* --agents: picks the clients in place of [client] agents= */
         jobargs_t jobs;
         plan_param_t *params;
         size_t n_params;
@@ -59,6 +60,10 @@ bool plan_file_is_plan(const char *path);
 /* Reads and checks a plan: every section and key (errors name file, line and key), and every
  * point of its sweep through the same checks, so nothing runs unless all of it can. */
 int plan_parse(const char *path, plan_t *p, char *err, size_t errlen);
+/* The same, with the clients picked by a selector (the CLI's --agents) rather than by the plan's
+ * [client] agents= (or every agent, for a plan without a [server] or [client]). */
+int plan_parse_clients(const char *path, const char *clients, plan_t *p, char *err,
+                       size_t errlen);
 void plan_free(plan_t *p);
 
 /* Number of sweep points (1 without a sweep). */

@@ -42,7 +42,7 @@ void run_opts_failure(const run_opts_t *o, const plan_t *plan, Iofleet__SubmitRu
                       Iofleet__Duration d[2]);
 
 /* --dry-run: checks the plan whole and lists its points and what each changes. */
-int plan_dry_run(const char *path, FILE *f);
+int plan_dry_run(const char *path, const char *clients, FILE *f);
 /* Runs every point (and repeat) of plan, read from o->plan and checked by plan_parse(), in order
  * (cli/cmd-run-plan.c). */
 int run_plan(client_t *c, const run_opts_t *o, const plan_t *plan, FILE *live);

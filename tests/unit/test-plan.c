@@ -289,6 +289,29 @@ static void test_is_plan(void **state)
         assert_true(plan_file_is_plan(write_plan("[sweep]\nbs=4k\n" JOB)));
         assert_false(plan_file_is_plan(write_plan("[global]\nbs=4k\n" JOB)));
         assert_false(plan_file_is_plan("/nonexistent/plan"));
+        /* fio jobs whose names begin like a plan's sections are jobs */
+        assert_false(plan_file_is_plan(write_plan("[client1]\nrw=read\n[server2]\nrw=write\n")));
+        assert_false(plan_file_is_plan(write_plan("[sweeper]\nrw=read\n[planned ]\nrw=read\n")));
+        assert_true(plan_file_is_plan(write_plan("  [ client ]\nmount=no\n" JOB)));
+}
+
+/* --agents picks a plan's clients in place of [client] agents=, in every point of its sweep. */
+static void test_clients_from_cli(void **state)
+{
+        plan_t p, q;
+        char err[512];
+        const char *file =
+            write_plan("[client]\nagents=role=client\n[sweep]\nbs=4k,8k\n" JOB);
+        assert_int_equal(plan_parse_clients(file, "name=rackb-*", &p, err, sizeof(err)), 0);
+        assert_string_equal(p.client.selector, "name=rackb-*");
+        assert_int_equal(plan_point(&p, 1, &q, NULL, err, sizeof(err)), 0);
+        assert_string_equal(q.client.selector, "name=rackb-*");
+        plan_free(&q);
+        plan_free(&p);
+        /* without it, the plan's own choice */
+        assert_int_equal(plan_parse_clients(file, NULL, &p, err, sizeof(err)), 0);
+        assert_string_equal(p.client.selector, "role=client");
+        plan_free(&p);
 }
 
 /* The last value a job gives key, or NULL. */
@@ -373,6 +396,7 @@ int main(void)
             cmocka_unit_test(test_degrade),
             cmocka_unit_test(test_wire_parts_and_mount_modes),
             cmocka_unit_test(test_is_plan),
+            cmocka_unit_test(test_clients_from_cli),
             cmocka_unit_test(test_points_from_parsed_plan),
         };
         return cmocka_run_group_tests(tests, NULL, teardown);
