@@ -109,7 +109,7 @@ for f in "${files[@]}"; do
 			'[.iofleet.logs[].files[]] | (length > 0 and all(.complete) and any(.bytes > 0))'
 		rd=$T/runs/$(jq -r .iofleet.run_id "$T/$n.json")
 		check "$n: ... in the run directory, the agent's name appended" \
-			[ "$(jq '[.iofleet.logs[].files[].file] | length' "$T/$n.json")" -eq "$(ls "$rd" | grep -c '\.log\.agent$')" ]
+			[ "$(jq '[.iofleet.logs[].files[].file] | length' "$T/$n.json")" -eq "$(ls "$rd" | grep -c '\.log\.lane[01]$')" ]
 	fi
 done
 check "at least 40 job files of the corpus run ($ran)" [ "$ran" -ge 40 ]
