@@ -507,7 +507,10 @@ json_t *run_logs_json(const coord_run_t *crun)
                 return arr;
         for (size_t a = 0; a < l->n_agents; a++) {
                 agent_logs_t *al = &l->ag[a];
-                json_t *files = json_array(), *e;
+                json_t *files, *e;
+                if (run->agents[a].server)
+                        continue; /* an NFS server runs no job */
+                files = json_array();
                 each_stream(run, a, file_json, files);
                 e = json_pack("{s:s, s:o, s:I}", "agent", run->agents[a].name, "files", files,
                               "bytes", (json_int_t)al->bytes);
