@@ -43,6 +43,7 @@ struct arun {
         bool dropped;         /* the coordinator will never collect: make nothing more */
         bool finished_made, restored_made;
         bool logs;            /* some job writes fio's log files: they go before Finished */
+        bool draining;        /* the workers have ended; their logs go, then Finished */
         char why[256];        /* why the run ended early */
         uint64_t sent_upto;   /* sent in this session */
         int64_t last_ack;     /* when an Ack last moved things on, or the last resend */
@@ -255,15 +256,17 @@ static void make(arun_t *ar, arun_msg_t what, const char *error, int64_t now, ar
 }
 
 /* fio's log files: LogChunk messages, made while few messages wait for an Ack (the rest waits
- * in the files, on disk, not in memory) and, once the workers have ended (final), all of them,
- * before Finished. */
+ * in the files, on disk, not in memory); once the workers have ended (final), to each log's end.
+ * all: regardless of the window (an agent restarted or stopping: into the queue's file). Returns
+ * true while more may wait, false once the shipper has nothing left. */
 #define ARUN_LOG_WINDOW 64
 
-static void make_logs(arun_t *ar, bool final, const char *cut, int64_t now, arun_out_t *out)
+static bool make_logs(arun_t *ar, bool final, bool all, const char *cut, int64_t now,
+                      arun_out_t *out)
 {
         if (!ar->logs || ar->dropped)
-                return;
-        while (final || rqueue_pending(ar->q) < ARUN_LOG_WINDOW) {
+                return false;
+        while (all || rqueue_pending(ar->q) < ARUN_LOG_WINDOW) {
                 arun_pack_t p = {.what = ARUN_MSG_LOG, .final = final, .cut = cut, .dir = ar->dir};
                 uint8_t *buf = NULL;
                 size_t len = 0;
@@ -271,12 +274,13 @@ static void make_logs(arun_t *ar, bool final, const char *cut, int64_t now, arun
                 p.run_id = ar->id;
                 p.run_seq = rqueue_next(ar->q);
                 if ((r = ar->cfg.pack(ar->cfg.user, &p, &buf, &len)) < 0 || !buf)
-                        return;
+                        return false;
                 r = keep(ar, buf, len, now, out);
                 free(buf);
                 if (r < 0)
-                        return;
+                        return false;
         }
+        return true;
 }
 
 static void make_interval(arun_t *ar, bool last, int64_t now, arun_out_t *out)
@@ -418,7 +422,7 @@ int arun_recover(const arun_cfg_t *cfg, int64_t now, arun_out_t *out, arun_t **r
                         make_error(ar, IOFLEET__ERROR_CODE__ERROR_PREPARE, ar->why, now, out);
                 /* what its workers logged before they died goes first, to its last whole line */
                 if (!preparing && !ar->finished_made)
-                        make_logs(ar, true, ar->why, now, out);
+                        make_logs(ar, true, true, ar->why, now, out);
                 if ((!preparing || ar->server) && !ar->finished_made)
                         make(ar, ARUN_MSG_FINISHED, preparing ? "" : ar->why, now, out);
                 if (ar->changes_host && !ar->server && !ar->restored_made)
@@ -479,6 +483,8 @@ static void end_early(arun_t *ar, int64_t now, arun_out_t *out)
                 break;
         case ARUN_STARTING:
         case ARUN_RUNNING:
+                if (ar->draining)
+                        break; /* the workers have ended; only their logs are on their way */
                 ask_stop(ar, now, out);
                 break;
         case ARUN_TEARDOWN:
@@ -608,6 +614,27 @@ void arun_runner_running(arun_t *ar, int64_t now, arun_out_t *out)
         set_phase(ar, ARUN_RUNNING);
 }
 
+/* The workers' part is over: Finished (from the runner's results), the runner let go, then
+ * the host put back. */
+static void finish(arun_t *ar, int64_t now, arun_out_t *out)
+{
+        make(ar, ARUN_MSG_FINISHED, ar->gave_up ? ar->why : "", now, out);
+        out->todo |= ARUN_DO_FREE_RUNNER;
+        teardown(ar, out);
+}
+
+/* While draining: the next window of the logs, and Finished once none is left; all: the rest at
+ * once (the agent gives up or stops: its queue's file takes them). */
+static void drain(arun_t *ar, bool all, int64_t now, arun_out_t *out)
+{
+        if (ar->phase != ARUN_RUNNING)
+                return;
+        if (ar->draining && make_logs(ar, true, all, NULL, now, out))
+                return;
+        ar->draining = false;
+        finish(ar, now, out);
+}
+
 void arun_runner_done(arun_t *ar, int64_t end_mono, int64_t now, arun_out_t *out)
 {
         size_t last;
@@ -622,10 +649,10 @@ void arun_runner_done(arun_t *ar, int64_t end_mono, int64_t now, arun_out_t *out
         while (ar->next_interval < last)
                 make_interval(ar, false, now, out);
         make_interval(ar, true, now, out);
-        make_logs(ar, true, NULL, now, out);
-        make(ar, ARUN_MSG_FINISHED, ar->gave_up ? ar->why : "", now, out);
-        out->todo |= ARUN_DO_FREE_RUNNER;
-        teardown(ar, out);
+        /* fio's logs go first, a window at a time as Acks come (the loop stays free for the
+         * heartbeats however much the workers logged), then Finished and the host put back */
+        ar->draining = ar->logs && !ar->dropped;
+        drain(ar, false, now, out);
 }
 
 void arun_host_done(arun_t *ar, int rc, int64_t now, arun_out_t *out)
@@ -675,8 +702,10 @@ void arun_on_ack(arun_t *ar, uint64_t upto, int64_t now, arun_out_t *out)
                 ar->sent_upto = upto;
         /* The window moved on: what waited behind it goes. */
         pump(ar, out);
-        if (ar->phase == ARUN_RUNNING)
-                make_logs(ar, false, NULL, now, out);
+        if (ar->draining)
+                drain(ar, false, now, out);
+        else if (ar->phase == ARUN_RUNNING)
+                make_logs(ar, false, false, NULL, now, out);
         save(ar);
 }
 
@@ -692,6 +721,8 @@ void arun_unknown(arun_t *ar, const char *why, int64_t now, arun_out_t *out)
         snprintf(ar->why, sizeof(ar->why), "the coordinator no longer has the run");
         ar->gave_up = true;
         end_early(ar, now, out);
+        if (ar->draining)
+                drain(ar, true, now, out);
 }
 
 static void give_up(arun_t *ar, const char *why, int64_t now, arun_out_t *out)
@@ -705,6 +736,9 @@ static void give_up(arun_t *ar, const char *why, int64_t now, arun_out_t *out)
                             "coordinator",
                             ar->id, why, "what it made");
         end_early(ar, now, out);
+        /* logs still on their way go into the queue at once: the host is put back now */
+        if (ar->draining)
+                drain(ar, true, now, out);
 }
 
 void arun_session(arun_t *ar, bool up, int64_t now, arun_out_t *out)
@@ -738,12 +772,14 @@ void arun_tick(arun_t *ar, int64_t now, arun_out_t *out)
 {
         /* Interval k covers [start + k*iv, start + (k+1)*iv); a timed run's final one waits for
          * the workers so that it holds their last I/Os. */
-        while (ar->phase == ARUN_RUNNING &&
+        while (ar->phase == ARUN_RUNNING && !ar->draining &&
                now >= ar->start_mono + (int64_t)((ar->next_interval + 1) * ar->interval_ns) &&
                (!ar->max_intervals || ar->next_interval + 1 < ar->max_intervals))
                 make_interval(ar, false, now, out);
-        if (ar->phase == ARUN_RUNNING)
-                make_logs(ar, false, NULL, now, out);
+        if (ar->draining)
+                drain(ar, false, now, out);
+        else if (ar->phase == ARUN_RUNNING)
+                make_logs(ar, false, false, NULL, now, out);
         if (ar->next_force && (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) &&
             now >= ar->next_force) {
                 out->todo |= ARUN_DO_FORCE;
@@ -769,7 +805,7 @@ void arun_resend(arun_t *ar, int64_t now, arun_out_t *out)
 int64_t arun_next_deadline(const arun_t *ar)
 {
         int64_t t = INT64_MAX;
-        if (ar->phase == ARUN_RUNNING &&
+        if (ar->phase == ARUN_RUNNING && !ar->draining &&
             (!ar->max_intervals || ar->next_interval + 1 < ar->max_intervals))
                 t = ar->start_mono + (int64_t)((ar->next_interval + 1) * ar->interval_ns);
         if (ar->next_force && (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) &&

@@ -11,8 +11,9 @@
 #include <stdint.h>
 
 #define LOGSHIP_DIR "logs"
-/* Bytes of one LogChunk at most. */
-#define LOGSHIP_CHUNK (64u << 10)
+/* Bytes of one LogChunk at most: with 64 chunks waiting for an Ack (agent-run.c), what the
+ * coordinator's journal syncs every 50 ms keeps up with hundreds of MB/s of per-I/O logs. */
+#define LOGSHIP_CHUNK (256u << 10)
 
 /* A stream's file name in the log directory: "JOB.CLONE.KIND"; with suffix ".cut" the file that
  * says why a log was cut short (agent/fiolog-writer.c writes it). */

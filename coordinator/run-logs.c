@@ -13,6 +13,7 @@
 
 #include "fiolog.h"
 #include "log.h"
+#include "run-internal.h"
 #include "run.h"
 #include "util.h"
 
@@ -213,7 +214,7 @@ static void set_cut(stream_t *s, const char *why)
         s->cut = strdup(why);
 }
 
-void run_logs_chunk(coord_run_t *run, run_agent_t *a, const Iofleet__LogChunk *c)
+void run_logs_chunk(coord_run_t *run, run_agent_t *a, const Iofleet__LogChunk *c, int64_t now)
 {
         run_logs_t *l = run->logs;
         agent_logs_t *al;
@@ -284,6 +285,9 @@ void run_logs_chunk(coord_run_t *run, run_agent_t *a, const Iofleet__LogChunk *c
         al->bytes += grow;
         w.s->end += grow;
         w.s->seen = true;
+        /* progress, bounded by the limit: a stopped agent shipping its logs is not stuck */
+        if (grow && run->phase == RUN_STOPPING && run->finish_deadline_ns < now + RUN_FINISH_GRACE_NS)
+                run->finish_deadline_ns = now + RUN_FINISH_GRACE_NS;
         if (c->eof) {
                 w.s->eof = true;
                 set_cut(w.s, c->cut);

@@ -24,8 +24,10 @@ void run_logs_free(run_logs_t **lp);
 int run_logs_set_dir(coord_run_t *run, const char *dir);
 /* A chunk of agent a, taken in order (run.c): its bytes written where they belong, or, when the
  * agent has no such stream or passes its limit, left with one line in the coordinator's log for
- * the run and a note in the result. While replaying a journal (no data) it only counts. */
-void run_logs_chunk(coord_run_t *run, run_agent_t *a, const Iofleet__LogChunk *c);
+ * the run and a note in the result. While replaying a journal (no data) it only counts. An agent
+ * whose logs still grow after its workers ended (they go before its Finished) is not stuck: the
+ * run's finish deadline moves on from now. */
+void run_logs_chunk(coord_run_t *run, run_agent_t *a, const Iofleet__LogChunk *c, int64_t now);
 /* Makes what was written since the last call durable (before an Ack says it is kept). 0, or
  * -errno (the error is logged). */
 int run_logs_sync(coord_run_t *run);

@@ -986,7 +986,11 @@ int run_on_message(coord_run_t *run, const char *agent_id, envelope_t **msg, int
                 run_on_group_started(run, a, m->group_started, now, out);
                 return 0;
         case IOFLEET__ENVELOPE__BODY_LOG_CHUNK:
-                run_logs_chunk(run, a, m->log_chunk);
+                run_logs_chunk(run, a, m->log_chunk, now);
+                /* An agent sends fio's logs a window at a time (64 messages); an Ack at the next
+                 * sync (tens of ms) rather than the next heartbeat keeps them flowing */
+                if (a->rseq - a->rseq_acked >= RUN_LOG_ACK_EVERY)
+                        run_push_ack(run, a, out);
                 return 0;
         case IOFLEET__ENVELOPE__BODY_FINISHED:
                 if (a->finished)

@@ -1110,14 +1110,57 @@ static void test_logs(void **state)
         arun_tick(fx.ar, s + 3 * SEC, &fx.out);
         assert_int_equal(count_logs(&fx.out, NULL), 0);
         fx_clear(&fx);
-        /* the workers end: every chunk left, the last one ending its log, then Finished */
+        /* the workers end while the coordinator is away: their logs wait (a window at a time,
+         * the loop never blocked), no Finished yet, no more intervals, a Stop changes nothing */
         arun_runner_done(fx.ar, s + 3500 * MSEC, s + 3500 * MSEC, &fx.out);
+        /* the runner stays for Finished's results */
+        assert_false(fx.out.todo & (ARUN_DO_FREE_RUNNER | ARUN_DO_TEARDOWN));
+        assert_int_equal(arun_phase(fx.ar), ARUN_RUNNING);
+        assert_true(fx.log_left > 0);
+        fx_clear(&fx);
+        arun_on_stop(fx.ar, "runtime over", s + 9 * SEC, &fx.out);
+        assert_int_equal(fx.out.todo, 0);
+        arun_tick(fx.ar, s + 10 * SEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        /* back: window after window as the Acks come, every chunk before Finished, then the
+         * host put back */
+        arun_session(fx.ar, true, s + 11 * SEC, &out);
+        for (int round = 0; round < 20 && arun_phase(fx.ar) == ARUN_RUNNING; round++)
+                arun_on_ack(fx.ar, arun_made(fx.ar) - (round == 0 ? arun_pending(fx.ar) : 0),
+                            s + 11 * SEC + round * MSEC, &out);
         assert_int_equal(fx.log_left, 0);
         assert_true(fx.log_final > 0);
-        arun_session(fx.ar, true, s + 4 * SEC, &out);
-        arun_on_ack(fx.ar, 2, s + 4 * SEC, &out); /* back: resend from 3 (the window) */
+        assert_int_equal(arun_phase(fx.ar), ARUN_TEARDOWN);
+        assert_true(out.todo & ARUN_DO_TEARDOWN);
+        assert_true(out.todo & ARUN_DO_FREE_RUNNER);
+        eof = false;
         assert_true(count_logs(&out, &eof) > 0);
+        assert_true(eof);
+        {
+                /* Finished last, once */
+                size_t fin = 0;
+                for (size_t i = 0; i < out.coord.n; i++) {
+                        envelope_t *e = sent(&(fx_t){.out = out}, i);
+                        fin += e->body_case == BODY(FINISHED);
+                        if (i + 1 == out.coord.n)
+                                assert_int_equal(e->body_case, BODY(FINISHED));
+                        wire_free(&e);
+                }
+                assert_int_equal(fin, 1);
+        }
         outbox_done(&out.coord);
+        fx_done(&fx);
+
+        /* the agent stops (SIGTERM) while its logs drain: the rest into the queue's file at
+         * once, Finished, the host put back */
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        fx.log_left = 400;
+        s = fx_running(&fx, &d);
+        arun_runner_done(fx.ar, s + SEC, s + SEC, &fx.out);
+        assert_true(fx.log_left > 0);
+        arun_shutdown(fx.ar, s + 2 * SEC, &fx.out);
+        assert_int_equal(fx.log_left, 0);
+        assert_true(fx.out.todo & ARUN_DO_TEARDOWN);
         fx_done(&fx);
 
         /* killed mid-run: the next agent ships what was logged before Finished */

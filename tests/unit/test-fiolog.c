@@ -594,8 +594,8 @@ static void test_ship_big(void **state)
         char line[64];
         int chunks = 0;
         (void)state;
-        /* 200 KiB of lines: chunks of at most LOGSHIP_CHUNK, each ending a line, contiguous */
-        for (int i = 0; off < (200u << 10); i++) {
+        /* 3.2 chunks of lines: chunks of at most LOGSHIP_CHUNK, each ending a line, contiguous */
+        for (int i = 0; off < LOGSHIP_CHUNK * 16 / 5; i++) {
                 snprintf(line, sizeof(line), "%d, %d, 0, 4096, 0\n", i, i * 7);
                 put("1.0.1", line);
                 off += strlen(line);
