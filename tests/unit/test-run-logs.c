@@ -207,12 +207,19 @@ static void test_names_and_bytes(void **state)
         assert_string_equal(t, "500, 16, 0, 0, 0\n1000, 8, 0, 0, 0\n");
         free(t);
         assert_int_equal(run_logs_sync(fx.run), 0);
+        /* chunks are acknowledged at the next sync every 32, not at the agent's heartbeat */
+        assert_int_equal(fx.out.acks.n, 0);
+        for (uint64_t off = 34, k = 0; k < 32; k++, off += 17)
+                assert_int_equal(chunk(&fx, 0, 0, 0, FIOLOG_BW, off, "1500, 8, 0, 0, 0\n", false,
+                                       ""),
+                                 0);
+        assert_int_equal(fx.out.acks.n, 1);
         j = run_logs_json(fx.run);
         assert_int_equal(json_array_size(j), 2);
         assert_string_equal(json_string_value(json_object_get(json_array_get(j, 0), "agent")),
                             "agent0");
         assert_int_equal(json_integer_value(json_object_get(json_array_get(j, 0), "bytes")),
-                         34 + 19);
+                         34 + 19 + 32 * 17);
         {
                 json_t *f = json_array_get(json_object_get(json_array_get(j, 0), "files"), 0);
                 assert_string_equal(json_string_value(json_object_get(f, "file")),
