@@ -10,8 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fiolog.h"
 #include "intervals.h"
 #include "jobgroups.h"
+#include "log-ship.h"
 #include "log.h"
 #include "options.h"
 #include "run-queue.h"
@@ -40,6 +42,8 @@ struct arun {
         bool gave_up;         /* no coordinator for the whole grace, or the agent stops */
         bool dropped;         /* the coordinator will never collect: make nothing more */
         bool finished_made, restored_made;
+        bool logs;            /* some job writes fio's log files: they go before Finished */
+        bool draining;        /* the workers have ended; their logs go, then Finished */
         char why[256];        /* why the run ended early */
         uint64_t sent_upto;   /* sent in this session */
         int64_t last_ack;     /* when an Ack last moved things on, or the last resend */
@@ -72,14 +76,14 @@ static void save(arun_t *ar)
         len = snprintf(text, sizeof(text),
                        "run_id=%s\nrole=%s\nphase=%s\nmade=%llu\nacked=%llu\nintervals=%zu\n"
                        "read_bytes=%llu\nwrite_bytes=%llu\nchanges_host=%d\nran=%d\nfinished=%d\n"
-                       "restored=%d\nboot_id=%s\nhost_restarted=%d\n",
+                       "restored=%d\nboot_id=%s\nhost_restarted=%d\nlogs=%d\n",
                        ar->id, ar->server ? "server" : "client",
                        ar->owed[0] ? ar->owed : phase_names[ar->phase],
                        (unsigned long long)rqueue_made(ar->q),
                        (unsigned long long)rqueue_acked(ar->q), ar->next_interval,
                        (unsigned long long)ar->read_bytes, (unsigned long long)ar->write_bytes,
                        ar->changes_host, ar->ran, ar->finished_made, ar->restored_made,
-                       ar->boot_id, ar->host_restarted);
+                       ar->boot_id, ar->host_restarted, ar->logs);
         snprintf(path, sizeof(path), "%s/" STATE_FILE, ar->dir);
         snprintf(tmp, sizeof(tmp), "%s/" STATE_FILE ".tmp", ar->dir);
         /* Replaced whole, not synced: it must survive the agent's death, not the host's. */
@@ -99,7 +103,7 @@ static void save(arun_t *ar)
 typedef struct saved {
         char id[WIRE_MAX_ID + 1], role[16], phase[16], boot_id[40];
         uint64_t made, acked, intervals, read_bytes, write_bytes;
-        int changes_host, ran, finished, restored, host_restarted;
+        int changes_host, ran, finished, restored, host_restarted, logs;
 } saved_t;
 
 static int load(const char *dir, saved_t *s)
@@ -147,6 +151,8 @@ static int load(const char *dir, saved_t *s)
                         s->host_restarted = (int)u;
                 else if (streq(line, "boot_id"))
                         snprintf(s->boot_id, sizeof(s->boot_id), "%s", v);
+                else if (streq(line, "logs"))
+                        s->logs = (int)u;
         }
         fclose(f);
         return s->id[0] ? 0 : -EBADMSG;
@@ -265,6 +271,34 @@ static void make(arun_t *ar, arun_msg_t what, const char *error, int64_t now, ar
         pack_keep(ar, &p, now, out);
 }
 
+/* fio's log files: LogChunk messages, made while few messages wait for an Ack (the rest waits
+ * in the files, on disk, not in memory); once the workers have ended (final), to each log's end.
+ * all: regardless of the window (an agent restarted or stopping: into the queue's file). Returns
+ * true while more may wait, false once the shipper has nothing left. */
+#define ARUN_LOG_WINDOW 64
+
+static bool make_logs(arun_t *ar, bool final, bool all, const char *cut, int64_t now,
+                      arun_out_t *out)
+{
+        if (!ar->logs || ar->dropped)
+                return false;
+        while (all || rqueue_pending(ar->q) < ARUN_LOG_WINDOW) {
+                arun_pack_t p = {.what = ARUN_MSG_LOG, .final = final, .cut = cut, .dir = ar->dir};
+                uint8_t *buf = NULL;
+                size_t len = 0;
+                int r;
+                p.run_id = ar->id;
+                p.run_seq = rqueue_next(ar->q);
+                if ((r = ar->cfg.pack(ar->cfg.user, &p, &buf, &len)) < 0 || !buf)
+                        return false;
+                r = keep(ar, buf, len, now, out);
+                free(buf);
+                if (r < 0)
+                        return false;
+        }
+        return true;
+}
+
 static void make_interval(arun_t *ar, bool last, int64_t now, arun_out_t *out)
 {
         arun_pack_t p = {.what = ARUN_MSG_INTERVAL, .interval = ar->next_interval, .last = last};
@@ -356,6 +390,8 @@ int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun
                 if (specs && n == p->n_jobs && n > 0)
                         runtime = jobgroups_span(specs, n);
                 for (size_t i = 0; i < n; i++)
+                        ar->logs |= fiolog_kinds(&specs[i]) != 0;
+                for (size_t i = 0; i < n; i++)
                         job_spec_done(&specs[i]);
                 free(specs);
                 if (runtime)
@@ -392,6 +428,7 @@ int arun_recover(const arun_cfg_t *cfg, int64_t now, arun_out_t *out, arun_t **r
         ar->write_bytes = s.write_bytes;
         ar->finished_made = s.finished;
         ar->restored_made = s.restored;
+        ar->logs = s.logs;
         if ((r = rqueue_load(ar->dir, s.acked, cfg->mem_bytes, &ar->q)) < 0) {
                 /* No queue to resend from: the coordinator has at least what the state says it
                  * acknowledged, and the numbering goes on from there. */
@@ -432,6 +469,7 @@ void arun_free(arun_t **arp)
         if (arun_over(ar)) {
                 char path[4300];
                 rqueue_remove(&ar->q);
+                logship_remove(ar->dir);
                 snprintf(path, sizeof(path), "%s/" STATE_FILE, ar->dir);
                 unlink(path);
                 rmdir(ar->dir);
@@ -473,6 +511,8 @@ static void end_early(arun_t *ar, int64_t now, arun_out_t *out)
                 break;
         case ARUN_STARTING:
         case ARUN_RUNNING:
+                if (ar->draining)
+                        break; /* the workers have ended; only their logs are on their way */
                 ask_stop(ar, now, out);
                 break;
         case ARUN_TEARDOWN:
@@ -608,6 +648,27 @@ void arun_runner_running(arun_t *ar, int64_t now, arun_out_t *out)
         set_phase(ar, ARUN_RUNNING);
 }
 
+/* The workers' part is over: Finished (from the runner's results), the runner let go, then
+ * the host put back. */
+static void finish(arun_t *ar, int64_t now, arun_out_t *out)
+{
+        make(ar, ARUN_MSG_FINISHED, ar->gave_up ? ar->why : "", now, out);
+        out->todo |= ARUN_DO_FREE_RUNNER;
+        teardown(ar, out);
+}
+
+/* While draining: the next window of the logs, and Finished once none is left; all: the rest at
+ * once (the agent gives up or stops: its queue's file takes them). */
+static void drain(arun_t *ar, bool all, int64_t now, arun_out_t *out)
+{
+        if (ar->phase != ARUN_RUNNING)
+                return;
+        if (ar->draining && make_logs(ar, true, all, NULL, now, out))
+                return;
+        ar->draining = false;
+        finish(ar, now, out);
+}
+
 void arun_runner_done(arun_t *ar, int64_t end_mono, int64_t now, arun_out_t *out)
 {
         size_t last;
@@ -622,9 +683,10 @@ void arun_runner_done(arun_t *ar, int64_t end_mono, int64_t now, arun_out_t *out
         while (ar->next_interval < last)
                 make_interval(ar, false, now, out);
         make_interval(ar, true, now, out);
-        make(ar, ARUN_MSG_FINISHED, ar->gave_up ? ar->why : "", now, out);
-        out->todo |= ARUN_DO_FREE_RUNNER;
-        teardown(ar, out);
+        /* fio's logs go first, a window at a time as Acks come (the loop stays free for the
+         * heartbeats however much the workers logged), then Finished and the host put back */
+        ar->draining = ar->logs && !ar->dropped;
+        drain(ar, false, now, out);
 }
 
 void arun_host_done(arun_t *ar, int rc, int64_t now, arun_out_t *out)
@@ -678,6 +740,9 @@ static void make_owed(arun_t *ar, int64_t now, arun_out_t *out)
         ar->owed[0] = 0;
         if (preparing)
                 make_error(ar, IOFLEET__ERROR_CODE__ERROR_PREPARE, ar->why, now, out);
+        /* what its workers logged before they died goes first, to its last whole line */
+        if (!preparing && !ar->finished_made)
+                make_logs(ar, true, true, ar->why, now, out);
         if ((!preparing || ar->server) && !ar->finished_made)
                 make(ar, ARUN_MSG_FINISHED, preparing ? "" : ar->why, now, out);
         if (ar->changes_host && !ar->server && !ar->restored_made)
@@ -725,6 +790,10 @@ void arun_on_ack(arun_t *ar, uint64_t upto, int64_t now, arun_out_t *out)
                 ar->sent_upto = upto;
         /* The window moved on: what waited behind it goes. */
         pump(ar, out);
+        if (ar->draining)
+                drain(ar, false, now, out);
+        else if (ar->phase == ARUN_RUNNING)
+                make_logs(ar, false, false, NULL, now, out);
         save(ar);
 }
 
@@ -740,6 +809,8 @@ void arun_unknown(arun_t *ar, const char *why, int64_t now, arun_out_t *out)
         snprintf(ar->why, sizeof(ar->why), "the coordinator no longer has the run");
         ar->gave_up = true;
         end_early(ar, now, out);
+        if (ar->draining)
+                drain(ar, true, now, out);
 }
 
 static void give_up(arun_t *ar, const char *why, int64_t now, arun_out_t *out)
@@ -753,6 +824,9 @@ static void give_up(arun_t *ar, const char *why, int64_t now, arun_out_t *out)
                             "coordinator",
                             ar->id, why, "what it made");
         end_early(ar, now, out);
+        /* logs still on their way go into the queue at once: the host is put back now */
+        if (ar->draining)
+                drain(ar, true, now, out);
 }
 
 void arun_session(arun_t *ar, bool up, int64_t now, arun_out_t *out)
@@ -790,10 +864,14 @@ void arun_tick(arun_t *ar, int64_t now, arun_out_t *out)
         }
         /* Interval k covers [start + k*iv, start + (k+1)*iv); a timed run's final one waits for
          * the workers so that it holds their last I/Os. */
-        while (ar->phase == ARUN_RUNNING &&
+        while (ar->phase == ARUN_RUNNING && !ar->draining &&
                now >= ar->start_mono + (int64_t)((ar->next_interval + 1) * ar->interval_ns) &&
                (!ar->max_intervals || ar->next_interval + 1 < ar->max_intervals))
                 make_interval(ar, false, now, out);
+        if (ar->draining)
+                drain(ar, false, now, out);
+        else if (ar->phase == ARUN_RUNNING)
+                make_logs(ar, false, false, NULL, now, out);
         if (ar->next_force && (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) &&
             now >= ar->next_force) {
                 out->todo |= ARUN_DO_FORCE;
@@ -821,7 +899,7 @@ int64_t arun_next_deadline(const arun_t *ar)
         int64_t t = INT64_MAX;
         if (ar->phase == ARUN_LAYOUT && !ar->layout_over)
                 t = ar->layout_next;
-        if (ar->phase == ARUN_RUNNING &&
+        if (ar->phase == ARUN_RUNNING && !ar->draining &&
             (!ar->max_intervals || ar->next_interval + 1 < ar->max_intervals))
                 t = ar->start_mono + (int64_t)((ar->next_interval + 1) * ar->interval_ns);
         if (ar->next_force && (ar->phase == ARUN_STARTING || ar->phase == ARUN_RUNNING) &&

@@ -64,6 +64,7 @@ typedef enum arun_msg {
         ARUN_MSG_LAYOUT, /* LayoutProgress: best effort, never numbered or kept */
         ARUN_MSG_GROUP_READY,   /* the cluster-wide stonewall: group laid out, waiting */
         ARUN_MSG_GROUP_STARTED, /* ... and the instant it started */
+        ARUN_MSG_LOG,           /* a piece of fio's log files (agent/log-ship.c), if one waits */
 } arun_msg_t;
 
 typedef struct arun_pack {
@@ -75,6 +76,9 @@ typedef struct arun_pack {
         const char *error;  /* FINISHED, RESTORED: "" or what went wrong */
         uint32_t intervals; /* FINISHED: how many the agent made */
         unsigned group;     /* GROUP_READY, GROUP_STARTED */
+        const char *dir;    /* LOG: the run's directory (its logs/ is shipped) */
+        bool final;         /* LOG: the workers have ended: every log to its end */
+        const char *cut;    /* LOG, final: why the logs end early (the agent was restarted) */
         /* INTERVAL, filled by the packer: what the workers did so far (the agent's own count). */
         uint64_t read_bytes, write_bytes;
         /* LAYOUT, filled by the packer: bytes laid out of the total (0: nothing to report). */
@@ -87,6 +91,8 @@ typedef struct arun_pack {
 
 /* Packs the message asked for into a malloc'd buffer; 0 or -errno (LAYOUT: -ENOENT when there
  * is no runner to ask). */
+/* Packs the message asked for into a malloc'd buffer; 0 or -errno. LOG may pack nothing (*buf
+ * left NULL): nothing waits. */
 typedef int (*arun_pack_fn)(void *user, arun_pack_t *what, uint8_t **buf, size_t *len);
 
 typedef struct arun_cfg {

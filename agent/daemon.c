@@ -27,6 +27,7 @@
 #include "policy.h"
 #include "run-queue.h"
 #include "run-report.h"
+#include "log-ship.h"
 #include "runner.h"
 #include "session.h"
 #include "sock.h"
@@ -55,6 +56,7 @@ static void ctx_free(agent_daemon_t *ag)
                 return;
         hostwork_free(&run->work);
         runner_destroy(&run->runner);
+        logship_close(&run->ship);
         arun_free(&run->ar);
         wire_free(&run->prepare);
         kv_clear(&run->effective);
@@ -108,8 +110,9 @@ static int make_runner(agent_daemon_t *ag, char *err, size_t errlen)
         runner_params_t params = {.cfg = ag->cfg,
                                   .agent_name = ag->name,
                                   .rank = p->rank,
-                                  .group_barrier = p->group_barrier};
-        char work[4200];
+                                  .group_barrier = p->group_barrier,
+                                  .log_bytes_max = p->fio_log_bytes_max};
+        char work[4200], logs[4400];
         int r = 0;
 
         params.jobs = calloc(p->n_jobs + 1, sizeof(*params.jobs));
@@ -129,6 +132,9 @@ static int make_runner(agent_daemon_t *ag, char *err, size_t errlen)
                         break;
         }
         params.work_dir = work;
+        run_dir_of(ag, run->id, logs, sizeof(logs) - sizeof(LOGSHIP_DIR) - 1);
+        strcat(logs, "/" LOGSHIP_DIR);
+        params.log_dir = logs;
         /* ioscheduler=: devices switched now (saved in the restore record, put back with the
          * sysctls and the mount when the run ends) */
         if (r >= 0)

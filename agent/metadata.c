@@ -90,22 +90,6 @@ static void md_fail(md_t *m, int r, const char *fmt, ...)
         }
 }
 
-/* Writes v in decimal at s, zero-padded to width; returns the length. */
-static size_t put_u32(char *s, uint32_t v, unsigned width)
-{
-        char tmp[16];
-        size_t n = 0;
-        do {
-                tmp[n++] = (char)('0' + v % 10);
-                v /= 10;
-        } while (v);
-        while (n < width)
-                tmp[n++] = '0';
-        for (size_t k = 0; k < n; k++)
-                s[k] = tmp[n - 1 - k];
-        return n;
-}
-
 static uint32_t dir_of(const md_t *m, uint32_t i)
 {
         /* Contiguous blocks of names per directory, as bonnie++ spreads them: a sequential pass
@@ -115,30 +99,30 @@ static uint32_t dir_of(const md_t *m, uint32_t i)
 
 static const char *dir_path(md_t *m, uint32_t d)
 {
-        size_t n = m->base_len + put_u32(m->path + m->base_len, d, 1);
+        size_t n = m->base_len + put_decimal(m->path + m->base_len, d, 1);
         m->path[n] = 0;
         return m->path;
 }
 
 static const char *file_path(md_t *m, uint32_t i)
 {
-        size_t n = m->base_len + put_u32(m->path + m->base_len, dir_of(m, i), 1);
+        size_t n = m->base_len + put_decimal(m->path + m->base_len, dir_of(m, i), 1);
         m->path[n++] = '/';
-        n += put_u32(m->path + n, i, m->digits);
+        n += put_decimal(m->path + n, i, m->digits);
         m->path[n] = 0;
         return m->path;
 }
 
 static const char *dir_name(md_t *m, uint32_t d)
 {
-        size_t n = m->dname_len + put_u32(m->dname + m->dname_len, d, 1);
+        size_t n = m->dname_len + put_decimal(m->dname + m->dname_len, d, 1);
         m->dname[n] = 0;
         return m->dname;
 }
 
 static const char *file_name(md_t *m, uint32_t i)
 {
-        m->fname[put_u32(m->fname, i, m->digits)] = 0;
+        m->fname[put_decimal(m->fname, i, m->digits)] = 0;
         return m->fname;
 }
 

@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "diskstats.h"
+#include "log-ship.h"
 #include "log.h"
 #include "steadystate.h"
 #include "util.h"
@@ -446,6 +447,18 @@ static int pack_group_started(agent_daemon_t *ag, run_ctx_t *run, const arun_pac
         return encode(&e, buf, len);
 }
 
+/* The next piece of fio's log files, if one waits: the shipper is opened on the run's directory
+ * the first time (after an agent restart too, with no runner). */
+static int pack_log(run_ctx_t *run, const arun_pack_t *p, uint8_t **buf, size_t *len)
+{
+        int r;
+        *buf = NULL;
+        if (!run->ship && (r = logship_open(p->dir, &run->ship)) < 0)
+                return r == -ENOENT ? 0 : r; /* no log was ever made */
+        r = logship_next(run->ship, p->run_id, p->run_seq, p->final, p->cut, buf, len);
+        return r < 0 ? r : 0;
+}
+
 int report_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
 {
         agent_daemon_t *ag = user;
@@ -469,6 +482,8 @@ int report_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
                 return pack_group_ready(run, p, buf, len);
         case ARUN_MSG_GROUP_STARTED:
                 return run->runner ? pack_group_started(ag, run, p, buf, len) : -ENODEV;
+        case ARUN_MSG_LOG:
+                return pack_log(run, p, buf, len);
         }
         return -EINVAL;
 }

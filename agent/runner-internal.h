@@ -53,6 +53,9 @@ struct runner {
         bool ss_running;
         /* disk_util: /proc/diskstats at the start, the devices under the files at the end */
         disks_t *disks;
+        /* fio's log files: their directory (-1 when no job writes one) and what they hold */
+        int log_dirfd;
+        uint64_t log_bytes, log_bytes_max;
 };
 
 /* Wakes the agent's loop (the runner's eventfd): the state may have changed. */

@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "execcmd.h"
+#include "fiolog.h"
 #include "jobgroups.h"
 #include "layout.h"
 #include "steadystate.h"
@@ -236,6 +237,29 @@ static int plan_groups(runner_t *r, char *err, size_t errlen)
         return 0;
 }
 
+/* fio's log files go to log_dir (made now) when some job writes one. */
+static int open_log_dir(runner_t *r, const char *log_dir, char *err, size_t errlen)
+{
+        const job_spec_t *j = NULL;
+        for (size_t i = 0; i < r->n_jobs && !j; i++)
+                if (fiolog_kinds(&r->jobs[i]))
+                        j = &r->jobs[i];
+        if (!j)
+                return 0;
+        if (!log_dir)
+                return errorf(err, errlen, -EINVAL,
+                              "job %s: its log files (write_*_log) have no run directory here",
+                              j->name);
+        if (mkdir(log_dir, 0700) < 0 && errno != EEXIST)
+                return errorf(err, errlen, -errno, "job %s: log files: cannot make %s: %s",
+                              j->name, log_dir, strerror(errno));
+        r->log_dirfd = open(log_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (r->log_dirfd < 0)
+                return errorf(err, errlen, -errno, "job %s: log files: cannot open %s: %s",
+                              j->name, log_dir, strerror(errno));
+        return 0;
+}
+
 int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
 {
         runner_t *r = calloc(1, sizeof(*r));
@@ -253,6 +277,8 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
         r->jobs = p->jobs;
         r->n_jobs = p->n_jobs;
         r->cfg = p->cfg;
+        r->log_dirfd = -1;
+        r->log_bytes_max = p->log_bytes_max;
         p->jobs = NULL;
         if (!p->cfg) {
                 snprintf(err, errlen, "runner: no path policy (agent config) to open files with");
@@ -270,6 +296,8 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                 goto fail;
         }
         if ((rc = plan_groups(r, err, errlen)) < 0)
+                goto fail;
+        if ((rc = open_log_dir(r, p->log_dir, err, errlen)) < 0)
                 goto fail;
         {
                 /* Limits a coordinator cannot talk an agent past: threads, and buffer memory
@@ -341,6 +369,9 @@ int runner_new(runner_params_t *p, runner_t **ret, char *err, size_t errlen)
                         wk->cfg = p->cfg;
                         wk->work_dir = r->work_dir;
                         wk->md_dirfd = -1;
+                        wk->log_dirfd = r->log_dirfd;
+                        wk->log_bytes = &r->log_bytes;
+                        wk->log_bytes_max = r->log_bytes_max;
                         for (int d = 0; d < 2; d++) {
                                 hist_init(&wk->dir[d].clat);
                                 hist_init(&wk->dir[d].slat);
@@ -483,6 +514,8 @@ void runner_destroy(runner_t **rp)
                 policy_undo_clear(&w->made);
         }
         free(r->work_dir);
+        if (r->log_dirfd >= 0)
+                close(r->log_dirfd);
         for (size_t i = 0; r->ss && i < r->n_jobs; i++)
                 if (r->ss[i]) {
                         steadystate_done(r->ss[i]);

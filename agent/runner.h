@@ -26,6 +26,11 @@ typedef struct runner_params {
          * than starting as soon as the group before has ended here: the coordinator's
          * cluster-wide stonewall. false: groups follow each other on this agent alone. */
         bool group_barrier;
+        /* fio's log files (write_bw_log, ...): the directory the workers write them to
+         * (agent/log-ship.h), created when a job writes one; and the most bytes they may hold
+         * together (0: no limit). */
+        const char *log_dir;
+        uint64_t log_bytes_max;
 } runner_params_t;
 
 typedef enum runner_state {

@@ -47,6 +47,7 @@ typedef struct run_ctx {
         hostwork_t *work;     /* host prepare and put-back, off the loop */
         bool burst;           /* Prepared waits for the clock burst */
         bool teardown_next;   /* the put-back waits for a forced unmount still running */
+        struct logship *ship; /* fio's log files on their way (agent/log-ship.h), once asked */
 } run_ctx_t;
 
 typedef struct agent_daemon {

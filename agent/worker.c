@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "execcmd.h"
 #include "fileservice.h"
+#include "fiolog-writer.h"
 #include "iogen.h"
 #include "log.h"
 #include "offload.h"
@@ -133,6 +134,7 @@ typedef struct worker_run {
         fio_sampler_t bw_smp, iops_smp;
         int64_t smp_due;
         struct rusage ru0; /* the worker thread's usage when counting began */
+        fiolog_writer_t *flog; /* fio's log files of the job (write_bw_log, ...), or NULL */
 } worker_run_t;
 
 static void fail(worker_t *w, int err, const char *fmt, ...) _printf_(3, 4);
@@ -274,6 +276,9 @@ static void begin_counting(worker_run_t *s, int64_t now)
         __atomic_store_n(&s->w->measure_mono,
                          s->ramp_end_ns > s->w->wake_mono ? s->ramp_end_ns : s->w->wake_mono,
                          __ATOMIC_RELAXED);
+        /* fio's logs count their time from there too (its epoch, reset after the ramp) */
+        if (unlikely(s->flog))
+                fiolog_writer_start(s->flog, s->w->measure_mono);
 }
 
 static inline unsigned pick_ddir(worker_run_t *s)
@@ -664,6 +669,10 @@ static inline void complete(worker_run_t *s, io_unit_t *io, int64_t now, bool wi
                 hist_record(&d->clat, (uint64_t)(now - io->issue_ns));
         if (with_lat && likely(!s->no_lat))
                 hist_record(&d->lat, (uint64_t)(now - io->start_ns));
+        if (unlikely(s->flog))
+                fiolog_writer_io(s->flog, io->ddir, (uint64_t)res, io->offset,
+                                 (uint64_t)(now - io->issue_ns),
+                                 (uint64_t)(now - (with_lat ? io->start_ns : io->issue_ns)), now);
 }
 
 /* ENGINE_FILE_OPS: the engine's operation on file f (a pass over it begins), timed as the job's
@@ -686,6 +695,8 @@ static int64_t file_op(worker_run_t *s, wfile_t *f, unsigned fi)
                         hist_record(&w->dir[ddir].clat, (uint64_t)(t1 - t0));
                 if (!s->no_lat)
                         hist_record(&w->dir[ddir].lat, (uint64_t)(t1 - t0));
+                if (s->flog)
+                        fiolog_writer_clat(s->flog, ddir, (uint64_t)(t1 - t0), t1);
         }
         return t1;
 }
@@ -780,6 +791,8 @@ static bool pace_before(worker_run_t *s, int64_t *now, bool async)
                         s->lat_search = false;
                         begin_counting(s, *now);
                         __atomic_store_n(&w->measure_mono, *now, __ATOMIC_RELAXED);
+                        if (s->flog)
+                                fiolog_writer_start(s->flog, *now);
                         return true;
                 case PACING_WIN_DONE:
                         s->end_ns = *now;
@@ -914,6 +927,9 @@ static int commit(worker_run_t *s, int64_t *now)
                                 STAT_ADD(d->issued, 1);
                                 if (likely(!s->no_slat))
                                         hist_record(&d->slat, (uint64_t)(t - io->start_ns));
+                                if (unlikely(s->flog))
+                                        fiolog_writer_slat(s->flog, io->ddir, io->len, io->offset,
+                                                           (uint64_t)(t - io->start_ns), t);
                         }
                 }
                 s->inflight += (unsigned)r;
@@ -1004,6 +1020,9 @@ static int issue_one(worker_run_t *s, int64_t *now)
                         if (likely(!s->no_slat))
                                 hist_record(&s->w->dir[io->ddir].slat,
                                             (uint64_t)(*now - io->start_ns));
+                        if (unlikely(s->flog))
+                                fiolog_writer_slat(s->flog, io->ddir, io->len, io->offset,
+                                                   (uint64_t)(*now - io->start_ns), *now);
                 }
                 complete(s, io, *now, true);
                 release(s, io);
@@ -1086,6 +1105,10 @@ static void run_offload(worker_run_t *s)
                         if (io->counted && !s->no_slat)
                                 hist_record(&w->dir[io->ddir].slat,
                                             (uint64_t)(io->issue_ns - io->start_ns));
+                        if (io->counted && s->flog)
+                                fiolog_writer_slat(s->flog, io->ddir, io->len, io->offset,
+                                                   (uint64_t)(io->issue_ns - io->start_ns),
+                                                   io->issue_ns);
                         complete(s, io, io->done_ns, true);
                         release(s, io);
                 }
@@ -1903,6 +1926,19 @@ static int setup_run(worker_t *w, worker_run_t *s)
         s->nfree = depth;
         for (unsigned i = 0; i < s->nfiles; i++)
                 fds[i] = s->files[i].fd;
+        if (w->log_dirfd >= 0 && fiolog_kinds(j)) {
+                fiolog_writer_params_t lp = {.job = j,
+                                             .dirfd = w->log_dirfd,
+                                             .job_index = w->job_index,
+                                             .clone = w->clone,
+                                             .shared_bytes = w->log_bytes,
+                                             .max_bytes = w->log_bytes_max};
+                if ((r = fiolog_writer_new(&lp, &s->flog)) < 0) {
+                        free(fds);
+                        fail(w, -r, "log files (write_*_log): %s", strerror(-r));
+                        return r;
+                }
+        }
         /* An engine that owns its files started before layout (prepare_own_files()). */
         r = 0;
         if (!(w->engine->flags & ENGINE_OWN_FILES)) {
@@ -1960,6 +1996,7 @@ static void teardown(worker_t *w, worker_run_t *s)
         if (w->ran && w->job->unlink && w->engine &&
             !(w->engine->flags & (ENGINE_OWN_FILES | ENGINE_NO_FILES | ENGINE_DIR_LAYOUT)))
                 unlink_files(w);
+        fiolog_writer_close(&s->flog, clock_mono_ns());
         buffers_done(&s->buf);
         fileservice_done(&s->fsv);
         vstate_done(&s->vs);
@@ -2107,6 +2144,8 @@ static void run(worker_t *w, worker_run_t *s, int64_t job_start)
         }
         s->now = clock_mono_ns();
         end_fio_stats(s, s->now);
+        /* the logs end with the job, as fio's are finalized at its end */
+        fiolog_writer_close(&s->flog, s->now);
         __atomic_store_n(&w->done_mono, s->now, __ATOMIC_RELAXED);
 }
 

@@ -74,6 +74,9 @@ typedef struct worker {
         size_t nfiles;
         uint64_t seed; /* the clone's random streams */
         unsigned thread_number; /* fio's: 1 + the clones of the agent's jobs before + clone */
+        int log_dirfd;          /* fio's log files: their directory (the runner's), or -1 */
+        uint64_t *log_bytes;    /* ... what the agent's hold (atomic), and at most */
+        uint64_t log_bytes_max;
         gate_t *gate;
         const int *stop; /* read relaxed: the runner asks the worker to end */
         void (*notify)(void *userdata);

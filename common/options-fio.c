@@ -30,10 +30,9 @@ const char job_fio_unsupported_options[] =
     /* processes, CPUs, priorities */
     "cgroup cgroup_weight cgroup_nodelete uid gid gtod_cpu clocksource "
     /* statistics and logs */
-    "write_bw_log write_lat_log write_iops_log write_hist_log log_avg_msec log_hist_msec "
-    "log_hist_coarseness log_max_value log_offset log_prio log_compression "
+    "log_prio log_compression "
     "log_compression_cpus log_store_compressed log_unix_epoch log_alternate_epoch "
-    "log_alternate_epoch_clock_id block_error_percentiles per_job_logs ss_interval "
+    "log_alternate_epoch_clock_id block_error_percentiles ss_interval "
     /* zones */
     "zonemode zonerange zonesize zonecapacity zoneskip read_beyond_wp max_open_zones "
     "job_max_open_zones ignore_zone_limits zone_reset_threshold zone_reset_frequency "

@@ -51,6 +51,8 @@ typedef struct job_option {
         bool fio_range;                 /* fio also takes "low-high", which iofleet does not */
         bool fio_paths;                 /* fio's ':' separates several paths, '\:' escapes */
         bool sets_randseed;             /* also records that randseed was given */
+        bool value_optional;            /* OPT_STR: may stand alone ("" stored), as fio's
+                                         * write_bw_log without a name */
         size_t percent_offset;          /* OPT_SIZE: "N%" stores N (1..100) in this uint32_t
                                          * field and 0 in the bytes; 0: no percentages */
         size_t offset_given;            /* a bool field set when the option is given; 0 none */
@@ -88,6 +90,11 @@ extern const size_t options_table_files_len;
 extern const job_option_t options_table_stats[];
 extern const size_t options_table_stats_len;
 void options_stats_defaults(job_spec_t *j);
+/* fio's log files (options-table-logs.c). */
+extern const job_option_t options_table_logs[];
+extern const size_t options_table_logs_len;
+void options_logs_defaults(job_spec_t *j);
+int options_logs_validate(const job_spec_t *j, char *err, size_t errlen);
 /* The i-th option over every table; NULL past the end. */
 const job_option_t *options_at(size_t i);
 

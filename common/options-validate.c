@@ -322,5 +322,7 @@ int job_spec_validate(const job_spec_t *j, char *err, size_t errlen)
                 return r;
         if ((r = options_files_validate(j, err, errlen)) < 0)
                 return r;
+        if ((r = options_logs_validate(j, err, errlen)) < 0)
+                return r;
         return validate_layout(j, err, errlen);
 }

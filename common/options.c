@@ -483,7 +483,10 @@ const job_option_t *options_at(size_t i)
         if (i < options_table_files_len)
                 return &options_table_files[i];
         i -= options_table_files_len;
-        return i < options_table_stats_len ? &options_table_stats[i] : NULL;
+        if (i < options_table_stats_len)
+                return &options_table_stats[i];
+        i -= options_table_stats_len;
+        return i < options_table_logs_len ? &options_table_logs[i] : NULL;
 }
 
 static const job_option_t *option_find(const char *key)
@@ -546,7 +549,8 @@ int job_option_known(const char *key)
 {
         const job_option_t *o = option_find(key);
         if (o)
-                return o->type == OPT_BOOL ? JOB_OPTION_FLAG : JOB_OPTION_VALUE;
+                return o->type == OPT_BOOL || o->value_optional ? JOB_OPTION_FLAG
+                                                                : JOB_OPTION_VALUE;
         return word_in(key, job_fio_unsupported_options) ? JOB_OPTION_UNSUPPORTED : -ENOENT;
 }
 
@@ -568,6 +572,8 @@ static int set_value(const job_option_t *o, const char *key, const char *value, 
                         *(bool *)field_at(j, o->offset) = o->inverse ? !b : b;
                 return 0;
         }
+        if (strempty(value) && o->value_optional && o->type == OPT_STR)
+                return set_string(o, key, "", j, err, errlen);
         if (strempty(value)) {
                 options_err(err, errlen, "%s: needs a value (e.g. %s=%s)", key, key, o->example);
                 return -EINVAL;
@@ -663,6 +669,7 @@ int job_spec_init(job_spec_t *j, const char *name)
         options_io_defaults(&n);
         options_files_defaults(&n);
         options_stats_defaults(&n);
+        options_logs_defaults(&n);
         *j = n;
         return 0;
 fail:

@@ -291,6 +291,16 @@ typedef struct job_spec {
         uint64_t bwavgtime_ns;      /* bandwidth samples every (default 500 ms) */
         uint64_t iopsavgtime_ns;    /* IOPS samples every (default 500 ms) */
         bool disk_util;             /* the devices under the job's files (default 1) */
+        /* --- fio's log files (options-table-logs.c, common/fiolog.h) --- */
+        char *bw_log, *iops_log, *lat_log, *hist_log; /* write_*_log: the files' prefix ("": the
+                                                        * job's name); NULL: none written */
+        uint64_t log_avg_ns;        /* log_avg_msec: one averaged line per window; 0: per I/O */
+        uint64_t log_hist_ns;       /* log_hist_msec: a histogram line per window; 0: none */
+        uint32_t log_hist_coarseness; /* each step halves the histogram's 1856 bins */
+        bool log_max_value;         /* the window's largest value rather than its mean */
+        bool log_offset;            /* each I/O's offset in the line */
+        bool per_job_logs;          /* a file per clone (PREFIX_bw.N.log), default 1 */
+        bool bw_avg_given, iops_avg_given; /* bwavgtime, iopsavgtime given: the logs' windows */
 } job_spec_t;
 
 enum { JOB_UNIFIED_NONE = 0, JOB_UNIFIED_MIXED = 1, JOB_UNIFIED_BOTH = 2 };

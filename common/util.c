@@ -19,6 +19,23 @@ int errorf(char *err, size_t errlen, int r, const char *fmt, ...)
         return r;
 }
 
+size_t put_decimal(char *s, uint64_t v, unsigned width)
+{
+        char tmp[24];
+        size_t n = 0;
+        if (width > sizeof(tmp))
+                width = sizeof(tmp);
+        do {
+                tmp[n++] = (char)('0' + v % 10);
+                v /= 10;
+        } while (v);
+        while (n < width)
+                tmp[n++] = '0';
+        for (size_t k = 0; k < n; k++)
+                s[k] = tmp[n - 1 - k];
+        return n;
+}
+
 int mkdir_p(const char *path, mode_t mode)
 {
         char buf[4096];

@@ -76,6 +76,9 @@ int errorf(char *err, size_t errlen, int r, const char *fmt, ...) _printf_(4, 5)
 int array_reserve(void **v, size_t *cap, size_t n, size_t size);
 /* Creates path and its missing parents (parents 0755, path itself mode); 0 or -errno. */
 int mkdir_p(const char *path, mode_t mode);
+/* v in decimal at s, zero-padded to width digits (at most 24), no terminator; returns the length.
+ * For the hot paths that build names and log lines without printf. */
+size_t put_decimal(char *s, uint64_t v, unsigned width);
 
 /* Replaces path with data: a temporary file beside it (keeping an existing file's owner and
  * mode, else mode), synced, renamed over it, the directory synced. 0 or -errno. */

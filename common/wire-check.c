@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fiolog.h"
 #include "util.h"
 
 /* Strings from peers end up in logs, terminals and file names: printable, bounded, non-empty
@@ -672,6 +673,42 @@ static int check_group_started(const Iofleet__GroupStarted *g, char *err, size_t
         return check_group(g->group, "group_started", err, errlen);
 }
 
+/* A piece of one of fio's log files: which stream is the coordinator's to check against the
+ * run's jobs; here only what any chunk may be. */
+static int check_log_chunk(const Iofleet__LogChunk *c, char *err, size_t errlen)
+{
+        uint64_t end;
+        int r;
+        if ((r = check_str(c->run_id, WIRE_MAX_ID, true, "log_chunk.run_id", err, errlen)) < 0 ||
+            (r = check_str(c->cut, 256, false, "log_chunk.cut", err, errlen)) < 0)
+                return r;
+        if (c->job >= WIRE_MAX_JOBS)
+                return errorf(err, errlen, -EBADMSG, "log_chunk.job: %u out of range 0..%u",
+                              c->job, WIRE_MAX_JOBS - 1);
+        if (c->clone >= WIRE_MAX_CLONES)
+                return errorf(err, errlen, -EBADMSG, "log_chunk.clone: %u out of range 0..%u",
+                              c->clone, WIRE_MAX_CLONES - 1);
+        if (c->kind >= FIOLOG_KINDS)
+                return errorf(err, errlen, -EBADMSG, "log_chunk.kind: %u out of range 0..%u",
+                              c->kind, FIOLOG_KINDS - 1);
+        if (c->data.len > WIRE_MAX_LOG_CHUNK)
+                return errorf(err, errlen, -EBADMSG, "log_chunk.data: %zu bytes, at most %u",
+                              c->data.len, WIRE_MAX_LOG_CHUNK);
+        if (__builtin_add_overflow(c->offset, (uint64_t)c->data.len, &end) ||
+            end > WIRE_MAX_LOG_BYTES)
+                return errorf(err, errlen, -EBADMSG,
+                              "log_chunk.offset: %llu + %zu bytes past 2^50",
+                              (unsigned long long)c->offset, c->data.len);
+        if (!fiolog_text_ok(c->data.data, c->data.len))
+                return errorf(err, errlen, -EBADMSG,
+                              "log_chunk.data: only digits, ', ' and newlines are allowed");
+        if (!c->eof && !strempty(c->cut))
+                return errorf(err, errlen, -EBADMSG, "log_chunk.cut: only with eof");
+        if (!c->run_seq)
+                return errorf(err, errlen, -EBADMSG, "log_chunk.run_seq: missing");
+        return 0;
+}
+
 static int check_error(const Iofleet__Error *m, char *err, size_t errlen)
 {
         int r;
@@ -968,6 +1005,7 @@ static int check_enroll_action_done(const Iofleet__EnrollActionDone *d, char *er
         X(GROUP_READY, group_ready, check_group_ready)                                             \
         X(START_GROUP, start_group, check_start_group)                                             \
         X(GROUP_STARTED, group_started, check_group_started)                                       \
+        X(LOG_CHUNK, log_chunk, check_log_chunk)                                                   \
         X(LIST_AGENTS, list_agents, check_nothing)                                                 \
         X(AGENT_LIST, agent_list, check_agent_list)                                                \
         X(SUBMIT_RUN, submit_run, check_submit_run)                                                \

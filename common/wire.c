@@ -259,6 +259,7 @@ bool wire_is_run_message(const envelope_t *e)
         case IOFLEET__ENVELOPE__BODY_ERROR:
         case IOFLEET__ENVELOPE__BODY_GROUP_READY:
         case IOFLEET__ENVELOPE__BODY_GROUP_STARTED:
+        case IOFLEET__ENVELOPE__BODY_LOG_CHUNK:
                 return true;
         default:
                 return false;

@@ -38,6 +38,10 @@
 #define WIRE_MAX_SETTINGS 256 /* server settings, mount options, sysctls, sweep parameters */
 #define WIRE_MAX_PARTS 16
 #define WIRE_MAX_POINTS 100000
+/* fio's log files: bytes of one LogChunk, clones of one job (fio's numjobs), a stream's end. */
+#define WIRE_MAX_LOG_CHUNK (1u << 20)
+#define WIRE_MAX_CLONES 4096
+#define WIRE_MAX_LOG_BYTES (UINT64_C(1) << 50)
 
 typedef Iofleet__Envelope envelope_t;
 

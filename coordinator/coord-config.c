@@ -86,6 +86,14 @@ static const cfg_item_t coord_items[] = {
      .help = "how long a run waits for an agent that lost touch, and the agent runs on without "
              "the coordinator, when the run does not say; 0 stops at once",
      .def = "5m"},
+    {.name = "fio_logs_max_mib",
+     .type = CFG_UINT,
+     C(fio_logs_max_mib),
+     .min = 0,
+     .max = UINT64_C(1) << 30,
+     .help = "the most MiB of fio's log files (write_bw_log, ...) one agent's jobs may leave in "
+             "a run's directory (its logs stop there, and the result says so); 0: no limit",
+     .def = "2048"},
     {.name = "journal",
      .type = CFG_BOOL,
      C(journal),

@@ -21,6 +21,7 @@ typedef struct coord_config {
         uint64_t lost_after;
         uint64_t lead_ns;
         uint64_t orphan_grace_ns; /* a run's default orphan grace */
+        uint64_t fio_logs_max_mib; /* fio's log files one agent may leave in a run (0: no limit) */
         bool journal;             /* runs are journalled (a restart takes them up) */
         uint64_t handshake_timeout_ns; /* a connection must complete CURVE within it */
         bool insecure;

@@ -188,6 +188,14 @@ int journal_append(journal_t *j, const run_rec_t *rec)
                         }
                         e.interval = &iv;
                         r = put_env(j, J_MSG, rec->rank, rec->now, &e);
+                } else if (rec->msg->body_case == IOFLEET__ENVELOPE__BODY_LOG_CHUNK) {
+                        /* Without its bytes: they are in their file, synced before the Ack. */
+                        envelope_t e = *rec->msg;
+                        Iofleet__LogChunk c = *rec->msg->log_chunk;
+                        c.data.data = NULL;
+                        c.data.len = 0;
+                        e.log_chunk = &c;
+                        r = put_env(j, J_MSG, rec->rank, rec->now, &e);
                 } else
                         r = put_env(j, J_MSG, rec->rank, rec->now, (envelope_t *)rec->msg);
                 break;

@@ -12,6 +12,7 @@
 #include "intervals.h"
 #include "log.h"
 #include "result-fio.h"
+#include "run-logs.h"
 #include "util.h"
 
 /* Totals of one direction, merged over workers, jobs or agents. */
@@ -858,6 +859,8 @@ static json_t *iofleet_json(const coord_run_t *run, ivpass_t *pass)
         }
         if (run->group_barrier)
                 json_object_set_new(o, "groups", groups_json(run));
+        if (run->logs)
+                json_object_set_new(o, "logs", run_logs_json(run));
         {
                 const Iofleet__SubmitRun *s = run->submit->submit_run;
                 if (s->plan_name && *s->plan_name)

@@ -1,5 +1,5 @@
-/* What the run's own files share (run.c, run-agents.c, run-series.c): helpers that are not the
- * run's interface. */
+/* What the run's own files share (run.c, run-agents.c, run-series.c, run-logs.c): helpers that
+ * are not the run's interface. */
 #pragma once
 
 #include "run.h"
@@ -8,6 +8,9 @@
  * agent that is still connected. */
 #define RUN_STOP_GRACE_NS (5 * (int64_t)NSEC_PER_SEC)
 #define RUN_FINISH_GRACE_NS (30 * (int64_t)NSEC_PER_SEC)
+/* Run messages accepted from an agent sending log chunks before an Ack goes without waiting for
+ * its heartbeat: half the window the agent keeps in flight (agent/agent-run.c). */
+#define RUN_LOG_ACK_EVERY 32
 /* Started is due this long after the start instant. */
 #define RUN_START_GRACE_NS (10 * (int64_t)NSEC_PER_SEC)
 /* A client's Restored is due this long after its Finished (or its stop): its unmount may wait

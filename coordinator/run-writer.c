@@ -13,10 +13,11 @@
 
 #include "log.h"
 #include "result.h"
+#include "run-logs.h"
 #include "util.h"
 
 struct run_writer {
-        const coord_run_t *run;
+        coord_run_t *run; /* done: the loop no longer touches it */
         char results_dir[4096];
         int wake_fd;
         pthread_t thread;
@@ -29,9 +30,13 @@ struct run_writer {
  * say to go on: never a silent ok), and its text for the RunDone when it fits. */
 static void write_result(run_writer_t *w)
 {
-        const coord_run_t *run = w->run;
+        coord_run_t *run = w->run;
         run_written_t *o = &w->out;
         json_t *doc = NULL;
+
+        /* fio's log files made whole (per_job_logs=0 joins the clones' parts: copies as big as
+         * the logs), which the result lists */
+        run_logs_finish(run);
 
         o->code = run->code;
         snprintf(o->message, sizeof(o->message), "%s", run->message);
@@ -74,7 +79,7 @@ static void *writer_thread(void *user)
         return NULL;
 }
 
-int run_writer_start(const coord_run_t *run, const char *results_dir, int wake_fd,
+int run_writer_start(coord_run_t *run, const char *results_dir, int wake_fd,
                      run_writer_t **ret)
 {
         run_writer_t *w = calloc(1, sizeof(*w));

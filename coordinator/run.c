@@ -12,6 +12,7 @@
 #include "jobgroups.h"
 #include "log.h"
 #include "run-internal.h"
+#include "run-logs.h"
 #include "util.h"
 
 void run_push_update(coord_run_t *run, run_out_t *out, Iofleet__RunUpdate *u)
@@ -197,6 +198,7 @@ static void send_prepare(coord_run_t *run, run_agent_t *a, uint64_t seq, run_out
         p.interval_ns = run->interval_ns;
         p.orphan_grace_ns = run->orphan_grace_ns;
         p.group_barrier = run->group_barrier && a->n_groups > 1;
+        p.fio_log_bytes_max = s->fio_log_bytes_max;
         if (s->n_parts) {
                 Iofleet__Part *part = s->parts[a->part];
                 p.role = part->role;
@@ -305,6 +307,10 @@ int run_new(const char *id, const char *control_peer, envelope_t **submit, coord
                 run_free(&run);
                 return errorf(err, errlen, -ENOMEM, "out of memory for the run's groups");
         }
+        if (run_logs_new(run) < 0) {
+                run_free(&run);
+                return errorf(err, errlen, -ENOMEM, "out of memory for the run's log files");
+        }
         /* Servers first: the clients mount what the servers export. */
         for (size_t i = 0; i < n_agents; i++)
                 if (run->agents[i].server || !run->n_servers)
@@ -324,6 +330,7 @@ void run_free(coord_run_t **rp)
                 job_spec_done(&run->specs[i]);
         free(run->specs);
         run_groups_free(run);
+        run_logs_free(&run->logs);
         for (size_t i = 0; i < run->n_agents; i++) {
                 free(run->agents[i].iv);
                 wire_free(&run->agents[i].finished);
@@ -985,6 +992,13 @@ int run_on_message(coord_run_t *run, const char *agent_id, envelope_t **msg, int
                 return 0;
         case IOFLEET__ENVELOPE__BODY_GROUP_STARTED:
                 run_on_group_started(run, a, m->group_started, now, out);
+                return 0;
+        case IOFLEET__ENVELOPE__BODY_LOG_CHUNK:
+                run_logs_chunk(run, a, m->log_chunk, now);
+                /* An agent sends fio's logs a window at a time (64 messages); an Ack at the next
+                 * sync (tens of ms) rather than the next heartbeat keeps them flowing */
+                if (a->rseq - a->rseq_acked >= RUN_LOG_ACK_EVERY)
+                        run_push_ack(run, a, out);
                 return 0;
         case IOFLEET__ENVELOPE__BODY_FINISHED:
                 if (a->finished)

@@ -228,6 +228,8 @@ struct coord_run {
         uint64_t **part_starts;    /* [part][group]: where each group starts, planned */
         size_t n_parts;
         int64_t group_due_ns;      /* no GroupStarted is overdue before this */
+        /* fio's log files of the jobs (run-logs.c): NULL when no job writes one */
+        struct run_logs *logs;
 };
 
 /* The run keeps at least this many intervals (and 2 s of them) in memory behind the last one

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "result.h"
 #include "run-writer.h"
+#include "run-logs.h"
 #include "selector.h"
 #include "sweep.h"
 #include "util.h"
@@ -178,6 +179,9 @@ static int add_slot(runs_t *rs, coord_run_t *run, journal_t *j, const char *dir)
         run->keep = keep;
         run->keep_user = rs;
         run->seq = rs->ctx.control_seq;
+        /* fio's log files go to the run's directory (after a replay: counted from there) */
+        if (*dir)
+                run_logs_set_dir(run, dir);
         return hold_agents(rs, run);
 }
 
@@ -513,6 +517,8 @@ void runs_submit(runs_t *rs, const char *peer, envelope_t **msg, int64_t now)
                 grace.ns = rs->ctx.cfg->orphan_grace_ns;
                 s->orphan_grace = &grace;
         }
+        /* the coordinator's own limit on its disk, whatever the client said */
+        s->fio_log_bytes_max = rs->ctx.cfg->fio_logs_max_mib << 20;
         /* The journal keeps the SubmitRun as the run took it (defaults filled in). */
         if ((r = wire_encode(*msg, &buf, &len)) < 0 ||
             (r = wire_decode(buf, len, WIRE_MAX_CONTROL_MSG, &copy, err, sizeof(err))) < 0) {
@@ -811,6 +817,11 @@ bool runs_sync(runs_t *rs)
         bool ok = true;
         for (size_t i = 0; i < rs->n; i++) {
                 journal_t *j = rs->v[i].journal;
+                /* the log files' bytes first: the journal's records of them say they are kept */
+                if (run_logs_sync(rs->v[i].run) < 0) {
+                        ok = false;
+                        continue;
+                }
                 if (journal_dirty(j) && journal_sync(j) < 0) {
                         ok = false;
                         continue;

@@ -461,6 +461,7 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
         case IOFLEET__ENVELOPE__BODY_RESTORED:
         case IOFLEET__ENVELOPE__BODY_GROUP_READY:
         case IOFLEET__ENVELOPE__BODY_GROUP_STARTED:
+        case IOFLEET__ENVELOPE__BODY_LOG_CHUNK:
                 if (runs_agent_message(srv->runs, a, &e, now_timeline()) < 0)
                         log_debug("agent %s: %s for a run that is not current, ignored", a->name,
                                   wire_body_name(e));

@@ -103,6 +103,14 @@ for f in "${files[@]}"; do
 	jqcheck "$n: figures finite and runtimes sane" "$T/$n.json" \
 		'([.client_stats[] | .read.iops, .write.iops, .job_runtime] | all(. >= 0 and . < 1e12))
 		 and ([.client_stats[] | .job_runtime] | max < 120000)'
+	# fio's log files (write_*_log): in the run directory, whole, as the result lists them
+	if grep -q '^ *write_[a-z]*_log' "$f"; then
+		jqcheck "$n: its fio log files are whole" "$T/$n.json" \
+			'[.iofleet.logs[].files[]] | (length > 0 and all(.complete) and any(.bytes > 0))'
+		rd=$T/runs/$(jq -r .iofleet.run_id "$T/$n.json")
+		check "$n: ... in the run directory, the agent's name appended" \
+			[ "$(jq '[.iofleet.logs[].files[].file] | length' "$T/$n.json")" -eq "$(ls "$rd" | grep -c '\.log\.lane[01]$')" ]
+	fi
 done
 check "at least 40 job files of the corpus run ($ran)" [ "$ran" -ge 40 ]
 finish

@@ -6,6 +6,8 @@
 # it is back: result.json and intervals.csv hold every interval of every agent, each agent's bytes
 # are its own count, the run is ok (exit 0) with the four agents "rejoined", every host is put
 # back, and an agent that cannot reach the coordinator says so once, then at a growing interval.
+# fio's bandwidth log of each agent (log_avg_msec=1000), streamed while the run goes, is whole
+# in the run directory: a line a second, none lost across the cuts.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "jq is not installed"
 scratch
@@ -44,6 +46,8 @@ rate = 4m
 time_based
 runtime = ${RUNTIME}s
 directory = $T/data
+write_bw_log = r
+log_avg_msec = 1000
 EOF
 "$IOFLEET" run --coordinator="$CTL" --output-format=json --output="$T/part.json" "$T/part.plan" \
 	>"$T/part.log" 2>&1 &
@@ -91,7 +95,19 @@ for i in 1 2 3 4; do
 	check "h$i: its host is put back" [ "$(rmem $i)" = "$(printf '4096\t87380\t3145728')" ]
 	jqcheck "h$i: the result says so" "$J" "[.iofleet.agents[] | select(.name == \"h$i\") | .effective.restored] == [\"yes\"]"
 	check "h$i: it kept no run in its state directory" test -z "$(ls -A "$T/state-h$i/runs" 2>/dev/null)"
+	# rate=4m: a line a second at 4096 KiB/s; h4, stopped (SIGSTOP) for 10 s, did no I/O
+	# then, and fio writes no line for a second without any
+	L=$T/runs/$DIR/r_bw.1.log.h$i
+	lines=$(wc -l <"$L" 2>/dev/null || echo 0)
+	good=$(awk -F', ' 'NF == 5 && $1 % 1000 == 0 && $1 > last && $1 <= '"$RUNTIME"' * 1000 && $2 > 0 && $3 == 0 { n++ } { last = $1 } END { print n + 0 }' "$L" 2>/dev/null)
+	want=$RUNTIME
+	[ "$i" = 4 ] && want=$((RUNTIME - 12))
+	check "h$i: its bandwidth log holds a line a second ($good good lines of $lines, $want at least)" \
+		[ "$good" -eq "$lines" -a "$lines" -ge "$want" -a "$lines" -le "$RUNTIME" ]
+	check "h$i: ... at 4096 KiB/s most seconds" \
+		[ "$(awk -F', ' '$2 >= 3900 && $2 <= 4300' "$L" | wc -l)" -ge $((want * 3 / 4)) ]
 done
+jqcheck "every agent's log is complete" "$J" '[.iofleet.logs[].files[].complete] | (length == 4 and all)'
 for i in 1 2 3; do
 	check "h$i: it carried on without the coordinator" grep -q "the coordinator was lost; carrying on for the orphan grace" "$T/h$i.log"
 	check "h$i: it resent what the coordinator missed" grep -q "back with the coordinator after .* resending" "$T/h$i.log"

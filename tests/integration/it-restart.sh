@@ -3,7 +3,9 @@
 # mid-run and mid-sweep (restarted; it takes the runs up from their journals), of the CLI (which
 # re-attaches by run id with iofleet watch), and a CLI that leaves after a bounded wait when the
 # coordinator does not come back in time. Each checks every interval of every agent in result.json
-# and intervals.csv, each agent's bytes against its own count, and the status and exit code.
+# and intervals.csv, each agent's bytes against its own count, and the status and exit code; and
+# fio's IOPS log of every agent (log_avg_msec=1000) in the run directory: whole across a
+# coordinator restart, up to its death (and saying so) for a killed agent.
 . "$(dirname "$0")/lib.sh"
 command -v jq >/dev/null || skip "jq is not installed"
 scratch
@@ -15,7 +17,8 @@ for a in a0 a1 a2; do
 	eval "PID_$a=\$LAST_PID"
 done
 wait_agents 3
-JOB=(--ioengine=null --rw=read --bs=4k --rate_iops=500 --time_based)
+JOB=(--ioengine=null --rw=read --bs=4k --rate_iops=500 --time_based --write_iops_log=n
+	--log_avg_msec=1000)
 
 # every_interval JSON N AGENTS...: N intervals, each holding these agents, none missing.
 every_interval() {
@@ -37,6 +40,16 @@ csv_rows() { # RUN_DIR: cluster rows, agent rows
 	echo "$(grep -c '^[0-9]*,[0-9.]*,\*,' "$1/intervals.csv") $(grep -vc '^[0-9]*,[0-9.]*,\*,\|^interval' "$1/intervals.csv")"
 }
 rundir() { echo "$T/runs/$(jq -r .iofleet.run_id "$1")"; }
+# iops_log JSON AGENT FIRST LAST: AGENT's fio IOPS log of the run holds one line a second from
+# FIRST to LAST s (whole lines, 500 IO/s each), and nothing else.
+iops_log() {
+	local f good lines
+	f="$(rundir "$1")/n_iops.1.log.$2"
+	good=$(awk -F', ' -v a="$3" 'NF == 5 && $3 == 0 && $2 >= 480 && $2 <= 520 && $1 == (a + NR - 1) * 1000 { n++ } END { print n + 0 }' "$f" 2>/dev/null)
+	lines=$(wc -l <"$f" 2>/dev/null || echo 0)
+	check "$(basename "$1"): $2's IOPS log holds seconds $3..$4, 500 IO/s each ($good good of $lines lines)" \
+		[ "$good" -eq $(($4 - $3 + 1)) -a "$lines" -eq $(($4 - $3 + 1)) ]
+}
 
 # --- 1. kill -9 of an agent, restarted 5 s later ----------------------------------------------
 "$IOFLEET" run --coordinator="$CTL" --orphan-grace=60s "${JOB[@]}" --name=n --runtime=15s \
@@ -61,6 +74,14 @@ jqcheck "a2 delivered every interval it made before it died ($n), none after" "$
 own_count_matches "$J" a2
 own_count_matches "$J" a0
 jqcheck "a2's gap is listed from where it died" "$J" "[.iofleet.agents[] | select(.name == \"a2\") | .gaps[0][0]] == [$n]"
+iops_log "$J" a0 1 15
+# a2's log: every whole line its workers wrote out before the kill (they write at least every
+# second), its time going on up to there, and the result saying why it ends
+m=$(wc -l <"$(rundir "$J")/n_iops.1.log.a2")
+check "a2's IOPS log goes up to its death ($m lines, $n intervals made)" [ "$m" -ge $((n - 3)) -a "$m" -le "$n" -a "$m" -gt 0 ]
+iops_log "$J" a2 1 "$m"
+jqcheck "the result says a2's log was cut by its restart" "$J" \
+	'[.iofleet.logs[] | select(.agent == "a2") | .files[0] | (.complete | not) and (.cut | test("restarted"))] == [true]'
 check "intervals.csv holds every row a2 delivered and the others' ($(csv_rows "$(rundir "$J")"))" \
 	[ "$(csv_rows "$(rundir "$J")")" = "15 $((30 + n))" ]
 wait_agents 3 && ok "the restarted agent is idle again"
@@ -89,6 +110,8 @@ check "... and re-attached by itself" grep -q "re-attached to run" "$T/coord.log
 check "the agents ended the run while it was away and kept what they made" \
 	grep -q "coordinator was lost; carrying on" "$T/a0.log"
 check "the journal is gone once the result is written" test ! -e "$(rundir "$J")/journal"
+for a in a0 a1 a2; do iops_log "$J" $a 1 20; done
+jqcheck "every agent's log is complete" "$J" '[.iofleet.logs[].files[].complete] | (length == 3 and all)'
 
 # --- 3. kill -9 of the coordinator mid-sweep ----------------------------------------------------
 cat >"$T/sweep.plan" <<EOF

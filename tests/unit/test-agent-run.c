@@ -33,6 +33,9 @@ typedef struct fx {
         uint64_t rb, wb; /* the fake workers' totals */
         uint64_t ld, lt; /* the fake layout: bytes done of total */
         unsigned packs;
+        unsigned log_left;   /* log chunks the fake shipper still has */
+        unsigned log_final;  /* ... of which it packed asked for a final drain */
+        char log_cut[256];   /* why the last final drain said the logs end early */
 } fx_t;
 
 /* --- a fake daemon: it packs messages with plain figures ---------------------------------- */
@@ -55,8 +58,23 @@ static int fake_pack(void *user, arun_pack_t *p, uint8_t **buf, size_t *len)
         Iofleet__LayoutProgress lp = IOFLEET__LAYOUT_PROGRESS__INIT;
         Iofleet__GroupReady gr = IOFLEET__GROUP_READY__INIT;
         Iofleet__GroupStarted gs = IOFLEET__GROUP_STARTED__INIT;
+        Iofleet__LogChunk lc = IOFLEET__LOG_CHUNK__INIT;
         fx->packs++;
         switch (p->what) {
+        case ARUN_MSG_LOG:
+                if (!fx->log_left)
+                        return 0; /* nothing waits */
+                fx->log_left--;
+                fx->log_final += p->final;
+                snprintf(fx->log_cut, sizeof(fx->log_cut), "%s", p->cut ? p->cut : "");
+                lc.run_id = (char *)p->run_id;
+                lc.run_seq = p->run_seq;
+                lc.data.data = (uint8_t *)"0, 1, 0, 4096, 0\n";
+                lc.data.len = 17;
+                lc.eof = p->final && !fx->log_left;
+                e.body_case = BODY(LOG_CHUNK);
+                e.log_chunk = &lc;
+                break;
         case ARUN_MSG_PREPARED:
                 pr.run_id = (char *)p->run_id;
                 pr.run_seq = p->run_seq;
@@ -159,6 +177,7 @@ typedef struct prep_def {
         const char *runtime;   /* a timed job's runtime, or NULL: size-bound */
         uint64_t grace_ns;
         uint64_t interval_ns;
+        bool logs;             /* the job writes fio's iops log */
 } prep_def_t;
 
 /* A Prepare as the coordinator sends it, through the wire. */
@@ -167,13 +186,18 @@ static envelope_t *make_prepare(const prep_def_t *d)
         envelope_t e = IOFLEET__ENVELOPE__INIT, *r = NULL;
         Iofleet__Prepare p = IOFLEET__PREPARE__INIT;
         Iofleet__Job job = IOFLEET__JOB__INIT, *jp = &job;
-        Iofleet__JobOption o[4], *op[4];
+        Iofleet__JobOption o[5], *op[5];
         Iofleet__Setting m = IOFLEET__SETTING__INIT, *mp = &m;
-        const char *kv[4][2] = {{"rw", "read"}, {"size", "1m"}, {"time_based", "1"},
-                                {"runtime", d->runtime}};
+        const char *kv[5][2] = {{"rw", "read"}, {"size", "1m"}, {"time_based", "1"},
+                                {"runtime", d->runtime}, {"write_iops_log", ""}};
         uint8_t *buf;
         size_t len, n = d->runtime ? 4 : 2;
         char err[256];
+        if (d->logs) {
+                kv[n][0] = kv[4][0];
+                kv[n][1] = kv[4][1];
+                n++;
+        }
         for (size_t i = 0; i < n; i++) {
                 iofleet__job_option__init(&o[i]);
                 o[i].key = (char *)kv[i][0];
@@ -1247,6 +1271,153 @@ static void test_recover_without_queue(void **state)
         fx_done(&fx);
 }
 
+/* How many of the outbox's messages are LogChunks, and whether the last of them ends its log;
+ * every LogChunk must come before any Finished. */
+static size_t count_logs(const arun_out_t *out, bool *eof)
+{
+        size_t n = 0;
+        bool finished = false;
+        for (size_t i = 0; i < out->coord.n; i++) {
+                envelope_t *e = NULL;
+                char err[256];
+                assert_int_equal(wire_decode(out->coord.items[i].buf, out->coord.items[i].len,
+                                             WIRE_MAX_AGENT_MSG, &e, err, sizeof(err)),
+                                 0);
+                if (e->body_case == BODY(LOG_CHUNK)) {
+                        assert_false(finished);
+                        n++;
+                        if (eof)
+                                *eof = e->log_chunk->eof;
+                }
+                finished |= e->body_case == BODY(FINISHED);
+                wire_free(&e);
+        }
+        return n;
+}
+
+/* fio's log files: chunks while few messages wait for an Ack (the rest waits on disk), none
+ * while the coordinator is away, and every one before Finished, also after an agent restart. */
+static void test_logs(void **state)
+{
+        prep_def_t d = {.role = "", .grace_ns = 300 * SEC, .logs = true};
+        fx_t fx;
+        int64_t s;
+        size_t n;
+        bool eof = false;
+        arun_out_t out = {0};
+
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        fx.log_left = 500;
+        s = fx_running(&fx, &d);
+        /* the Ack of Started let chunks go until 64 messages wait */
+        assert_int_equal(arun_pending(fx.ar), 64);
+        assert_int_equal(fx.log_left, 500 - 64);
+        assert_int_equal(fx.log_final, 0);
+        /* nothing more until Acks come; the intervals go whatever the logs do */
+        arun_tick(fx.ar, s + SEC, &fx.out);
+        arun_tick(fx.ar, s + 2 * SEC, &fx.out);
+        n = count_logs(&fx.out, NULL);
+        assert_int_equal(n, 0);
+        assert_int_equal(fx.out.coord.n, 2);
+        fx_clear(&fx);
+        arun_on_ack(fx.ar, arun_made(fx.ar), s + 2 * SEC, &fx.out);
+        assert_int_equal(count_logs(&fx.out, NULL), 64);
+        fx_clear(&fx);
+        /* the coordinator away: the logs wait in their files */
+        arun_session(fx.ar, false, s + 2 * SEC, &fx.out);
+        arun_tick(fx.ar, s + 3 * SEC, &fx.out);
+        assert_int_equal(count_logs(&fx.out, NULL), 0);
+        fx_clear(&fx);
+        /* the workers end while the coordinator is away: their logs wait (a window at a time,
+         * the loop never blocked), no Finished yet, no more intervals, a Stop changes nothing */
+        arun_runner_done(fx.ar, s + 3500 * MSEC, s + 3500 * MSEC, &fx.out);
+        /* the runner stays for Finished's results */
+        assert_false(fx.out.todo & (ARUN_DO_FREE_RUNNER | ARUN_DO_TEARDOWN));
+        assert_int_equal(arun_phase(fx.ar), ARUN_RUNNING);
+        assert_true(fx.log_left > 0);
+        fx_clear(&fx);
+        arun_on_stop(fx.ar, "runtime over", s + 9 * SEC, &fx.out);
+        assert_int_equal(fx.out.todo, 0);
+        arun_tick(fx.ar, s + 10 * SEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        /* back: window after window as the Acks come, every chunk before Finished, then the
+         * host put back */
+        arun_session(fx.ar, true, s + 11 * SEC, &out);
+        for (int round = 0; round < 20 && arun_phase(fx.ar) == ARUN_RUNNING; round++)
+                arun_on_ack(fx.ar, arun_made(fx.ar) - (round == 0 ? arun_pending(fx.ar) : 0),
+                            s + 11 * SEC + round * MSEC, &out);
+        assert_int_equal(fx.log_left, 0);
+        assert_true(fx.log_final > 0);
+        assert_int_equal(arun_phase(fx.ar), ARUN_TEARDOWN);
+        assert_true(out.todo & ARUN_DO_TEARDOWN);
+        assert_true(out.todo & ARUN_DO_FREE_RUNNER);
+        eof = false;
+        assert_true(count_logs(&out, &eof) > 0);
+        assert_true(eof);
+        {
+                /* Finished last, once */
+                size_t fin = 0;
+                for (size_t i = 0; i < out.coord.n; i++) {
+                        envelope_t *e = sent(&(fx_t){.out = out}, i);
+                        fin += e->body_case == BODY(FINISHED);
+                        if (i + 1 == out.coord.n)
+                                assert_int_equal(e->body_case, BODY(FINISHED));
+                        wire_free(&e);
+                }
+                assert_int_equal(fin, 1);
+        }
+        outbox_done(&out.coord);
+        fx_done(&fx);
+
+        /* the agent stops (SIGTERM) while its logs drain: the rest into the queue's file at
+         * once, Finished, the host put back */
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        fx.log_left = 400;
+        s = fx_running(&fx, &d);
+        arun_runner_done(fx.ar, s + SEC, s + SEC, &fx.out);
+        assert_true(fx.log_left > 0);
+        arun_shutdown(fx.ar, s + 2 * SEC, &fx.out);
+        assert_int_equal(fx.log_left, 0);
+        assert_true(fx.out.todo & ARUN_DO_TEARDOWN);
+        fx_done(&fx);
+
+        /* killed mid-run: the next agent ships what was logged before Finished */
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        fx.log_left = 3;
+        s = fx_running(&fx, &d);
+        fx.log_left = 0; /* what the fake shipper had went already; a restart finds more */
+        arun_tick(fx.ar, s + SEC, &fx.out);
+        arun_free(&fx.ar);
+        fx.log_left = 5;
+        fx.log_final = 0;
+        memset(&out, 0, sizeof(out));
+        assert_int_equal(arun_recover(&fx.cfg, 2 * T0, &out, &fx.ar), 0);
+        /* the end is owed until the first Ack says how far the coordinator has the run */
+        assert_int_equal(fx.log_left, 5);
+        arun_session(fx.ar, true, 2 * T0, &out);
+        arun_on_ack(fx.ar, 2, 2 * T0, &out);
+        assert_int_equal(fx.log_left, 0);
+        assert_int_equal(fx.log_final, 5);
+        /* the logs say why they end there */
+        assert_non_null(strstr(fx.log_cut, "restarted during the run"));
+        eof = false;
+        /* the 3 never acknowledged go again, then the 5 found */
+        assert_int_equal(count_logs(&out, &eof), 8);
+        assert_true(eof);
+        outbox_done(&out.coord);
+        fx_done(&fx);
+
+        /* a job without logs: the shipper is never asked */
+        d.logs = false;
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        fx.log_left = 5;
+        s = fx_running(&fx, &d);
+        arun_tick(fx.ar, s + SEC, &fx.out);
+        arun_runner_done(fx.ar, s + SEC, s + SEC, &fx.out);
+        assert_int_equal(fx.log_left, 5);
+        fx_done(&fx);
+}
+
 /* A run that had ended (done, waiting for Acks) is taken up as it was: nothing new is made. */
 static void test_recover_done(void **state)
 {
@@ -1457,6 +1628,7 @@ int main(void)
             cmocka_unit_test(test_recover_done),
             cmocka_unit_test(test_recover_behind_after_power_cut),
             cmocka_unit_test(test_recover_without_queue),
+            cmocka_unit_test(test_logs),
             cmocka_unit_test(test_memory_bound),
             cmocka_unit_test(test_group_barrier),
             cmocka_unit_test(test_group_wait_holds_final),

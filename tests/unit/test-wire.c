@@ -1618,6 +1618,62 @@ static void test_protocol2_control(void **state)
         expect_bad(&e, "run_done.status");
 }
 
+/* fio's log files: what a LogChunk may carry (which stream is the coordinator's to check). */
+static void test_log_chunk(void **state)
+{
+        envelope_t e = IOFLEET__ENVELOPE__INIT;
+        Iofleet__LogChunk c = IOFLEET__LOG_CHUNK__INIT;
+        uint8_t big[WIRE_MAX_LOG_CHUNK + 1];
+        (void)state;
+        c.run_id = "r1";
+        c.job = 1;
+        c.clone = 3;
+        c.kind = 5;
+        c.offset = 4096;
+        c.data.data = (uint8_t *)"500, 16, 0, 0, 0\n";
+        c.data.len = 17;
+        c.run_seq = 7;
+        e.body_case = IOFLEET__ENVELOPE__BODY_LOG_CHUNK;
+        e.log_chunk = &c;
+        expect_good(&e);
+        assert_true(wire_is_run_message(&e));
+        assert_int_equal(wire_run_seq(&e), 7);
+        c.eof = true;
+        c.cut = "the agent's disk is full";
+        expect_good(&e);
+        c.eof = false;
+        expect_bad(&e, "log_chunk.cut");
+        c.cut = "";
+        c.kind = 6;
+        expect_bad(&e, "log_chunk.kind");
+        c.kind = 0;
+        c.job = WIRE_MAX_JOBS;
+        expect_bad(&e, "log_chunk.job");
+        c.job = 0;
+        c.clone = WIRE_MAX_CLONES;
+        expect_bad(&e, "log_chunk.clone");
+        c.clone = 0;
+        c.data.data = (uint8_t *)"../x\n";
+        c.data.len = 5;
+        expect_bad(&e, "log_chunk.data");
+        c.data.data = (uint8_t *)"1\0002\n";
+        c.data.len = 4;
+        expect_bad(&e, "log_chunk.data");
+        memset(big, '1', sizeof(big));
+        c.data.data = big;
+        c.data.len = sizeof(big);
+        expect_bad(&e, "log_chunk.data");
+        c.data.len = 1;
+        c.offset = UINT64_MAX;
+        expect_bad(&e, "log_chunk.offset");
+        c.offset = 0;
+        c.run_seq = 0;
+        expect_bad(&e, "log_chunk.run_seq");
+        c.run_seq = 1;
+        c.run_id = "";
+        expect_bad(&e, "log_chunk.run_id");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -1645,6 +1701,7 @@ int main(void)
             cmocka_unit_test(test_job_spec),
             cmocka_unit_test(test_protocol2_bodies),
             cmocka_unit_test(test_protocol2_control),
+            cmocka_unit_test(test_log_chunk),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
