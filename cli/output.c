@@ -47,12 +47,6 @@ static void strip_bins(json_t *o)
                 strip_bins(v);
 }
 
-static double num(const json_t *o, const char *key)
-{
-        const json_t *v = json_object_get(o, key);
-        return json_is_number(v) ? json_number_value(v) : 0;
-}
-
 static const json_t *obj(const json_t *o, const char *key)
 {
         const json_t *v = json_object_get(o, key);
@@ -62,9 +56,9 @@ static const json_t *obj(const json_t *o, const char *key)
 /* min;max;mean;dev of a latency block in microseconds, as terse has them. */
 static void terse_lat(FILE *f, const json_t *lat)
 {
-        fprintf(f, ";%llu;%llu;%f;%f", (unsigned long long)(num(lat, "min") / 1000),
-                (unsigned long long)(num(lat, "max") / 1000), num(lat, "mean") / 1000,
-                num(lat, "stddev") / 1000);
+        fprintf(f, ";%llu;%llu;%f;%f", (unsigned long long)(json_num(lat, "min") / 1000),
+                (unsigned long long)(json_num(lat, "max") / 1000), json_num(lat, "mean") / 1000,
+                json_num(lat, "stddev") / 1000);
 }
 
 /* One direction's fields of terse version 3. */
@@ -75,9 +69,9 @@ static void terse_dir(FILE *f, const json_t *d)
         json_t *v;
         int n = 0;
 
-        fprintf(f, ";%llu;%llu;%llu;%llu", (unsigned long long)num(d, "io_kbytes"),
-                (unsigned long long)num(d, "bw"), (unsigned long long)(num(d, "iops") + 0.5),
-                (unsigned long long)num(d, "runtime"));
+        fprintf(f, ";%llu;%llu;%llu;%llu", (unsigned long long)json_num(d, "io_kbytes"),
+                (unsigned long long)json_num(d, "bw"), (unsigned long long)(json_num(d, "iops") + 0.5),
+                (unsigned long long)json_num(d, "runtime"));
         terse_lat(f, obj(d, "slat_ns"));
         terse_lat(f, clat);
         /* 20 percentile fields, "P%=usec", unused ones "0%=0" (fio's) */
@@ -94,9 +88,9 @@ static void terse_dir(FILE *f, const json_t *d)
         for (; n < 20; n++)
                 fprintf(f, ";0%%=0");
         terse_lat(f, obj(d, "lat_ns"));
-        fprintf(f, ";%llu;%llu;%f%%;%f;%f", (unsigned long long)num(d, "bw_min"),
-                (unsigned long long)num(d, "bw_max"), num(d, "bw_agg"), num(d, "bw_mean"),
-                num(d, "bw_dev"));
+        fprintf(f, ";%llu;%llu;%f%%;%f;%f", (unsigned long long)json_num(d, "bw_min"),
+                (unsigned long long)json_num(d, "bw_max"), json_num(d, "bw_agg"), json_num(d, "bw_mean"),
+                json_num(d, "bw_dev"));
 }
 
 static const char *const lat_us_keys[] = {"2", "4", "10", "20", "50", "100", "250", "500", "750",
@@ -120,23 +114,23 @@ static void write_terse(FILE *f, const json_t *doc)
                 const char *agent = json_string_value(json_object_get(e, "agent"));
                 fprintf(f, "3;iofleet-%s;%s%s%s;%llu;%llu", IOFLEET_VERSION, name ? name : "",
                         agent ? "." : "", agent ? agent : "",
-                        (unsigned long long)num(e, "groupid"), (unsigned long long)num(e, "error"));
+                        (unsigned long long)json_num(e, "groupid"), (unsigned long long)json_num(e, "error"));
                 terse_dir(f, obj(e, "read"));
                 terse_dir(f, obj(e, "write"));
-                fprintf(f, ";%f%%;%f%%;%llu;%llu;%llu", num(e, "usr_cpu"), num(e, "sys_cpu"),
-                        (unsigned long long)num(e, "ctx"), (unsigned long long)num(e, "majf"),
-                        (unsigned long long)num(e, "minf"));
+                fprintf(f, ";%f%%;%f%%;%llu;%llu;%llu", json_num(e, "usr_cpu"), json_num(e, "sys_cpu"),
+                        (unsigned long long)json_num(e, "ctx"), (unsigned long long)json_num(e, "majf"),
+                        (unsigned long long)json_num(e, "minf"));
                 for (int k = 0; depth_keys[k]; k++)
-                        fprintf(f, ";%3.1f%%", num(obj(e, "iodepth_level"), depth_keys[k]));
+                        fprintf(f, ";%3.1f%%", json_num(obj(e, "iodepth_level"), depth_keys[k]));
                 for (int k = 0; lat_us_keys[k]; k++) {
-                        double v = us ? num(us, lat_us_keys[k]) : 0;
+                        double v = us ? json_num(us, lat_us_keys[k]) : 0;
                         /* fio's terse adds every nanosecond bucket to the first microsecond one */
                         for (int n = 0; k == 0 && lat_us_keys[n]; n++)
-                                v += num(obj(e, "latency_ns"), lat_us_keys[n]);
+                                v += json_num(obj(e, "latency_ns"), lat_us_keys[n]);
                         fprintf(f, ";%.2f%%", v);
                 }
                 for (int k = 0; lat_ms_keys[k]; k++)
-                        fprintf(f, ";%.2f%%", ms ? num(ms, lat_ms_keys[k]) : 0);
+                        fprintf(f, ";%.2f%%", ms ? json_num(ms, lat_ms_keys[k]) : 0);
                 fputc('\n', f);
         }
 }

@@ -8,17 +8,12 @@
 
 #include "fio-units.h"
 #include "options.h"
+#include "render.h"
 #include "util.h"
-
-static double num(const json_t *o, const char *key)
-{
-        const json_t *v = json_object_get(o, key);
-        return json_is_number(v) ? json_number_value(v) : 0;
-}
 
 static uint64_t unum(const json_t *o, const char *key)
 {
-        double v = num(o, key);
+        double v = json_num(o, key);
         return v > 0 ? (uint64_t)v : 0;
 }
 
@@ -82,11 +77,11 @@ static const char *amount(char *buf, size_t len, uint64_t v, const render_fmt_t 
 static void lat_line(FILE *f, const char *label, const json_t *lat)
 {
         uint64_t min = unum(lat, "min"), max = unum(lat, "max");
-        double mean = num(lat, "mean"), dev = num(lat, "stddev");
+        double mean = json_num(lat, "mean"), dev = json_num(lat, "stddev");
         const char *unit = "nsec";
         char a[32], b[32];
 
-        if (num(lat, "N") == 0)
+        if (json_num(lat, "N") == 0)
                 return;
         if (min > 2000000 && max > 99999999ULL && dev > 1000000.0) {
                 min /= 1000000;
@@ -138,7 +133,7 @@ static void pct_lines(FILE *f, const char *label, const json_t *lat)
         size_t n = json_object_size(pct);
         json_t *v;
 
-        if (!n || num(lat, "N") == 0)
+        if (!n || json_num(lat, "N") == 0)
                 return;
         json_object_foreach((json_t *)pct, key, v)
         {
@@ -178,9 +173,9 @@ static void pct_lines(FILE *f, const char *label, const json_t *lat)
 /* "   bw (  KiB/s): ..." and "   iops        : ..." from the bw/iops samples (KiB/s). */
 static void series_lines(FILE *f, const json_t *d, const render_fmt_t *fmt)
 {
-        if (num(d, "bw_samples") > 0) {
+        if (json_num(d, "bw_samples") > 0) {
                 /* fio 3.33 writes these in bytes whatever unit_base says */
-                double kb = fmt->kb_base, mean = num(d, "bw_mean"), dev = num(d, "bw_dev");
+                double kb = fmt->kb_base, mean = json_num(d, "bw_mean"), dev = json_num(d, "bw_dev");
                 uint64_t min = unum(d, "bw_min"), max = unum(d, "bw_max");
                 const char *label = fmt->kb_base == 1024 ? "KiB" : "kB";
                 if (mean > kb * kb) {
@@ -193,14 +188,14 @@ static void series_lines(FILE *f, const json_t *d, const render_fmt_t *fmt)
                 fprintf(f,
                         "   bw (%5s/s): min=%5" PRIu64 ", max=%5" PRIu64 ", per=%3.2f%%, "
                         "avg=%5.02f, stdev=%5.02f, samples=%" PRIu64 "\n",
-                        label, min, max, num(d, "bw_agg"), mean, dev, unum(d, "bw_samples"));
+                        label, min, max, json_num(d, "bw_agg"), mean, dev, unum(d, "bw_samples"));
         }
-        if (num(d, "iops_samples") > 0)
+        if (json_num(d, "iops_samples") > 0)
                 fprintf(f,
                         "   iops        : min=%5" PRIu64 ", max=%5" PRIu64 ", avg=%5.02f, "
                         "stdev=%5.02f, samples=%" PRIu64 "\n",
-                        unum(d, "iops_min"), unum(d, "iops_max"), num(d, "iops_mean"),
-                        num(d, "iops_stddev"), unum(d, "iops_samples"));
+                        unum(d, "iops_min"), unum(d, "iops_max"), json_num(d, "iops_mean"),
+                        json_num(d, "iops_stddev"), unum(d, "iops_samples"));
 }
 
 static void dir_block(FILE *f, const char *label, const json_t *d, const render_fmt_t *fmt)
@@ -284,7 +279,7 @@ void render_fio_entry(FILE *f, json_t *entry, const render_fmt_t *fmt)
         fprintf(f,
                 "  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%" PRIu64 ", majf=%" PRIu64
                 ", minf=%" PRIu64 "\n",
-                num(entry, "usr_cpu"), num(entry, "sys_cpu"), unum(entry, "ctx"),
+                json_num(entry, "usr_cpu"), json_num(entry, "sys_cpu"), unum(entry, "ctx"),
                 unum(entry, "majf"), unum(entry, "minf"));
         shares_line(f, "  IO depths    : ", json_object_get(entry, "iodepth_level"));
         shares_line(f, "     submit    : ", json_object_get(entry, "iodepth_submit"));
@@ -299,16 +294,16 @@ void render_fio_entry(FILE *f, json_t *entry, const render_fmt_t *fmt)
                         unum(w, "short_ios"), unum(d, "drop_ios"), unum(w, "drop_ios"));
         }
         if (json_object_get(entry, "total_err")) {
-                int e = (int)num(entry, "first_error");
+                int e = (int)json_num(entry, "first_error");
                 fprintf(f, "     errors    : total=%" PRIu64 ", first_error=%d/<%s>\n",
                         unum(entry, "total_err"), e, strerror(e));
         }
-        if (num(entry, "latency_depth") > 0)
+        if (json_num(entry, "latency_depth") > 0)
                 fprintf(f,
                         "     latency   : target=%" PRIu64 ", window=%" PRIu64
                         ", percentile=%.2f%%, depth=%" PRIu64 "\n",
                         unum(entry, "latency_target"), unum(entry, "latency_window"),
-                        num(entry, "latency_percentile"), unum(entry, "latency_depth"));
+                        json_num(entry, "latency_percentile"), unum(entry, "latency_depth"));
 }
 
 /* --- groups and disks ------------------------------------------------------------------------ */
@@ -326,7 +321,7 @@ static void group_dir(FILE *f, const char *label, json_t *stats, int64_t group, 
                 const json_t *d = json_object_get(e, key);
                 uint64_t runt = unum(d, "runtime"), bytes = unum(d, "io_bytes"), bw;
                 if (!json_string_value(json_object_get(e, "agent")) ||
-                    (int64_t)num(e, "groupid") != group || !runt)
+                    (int64_t)json_num(e, "groupid") != group || !runt)
                         continue;
                 bw = bytes * 1000 / runt;
                 io += bytes;
@@ -356,7 +351,7 @@ void render_fio_groups(FILE *f, json_t *stats, const render_fmt_t *fmt)
 
         json_array_foreach(stats, i, e)
         {
-                int64_t g = (int64_t)num(e, "groupid");
+                int64_t g = (int64_t)json_num(e, "groupid");
                 bool seen = false;
                 if (!json_string_value(json_object_get(e, "agent")))
                         continue;
@@ -400,7 +395,7 @@ void render_fio_disks(FILE *f, json_t *doc)
                         several ? "] " : "", json_string_value(json_object_get(d, "name")),
                         unum(d, "read_ios"), unum(d, "write_ios"), unum(d, "read_merges"),
                         unum(d, "write_merges"), unum(d, "read_ticks"), unum(d, "write_ticks"),
-                        unum(d, "in_queue"), num(d, "util"));
+                        unum(d, "in_queue"), json_num(d, "util"));
                 if (aggr)
                         fprintf(f,
                                 ", aggrios=%" PRIu64 "/%" PRIu64 ", aggrmerge=%" PRIu64 "/%" PRIu64
@@ -409,7 +404,7 @@ void render_fio_disks(FILE *f, json_t *doc)
                                 unum(d, "aggr_read_ios"), unum(d, "aggr_write_ios"),
                                 unum(d, "aggr_read_merges"), unum(d, "aggr_write_merge"),
                                 unum(d, "aggr_read_ticks"), unum(d, "aggr_write_ticks"),
-                                unum(d, "aggr_in_queue"), num(d, "aggr_util"));
+                                unum(d, "aggr_in_queue"), json_num(d, "aggr_util"));
                 fputc('\n', f);
         }
 }

@@ -169,9 +169,9 @@ void render_interval(FILE *f, const Iofleet__RunUpdate *u, uint64_t total, bool 
         fflush(f);
 }
 
-static double num(json_t *o, const char *key)
+double json_num(const json_t *o, const char *key)
 {
-        json_t *v = json_object_get(o, key);
+        const json_t *v = json_object_get(o, key);
         return json_is_number(v) ? json_number_value(v) : 0;
 }
 
@@ -212,11 +212,11 @@ static void md_rows(FILE *f, const char *label, json_t *md)
                                 if (!p)
                                         snprintf(buf, sizeof(buf), "-");
                                 else if (r == 0)
-                                        count_str(num(p, "ops_per_sec"), buf, sizeof(buf));
+                                        count_str(json_num(p, "ops_per_sec"), buf, sizeof(buf));
                                 else if (r == 1)
-                                        lat_str(num(lat, "mean"), buf, sizeof(buf));
+                                        lat_str(json_num(lat, "mean"), buf, sizeof(buf));
                                 else
-                                        lat_str(num(json_object_get(lat, "percentile"),
+                                        lat_str(json_num(json_object_get(lat, "percentile"),
                                                     "99.000000"),
                                                 buf, sizeof(buf));
                                 fprintf(f, " %8s", buf);
@@ -301,12 +301,12 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
                 render_fio_fmt(doc, entry, &fmt);
                 if (agent)
                         fprintf(f, "%s: (groupid=%.0f, agent=%s, host=%s): err=%2.0f\n", job,
-                                num(entry, "groupid"), agent,
+                                json_num(entry, "groupid"), agent,
                                 json_string_value(json_object_get(entry, "hostname")),
-                                num(entry, "error"));
+                                json_num(entry, "error"));
                 else
                         fprintf(f, "%s: (groupid=0, agents=%zu): err=%2.0f\n", job,
-                                json_array_size(agents), num(entry, "error"));
+                                json_array_size(agents), json_num(entry, "error"));
                 render_fio_entry(f, entry, &fmt);
         }
 
@@ -322,21 +322,21 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
                 "within %s; %zu intervals of %s\n",
                 json_string_value(json_object_get(io, "run_id")),
                 json_string_value(json_object_get(io, "status")), json_array_size(agents),
-                clock_format_duration((int64_t)num(io, "start_skew_ns"), skew, sizeof(skew)),
+                clock_format_duration((int64_t)json_num(io, "start_skew_ns"), skew, sizeof(skew)),
                 json_string_value(json_object_get(io, "start_skew_basis")),
-                clock_format_duration((int64_t)num(io, "start_skew_workers_ns"), b, sizeof(b)),
+                clock_format_duration((int64_t)json_num(io, "start_skew_workers_ns"), b, sizeof(b)),
                 json_array_size(json_object_get(io, "intervals")),
-                clock_format_duration((int64_t)num(io, "interval_ns"), a, sizeof(a)));
+                clock_format_duration((int64_t)json_num(io, "interval_ns"), a, sizeof(a)));
         {
                 /* Size-bound workers end at different times: fio's whole-run figure hides how
                  * fast the cluster went while all of them were running. */
                 json_t *done = json_object_get(io, "done");
-                double first = num(done, "first_done_ns"), last = num(done, "last_done_ns");
+                double first = json_num(done, "first_done_ns"), last = json_num(done, "last_done_ns");
                 if (json_is_object(done) && last > first * 1.05)
                         for (int w = 0; w < 2; w++) {
-                                double fb = num(done, w ? "first_done_write_bw_bytes"
+                                double fb = json_num(done, w ? "first_done_write_bw_bytes"
                                                         : "first_done_read_bw_bytes");
-                                double lb = num(done, w ? "last_done_write_bw_bytes"
+                                double lb = json_num(done, w ? "last_done_write_bw_bytes"
                                                         : "last_done_read_bw_bytes");
                                 if (fb == 0 && lb == 0)
                                         continue;
@@ -353,7 +353,7 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
         {
                 const char *err = json_string_value(json_object_get(entry, "error"));
                 const char *st = json_string_value(json_object_get(entry, "status"));
-                double missing = num(entry, "missing_intervals");
+                double missing = json_num(entry, "missing_intervals");
                 if (json_is_true(json_object_get(entry, "lost")) || err || missing ||
                     (st && streq(st, "rejoined")))
                         fprintf(f, "iofleet: agent %s: %s%s%s", json_string_value(json_object_get(entry, "name")),
@@ -364,7 +364,7 @@ void render_summary(FILE *f, json_t *doc, const char *results_dir)
                         fprintf(f, "; %.0f intervals missing", missing);
                 else if (st && streq(st, "rejoined"))
                         fprintf(f, " after %.1fs away; every interval delivered",
-                                num(entry, "away_ns") / 1e9);
+                                json_num(entry, "away_ns") / 1e9);
                 fputc('\n', f);
         }
         json_array_foreach(agents, i, entry)

@@ -9,6 +9,9 @@
 
 #include "wire.h"
 
+/* A number of a JSON object (a result's field), 0 when it is missing or not a number. */
+double json_num(const json_t *o, const char *key);
+
 void render_started(FILE *f, const Iofleet__RunUpdate *u);
 /* One line for cluster interval u->index: "[ramp i/R]" while jobs ramp up (not measured), then
  * "[k/N]" counting the measured intervals (N from the coordinator, else total; none when both
