@@ -13,11 +13,10 @@
 
 #include "log.h"
 #include "result.h"
-#include "run-logs.h"
 #include "util.h"
 
 struct run_writer {
-        coord_run_t *run; /* done: the loop no longer touches it */
+        const coord_run_t *run;
         char results_dir[4096];
         int wake_fd;
         pthread_t thread;
@@ -30,13 +29,9 @@ struct run_writer {
  * say to go on: never a silent ok), and its text for the RunDone when it fits. */
 static void write_result(run_writer_t *w)
 {
-        coord_run_t *run = w->run;
+        const coord_run_t *run = w->run;
         run_written_t *o = &w->out;
         json_t *doc = NULL;
-
-        /* fio's log files made whole (per_job_logs=0 joins the clones' parts: copies as big as
-         * the logs), which the result lists */
-        run_logs_finish(run);
 
         o->code = run->code;
         snprintf(o->message, sizeof(o->message), "%s", run->message);
@@ -79,7 +74,7 @@ static void *writer_thread(void *user)
         return NULL;
 }
 
-int run_writer_start(coord_run_t *run, const char *results_dir, int wake_fd,
+int run_writer_start(const coord_run_t *run, const char *results_dir, int wake_fd,
                      run_writer_t **ret)
 {
         run_writer_t *w = calloc(1, sizeof(*w));

@@ -26,7 +26,7 @@ typedef struct run_written {
  * run_writer_finish() the caller must leave it alone but for reading (it is over, so nothing
  * moves it on). Where no thread can be started the result is written before this returns.
  * 0 or -ENOMEM. */
-int run_writer_start(coord_run_t *run, const char *results_dir, int wake_fd,
+int run_writer_start(const coord_run_t *run, const char *results_dir, int wake_fd,
                      run_writer_t **ret);
 /* Whether the result is written (never blocks). */
 bool run_writer_done(run_writer_t *w);

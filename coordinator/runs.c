@@ -285,6 +285,9 @@ void runs_settle(runs_t *rs, int64_t now)
                                 log_error("run %s: the interval series could not be written "
                                           "completely to %s",
                                           s->run->id, s->run->spool_path);
+                        /* fio's log files synced and made whole, on the loop that syncs the
+                         * logs of the runs still going (the result lists them) */
+                        run_logs_finish(s->run);
                         if (run_writer_start(s->run, rs->ctx.cfg->results_dir, rs->wake_fd,
                                              &s->writer) < 0) {
                                 log_error("run %s: out of memory to write its result; trying "
