@@ -34,8 +34,10 @@ check "thinktime_iotime: iofleet's rate as close to rate_iops=1000 as fio's" \
 cv_of() { python3 "$IOT" stats "$T/$1.trace" "/$1/$2" | jq .gap_cv; }
 check "rate_process=poisson: fio's gaps as spread as their mean (CV $(cv_of fio poisson))" \
 	python3 -c "import sys; sys.exit(0 if $(cv_of fio poisson) > 0.7 else 1)"
+# (the upper bound only catches bursts: on a loaded host a few gaps stretched by the scheduler
+# raise the CV well above 1 — 1.77 seen beside the job file corpus — as they do fio's)
 check "rate_process=poisson: iofleet's too (CV $(cv_of iof poisson))" \
-	python3 -c "import sys; sys.exit(0 if 0.7 < $(cv_of iof poisson) < 1.5 else 1)"
+	python3 -c "import sys; sys.exit(0 if 0.7 < $(cv_of iof poisson) < max(2.5, 1.5 * $(cv_of fio poisson)) else 1)"
 cmp_io "rate_process=poisson: 400 IOPS (20%)" poisson iops 20%
 cmp_io "rate_process=linear: 400 IOPS (20%)" linear iops 20%
 check "iofleet: Poisson gaps spread wider than linear ones ($(cv_of iof linear))" \
