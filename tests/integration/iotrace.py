@@ -128,6 +128,7 @@ def stats(ios, block=4096, zones=None):
         out['gap_cv'] = sd / mean if mean else 0
         out['span'] = ios[-1][0] - ios[0][0]
         out['stall_share'] = sum(1 for g in gaps if g > 0.0015) / len(gaps)
+        out['stall3_share'] = sum(1 for g in gaps if g > 0.003) / len(gaps)
         out['stall8_share'] = sum(1 for g in gaps if g > 0.008) / len(gaps)
         out['long_stalls'] = sum(1 for g in gaps if g > 0.15)
         out['iops'] = (n - 1) / out['span'] if out['span'] > 0 else 0

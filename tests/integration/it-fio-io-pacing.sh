@@ -60,8 +60,10 @@ sed "s|@D@|$T/iof|g" "$IOFLEET_SRC/tests/integration/fio-io/thinkspin.fio" >"$T/
 (cd "$T" && strace -ff -ttt -y -s0 -qq -e trace=pread64 -o "$T/spin.trace" \
 	"$IOFLEET" run --local=1 --results-dir="$T/runs" --output-format=json --output="$T/spin.json" \
 	"$T/spin.fio" >"$T/spin.log" 2>&1)
-spin_share=$(python3 "$IOT" stats "$T/spin.trace" /iof/thinkspin | jq .stall_share)
-check "thinktime_spin: one gap in 5 is a stall (got $spin_share)" python3 -c "import sys; sys.exit(0 if abs($spin_share - 0.2) < 0.05 else 1)"
+# (gaps over 3 ms: the 4 ms stalls, not a sanitizer build's or a loaded host's slower I/Os,
+# which pushed the share of gaps over 1.5 ms to 0.31)
+spin_share=$(python3 "$IOT" stats "$T/spin.trace" /iof/thinkspin | jq .stall3_share)
+check "thinktime_spin: one gap in 5 is a stall (got $spin_share)" python3 -c "import sys; sys.exit(0 if 0.15 < $spin_share < 0.28 else 1)"
 # 4 ms stalls after every 5 I/Os of a few microseconds: about 2500 I/Os in 2 s
 spin_ios=$(jq '[.client_stats[] | select(.jobname == "thinkspin")][0].read.total_ios' "$T/spin.json")
 check "thinktime_spin: about one stall per 5 I/Os in 2 s (got $spin_ios I/Os)" test "$spin_ios" -gt 1000 -a "$spin_ios" -lt 3000
