@@ -454,18 +454,6 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                     log_allowed(srv, who, note, sizeof(note)))
                         log_warning("agent %s reports: %s%s", a->name, e->error->message, note);
                 break;
-        case IOFLEET__ENVELOPE__BODY_PREPARED:
-        case IOFLEET__ENVELOPE__BODY_STARTED:
-        case IOFLEET__ENVELOPE__BODY_INTERVAL:
-        case IOFLEET__ENVELOPE__BODY_FINISHED:
-        case IOFLEET__ENVELOPE__BODY_RESTORED:
-        case IOFLEET__ENVELOPE__BODY_GROUP_READY:
-        case IOFLEET__ENVELOPE__BODY_GROUP_STARTED:
-        case IOFLEET__ENVELOPE__BODY_LOG_CHUNK:
-                if (runs_agent_message(srv->runs, a, &e, now_timeline()) < 0)
-                        log_debug("agent %s: %s for a run that is not current, ignored", a->name,
-                                  wire_body_name(e));
-                break;
         case IOFLEET__ENVELOPE__BODY_LAYOUT_PROGRESS:
                 /* Best effort: one for a run that is over or started is simply late. */
                 if (runs_layout_progress(srv->runs, a, e->layout_progress, now_timeline()) < 0)
@@ -473,6 +461,13 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                                   a->name);
                 break;
         default:
+                /* the other run messages (wire_is_run_message(): Prepared, Interval, ...) */
+                if (wire_is_run_message(e)) {
+                        if (runs_agent_message(srv->runs, a, &e, now_timeline()) < 0)
+                                log_debug("agent %s: %s for a run that is not current, ignored",
+                                          a->name, wire_body_name(e));
+                        break;
+                }
                 if (!log_allowed(srv, who, note, sizeof(note)))
                         break;
                 log_warning("agent %s sent %s, which agents may not send%s", a->name,
