@@ -262,8 +262,9 @@ static inline void mark_complete(worker_run_t *s, unsigned nr)
         s->w->fio.total_complete++;
 }
 
-/* Ramp is over: counters grow from here, and rate pacing starts afresh, as fio resets both. */
-static void begin_counting(worker_run_t *s, int64_t now)
+/* Ramp is over: counters grow from here, and rate pacing starts afresh, as fio resets both;
+ * counting starts at now, the job's time (and its logs' epoch) at measure. */
+static void begin_counting_from(worker_run_t *s, int64_t now, int64_t measure)
 {
         s->counting = true;
         begin_fio_stats(s, now);
@@ -272,13 +273,18 @@ static void begin_counting(worker_run_t *s, int64_t now)
         memset(s->rate_ios, 0, sizeof(s->rate_ios));
         if (unlikely(s->paced))
                 pacing_restart(&s->pace, now);
-        /* Measured from the end of the ramp (or the wake-up, when the worker woke after it). */
-        __atomic_store_n(&s->w->measure_mono,
-                         s->ramp_end_ns > s->w->wake_mono ? s->ramp_end_ns : s->w->wake_mono,
-                         __ATOMIC_RELAXED);
+        __atomic_store_n(&s->w->measure_mono, measure, __ATOMIC_RELAXED);
         /* fio's logs count their time from there too (its epoch, reset after the ramp) */
         if (unlikely(s->flog))
-                fiolog_writer_start(s->flog, s->w->measure_mono);
+                fiolog_writer_start(s->flog, measure);
+}
+
+/* ... the job's time measured from the end of the ramp (or the wake-up, when the worker woke
+ * after it). */
+static void begin_counting(worker_run_t *s, int64_t now)
+{
+        begin_counting_from(s, now,
+                            s->ramp_end_ns > s->w->wake_mono ? s->ramp_end_ns : s->w->wake_mono);
 }
 
 static inline unsigned pick_ddir(worker_run_t *s)
@@ -789,10 +795,7 @@ static bool pace_before(worker_run_t *s, int64_t *now, bool async)
                                 quiesce(s, now);
                         s->qd = s->pace.qd;
                         s->lat_search = false;
-                        begin_counting(s, *now);
-                        __atomic_store_n(&w->measure_mono, *now, __ATOMIC_RELAXED);
-                        if (s->flog)
-                                fiolog_writer_start(s->flog, *now);
+                        begin_counting_from(s, *now, *now);
                         return true;
                 case PACING_WIN_DONE:
                         s->end_ns = *now;
