@@ -82,7 +82,7 @@ static void cut(fiolog_writer_t *w, unsigned k, const char *why)
 static void flush(fiolog_writer_t *w, unsigned k)
 {
         stream_t *s = &w->s[k];
-        size_t off = 0;
+        int r;
         if (s->fd < 0 || !s->len)
                 return;
         if (w->shared) {
@@ -98,18 +98,11 @@ static void flush(fiolog_writer_t *w, unsigned k)
                         return;
                 }
         }
-        while (off < s->len) {
-                ssize_t r = write(s->fd, s->buf + off, s->len - off);
-                if (r < 0 && errno == EINTR)
-                        continue;
-                if (r <= 0) {
-                        char why[128];
-                        snprintf(why, sizeof(why), "writing it on the agent failed: %s",
-                                 r < 0 ? strerror(errno) : "no space");
-                        cut(w, k, why);
-                        return;
-                }
-                off += (size_t)r;
+        if ((r = write_all(s->fd, s->buf, s->len)) < 0) {
+                char why[128];
+                snprintf(why, sizeof(why), "writing it on the agent failed: %s", strerror(-r));
+                cut(w, k, why);
+                return;
         }
         s->len = 0;
 }

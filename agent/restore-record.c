@@ -78,22 +78,6 @@ static bool unescape_inplace(char *s)
 
 /* ---- durable writes into the record directory ---- */
 
-int restore_write_all(int fd, const void *buf, size_t n)
-{
-        const char *p = buf;
-        while (n > 0) {
-                ssize_t w = write(fd, p, n);
-                if (w < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                p += w;
-                n -= (size_t)w;
-        }
-        return 0;
-}
-
 static int write_record_file(restore_t *r, const char *name, const void *buf, size_t n)
 {
         char tmp[64];
@@ -101,7 +85,7 @@ static int write_record_file(restore_t *r, const char *name, const void *buf, si
         int fd = openat(r->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
                 return -errno;
-        int e = restore_write_all(fd, buf, n);
+        int e = write_all(fd, buf, n);
         if (e == 0 && fsync(fd) < 0)
                 e = -errno;
         close(fd);

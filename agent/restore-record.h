@@ -55,7 +55,6 @@ struct restore {
 void restore_entry_free(entry_t *e);
 /* NNNNNNNN.SUFFIX, the name of entry num's files. */
 void restore_entry_name(unsigned num, const char *suffix, char *buf, size_t len);
-int restore_write_all(int fd, const void *buf, size_t n);
 /* Writes e (and a saved file's bytes) durably and adds it to r; 0 or -errno. */
 int restore_entry_commit(restore_t *r, entry_t *e, const char *data, size_t datalen);
 /* Paths and words a record may hold: absolute, bounded, no control characters. */

@@ -329,7 +329,7 @@ static int apply_file(restore_t *r, const entry_t *e, char *err, size_t errlen)
                 free(data);
                 return errorf(err, errlen, -errno, "file %s: cannot create %s: %m", e->a, tmp);
         }
-        ret = restore_write_all(fd, data, len);
+        ret = write_all(fd, data, len);
         free(data);
         const char *what = "write";
         /* Owner before mode: chown clears set-id bits. */
@@ -365,7 +365,7 @@ static int apply_sysctl(const entry_t *e, char *err, size_t errlen)
         if (fd < 0)
                 return errorf(err, errlen, -errno, "sysctl %s: cannot open %s: %m", e->a, path);
         size_t len = strlen(e->value);
-        ret = len ? restore_write_all(fd, e->value, len) : 0;
+        ret = len ? write_all(fd, e->value, len) : 0;
         if (close(fd) < 0 && ret == 0)
                 ret = -errno;
         if (ret < 0)
@@ -459,7 +459,7 @@ static int apply_attr(const entry_t *e, char *err, size_t errlen)
         int fd = open(e->a, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return errorf(err, errlen, -errno, "%s: cannot open: %m", e->a);
-        int ret = restore_write_all(fd, e->value, strlen(e->value));
+        int ret = write_all(fd, e->value, strlen(e->value));
         if (close(fd) < 0 && ret == 0)
                 ret = -errno;
         if (ret < 0)

@@ -95,6 +95,23 @@ int write_file_atomic_with(const char *path, unsigned mode, int (*fill)(int fd, 
         return 0;
 }
 
+int write_all(int fd, const void *buf, size_t len)
+{
+        const char *p = buf;
+        while (len > 0) {
+                ssize_t w = write(fd, p, len);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
+                        return -errno;
+                if (w == 0)
+                        return -ENOSPC;
+                p += w;
+                len -= (size_t)w;
+        }
+        return 0;
+}
+
 typedef struct buf_src {
         const char *data;
         size_t len;
@@ -103,15 +120,7 @@ typedef struct buf_src {
 static int fill_buf(int fd, void *user)
 {
         const buf_src_t *b = user;
-        for (size_t off = 0; off < b->len;) {
-                ssize_t w = write(fd, b->data + off, b->len - off);
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w < 0)
-                        return -errno;
-                off += (size_t)w;
-        }
-        return 0;
+        return write_all(fd, b->data, b->len);
 }
 
 int write_file_atomic(const char *path, const char *data, size_t len, unsigned mode)

@@ -80,6 +80,9 @@ int mkdir_p(const char *path, mode_t mode);
  * For the hot paths that build names and log lines without printf. */
 size_t put_decimal(char *s, uint64_t v, unsigned width);
 
+/* Writes all of buf to fd (again after EINTR and short writes); 0 or -errno (-ENOSPC when the
+ * file takes no more). */
+int write_all(int fd, const void *buf, size_t len);
 /* Replaces path with data: a temporary file beside it (keeping an existing file's owner and
  * mode, else mode), synced, renamed over it, the directory synced. 0 or -errno. */
 int write_file_atomic(const char *path, const char *data, size_t len, unsigned mode);

@@ -94,20 +94,14 @@ static int put(journal_t *j, uint32_t type, uint32_t rank, int64_t now, const vo
 
 static int write_out(journal_t *j)
 {
-        size_t off = 0;
+        int r;
         if (j->error)
                 return j->error;
-        while (off < j->len) {
-                ssize_t w = write(j->fd, j->buf + off, j->len - off);
-                if (w < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        j->error = -errno;
-                        log_error("journal %s: write failed: %s: acknowledgements stop", j->path,
-                                  strerror(errno));
-                        return j->error;
-                }
-                off += (size_t)w;
+        if ((r = write_all(j->fd, j->buf, j->len)) < 0) {
+                j->error = r;
+                log_error("journal %s: write failed: %s: acknowledgements stop", j->path,
+                          strerror(-r));
+                return j->error;
         }
         j->len = 0;
         return 0;

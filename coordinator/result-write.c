@@ -38,15 +38,8 @@ typedef struct json_out {
 
 static int out_flush(json_out_t *o)
 {
-        for (size_t off = 0; !o->err && off < o->n;) {
-                ssize_t w = write(o->fd, o->buf + off, o->n - off);
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w < 0)
-                        o->err = -errno;
-                else
-                        off += (size_t)w;
-        }
+        if (!o->err && o->n)
+                o->err = write_all(o->fd, o->buf, o->n);
         o->n = 0;
         return o->err;
 }

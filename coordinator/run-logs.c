@@ -373,16 +373,8 @@ static int append(int dirfd, const char *src, int fd)
         if (in < 0)
                 return errno == ENOENT ? 0 : -errno;
         while ((n = read(in, buf, sizeof(buf))) > 0)
-                for (ssize_t off = 0; off < n;) {
-                        ssize_t w = write(fd, buf + off, (size_t)(n - off));
-                        if (w < 0 && errno == EINTR)
-                                continue;
-                        if (w <= 0) {
-                                r = w < 0 ? -errno : -ENOSPC;
-                                goto out;
-                        }
-                        off += w;
-                }
+                if ((r = write_all(fd, buf, (size_t)n)) < 0)
+                        goto out;
         if (n < 0)
                 r = -errno;
 out:
