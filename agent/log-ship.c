@@ -294,7 +294,10 @@ int logship_next(logship_t *l, const char *run_id, uint64_t run_seq, bool final,
         free(data);
         if (r < 0)
                 log_warning("log files in %s: %s", l->dir, strerror(-r));
-        save(l, final);
+        /* What went is noted every SAVE_EVERY_NS, and at once when the final drain has nothing
+         * left, not after each of its chunks (a synced file each): a restart in between sends a
+         * few chunks again, which the coordinator writes at their offsets anyway. */
+        save(l, final && r == 0);
         return r;
 }
 
