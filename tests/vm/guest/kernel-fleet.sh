@@ -457,6 +457,10 @@ fi
 # --- a hard reset in the middle of a step: kernel-fleet-after-reset.sh checks the next boot ------
 note "reset"
 long_run reset
+# The next boot checks that the intervals from before the reset are kept: the reset waits until
+# the run has shown two (the first is then in the coordinator's journal, synced before the
+# second came). Mounted is not yet running: the clients may still be laying out their files.
+check "reset: the run shows intervals before the reset" wait_for 120 grep -q '^\[ *2/' "$OUT/reset.log"
 cp /etc/nfs.conf "$OUT/nfs.conf.during-step"
 nfs_state >"$OUT/nfs-state.during-step"
 check "reset: the step changed nfs.conf (threads=24)" grep -q '^threads=24' /etc/nfs.conf
