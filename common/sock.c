@@ -10,9 +10,17 @@
 
 void sock_msg_done(sock_msg_t *m)
 {
-        free(m->data);
+        if (m->has_body)
+                zmq_msg_close(&m->body);
+        m->has_body = false;
         m->data = NULL;
         m->len = 0;
+}
+
+const char *sock_msg_meta(const sock_msg_t *m, const char *property)
+{
+        const char *v = m->has_body ? zmq_msg_gets(&m->body, property) : NULL;
+        return v ? v : "";
 }
 
 int sock_curve_server(void *s, const keypair_t *kp, const char *zap_domain)
@@ -79,7 +87,10 @@ int sock_recv(void *s, bool router, sock_msg_t *m)
         int more = 0, r = 0, nparts = 0;
         size_t more_len = sizeof(more);
 
-        memset(m, 0, sizeof(*m));
+        m->peer[0] = 0;
+        m->data = NULL;
+        m->len = 0;
+        m->has_body = false;
         for (;;) {
                 zmq_msg_init(&part);
                 if (zmq_msg_recv(&part, s, ZMQ_DONTWAIT) < 0) {
@@ -99,23 +110,13 @@ int sock_recv(void *s, bool router, sock_msg_t *m)
                         else
                                 hex_encode(zmq_msg_data(&part), n, m->peer);
                 } else if (nparts == (router ? 2 : 1)) {
-                        /* Metadata rides on frames that came over the wire, not on the
-                         * routing id the ROUTER made up. */
-                        const char *user = zmq_msg_gets(&part, "User-Id");
-                        const char *key = zmq_msg_gets(&part, SOCK_PROPERTY_KEY);
-                        const char *addr = zmq_msg_gets(&part, "Peer-Address");
-                        if (addr)
-                                snprintf(m->addr, sizeof(m->addr), "%s", addr);
-                        if (user)
-                                snprintf(m->user, sizeof(m->user), "%s", user);
-                        if (key)
-                                snprintf(m->key, sizeof(m->key), "%s", key);
-                        m->len = zmq_msg_size(&part);
-                        m->data = malloc(m->len ? m->len : 1);
-                        if (!m->data)
-                                r = -ENOMEM;
-                        else
-                                memcpy(m->data, zmq_msg_data(&part), m->len);
+                        /* The body is kept, not copied: metadata rides on frames that came
+                         * over the wire, not on the routing id the ROUTER made up. */
+                        zmq_msg_init(&m->body);
+                        zmq_msg_move(&m->body, &part);
+                        m->has_body = true;
+                        m->data = zmq_msg_data(&m->body);
+                        m->len = zmq_msg_size(&m->body);
                 } else
                         r = -EBADMSG; /* more frames than the protocol uses */
                 zmq_msg_close(&part);

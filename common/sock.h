@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <zmq.h>
 
 #include "keys.h"
 #include "wire.h"
@@ -15,15 +16,35 @@
 /* Connection metadata a ZAP handler may set: the public key (Z85) the peer authenticated with. */
 #define SOCK_PROPERTY_KEY "X-Curve-Key"
 
-/* One received message. */
+/* One received message. Its body is the frame as ZeroMQ received it (no copy); the connection's
+ * metadata is looked up when asked for (sock_msg_user() and the others), which a busy
+ * coordinator does for a Hello or a bad message, not for each of 10 000 Intervals a second.
+ * Never copied by value: the frame belongs to it. */
 typedef struct sock_msg {
         char peer[SOCK_MAX_PEER + 1]; /* ROUTER: the connection's routing id in hex; DEALER: empty */
-        char user[SOCK_MAX_PEER + 1]; /* CURVE: the key name the ZAP handler accepted */
-        char key[KEY_Z85_LEN + 1];    /* CURVE: SOCK_PROPERTY_KEY, when the ZAP handler set it */
-        char addr[64];                /* tcp: the peer's address ("Peer-Address"), else empty */
-        uint8_t *data;
+        const uint8_t *data;          /* the body, valid until sock_msg_done() */
         size_t len;
+        zmq_msg_t body; /* the frame data points into, and its connection's metadata */
+        bool has_body;
 } sock_msg_t;
+
+/* A property of the connection the message came over, or "" (valid until sock_msg_done()). */
+const char *sock_msg_meta(const sock_msg_t *m, const char *property);
+/* CURVE: the key name the ZAP handler accepted ("User-Id"). */
+static inline const char *sock_msg_user(const sock_msg_t *m)
+{
+        return sock_msg_meta(m, "User-Id");
+}
+/* CURVE: SOCK_PROPERTY_KEY, when the ZAP handler set it. */
+static inline const char *sock_msg_key(const sock_msg_t *m)
+{
+        return sock_msg_meta(m, SOCK_PROPERTY_KEY);
+}
+/* tcp: the peer's address ("Peer-Address"). */
+static inline const char *sock_msg_addr(const sock_msg_t *m)
+{
+        return sock_msg_meta(m, "Peer-Address");
+}
 
 void sock_msg_done(sock_msg_t *m);
 

@@ -212,12 +212,12 @@ static void on_request(enroll_srv_t *es, const sock_msg_t *m, const Iofleet__Enr
         enroll_decision_t d;
         uint8_t token_key[32];
         char agent_z85[KEY_Z85_LEN + 1], err[1024], peer[128], roles[KEY_ROLES_LEN], *rv[2];
-        const char *addr = m->addr[0] ? m->addr : "?";
+        const char *addr = sock_msg_addr(m)[0] ? sock_msg_addr(m) : "?";
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__EnrollReply rep = IOFLEET__ENROLL_REPLY__INIT;
 
         snprintf(peer, sizeof(peer), "enrolment from %s", addr);
-        if (!keys_valid_z85(m->key) || !zmq_z85_decode(token_key, m->key)) {
+        if (!keys_valid_z85(sock_msg_key(m)) || !zmq_z85_decode(token_key, sock_msg_key(m))) {
                 send_error(es->sock, m->peer, NULL, IOFLEET__ERROR_CODE__ERROR_INTERNAL,
                            "the connection has no token key");
                 return;
@@ -298,15 +298,17 @@ void enroll_srv_on_readable(enroll_srv_t *es, keyring_t *const *allowed)
                 sock_msg_t m;
                 envelope_t *e = NULL;
                 char err[512], peer[128];
+                const char *addr;
                 int r;
 
                 if (sock_recv(es->sock, true, &m) < 0)
                         break;
-                snprintf(peer, sizeof(peer), "enrolment from %s", m.addr[0] ? m.addr : "?");
+                addr = sock_msg_addr(&m)[0] ? sock_msg_addr(&m) : "?";
+                snprintf(peer, sizeof(peer), "enrolment from %s", addr);
                 r = wire_decode(m.data, m.len, ENROLL_MAX_MSG, &e, err, sizeof(err));
                 if (r < 0) {
                         log_refusal(es, peer, "enrolment: bad message from %s: %s",
-                                    m.addr[0] ? m.addr : "?", err);
+                                    addr, err);
                         send_error(es->sock, m.peer, NULL,
                                    r == -EPROTO ? IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION
                                                 : IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE,
@@ -314,7 +316,7 @@ void enroll_srv_on_readable(enroll_srv_t *es, keyring_t *const *allowed)
                 } else if (e->body_case != IOFLEET__ENVELOPE__BODY_ENROLL_REQUEST) {
                         log_refusal(es, peer, "enrolment: %s from %s refused: only enrol "
                                               "requests are taken on the enrolment endpoint",
-                                    wire_body_name(e), m.addr[0] ? m.addr : "?");
+                                    wire_body_name(e), addr);
                         send_error(es->sock, m.peer, NULL, IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE,
                                    "only enroll_request is taken on the enrolment endpoint");
                 } else

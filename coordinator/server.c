@@ -239,8 +239,8 @@ static void welcome(server_t *srv, coord_agent_t *a)
 /* Who a message came from, for logs and their rate limit: its key when it has one. */
 static void agent_peer(const sock_msg_t *m, char *buf, size_t len)
 {
-        if (m->user[0])
-                snprintf(buf, len, "agent key '%s'", m->user);
+        if (sock_msg_user(m)[0])
+                snprintf(buf, len, "agent key '%s'", sock_msg_user(m));
         else
                 snprintf(buf, len, "agent connection %s", m->peer);
 }
@@ -271,7 +271,8 @@ static bool key_still_allowed(server_t *srv, const char *name, const char *z85)
                 return true;
         if (!keyring_lookup_name(srv->agent_keys, name, now))
                 return false;
-        return strempty(z85) || (zmq_z85_decode(then, z85) && memcmp(now, then, 32) == 0);
+        return strempty(z85) || (strlen(z85) == KEY_Z85_LEN && zmq_z85_decode(then, z85) &&
+                                 memcmp(now, then, 32) == 0);
 }
 
 /* Bindings changed by Hellos are saved at most every BIND_SAVE_NS: one file, synced, for
@@ -301,29 +302,31 @@ static void save_bindings(server_t *srv)
 
 /* Hello: the agent joins under its key's name, or is told why not (and the log says so, a few
  * times a minute per key at most). An agent back with its run hears where to resend from. */
-static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e, const char *who)
+static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e)
 {
         const Iofleet__Hello *h = e->hello;
         Iofleet__ErrorCode code = IOFLEET__ERROR_CODE__ERROR_REFUSED;
-        const char *was = srv->bind && m->user[0] ? idbind_id_of(srv->bind, m->user) : NULL;
-        char err[512], note[96], prev[WIRE_MAX_ID + 1];
+        const char *user = sock_msg_user(m), *key = sock_msg_key(m);
+        const char *was = srv->bind && user[0] ? idbind_id_of(srv->bind, user) : NULL;
+        char err[512], note[96], prev[WIRE_MAX_ID + 1], who[128];
         coord_agent_t *a = NULL;
         int r;
 
+        agent_peer(m, who, sizeof(who));
         snprintf(prev, sizeof(prev), "%s", was ? was : "");
         char why[256];
-        if (!key_still_allowed(srv, m->user, m->key)) {
+        if (!key_still_allowed(srv, user, key)) {
                 code = IOFLEET__ERROR_CODE__ERROR_KEY_NOT_ALLOWED;
                 r = errorf(err, sizeof(err), -EPERM,
-                           "key '%s' is no longer in the coordinator's allow-list", m->user);
-        } else if (!srv->cfg->insecure && m->user[0] &&
-                   !enroll_roles_allowed(keyring_roles(srv->agent_keys, m->user), h->roles,
+                           "key '%s' is no longer in the coordinator's allow-list", user);
+        } else if (!srv->cfg->insecure && user[0] &&
+                   !enroll_roles_allowed(keyring_roles(srv->agent_keys, user), h->roles,
                                          h->n_roles, why, sizeof(why)))
                 /* An allow-list entry may limit its agent's roles (an enrolment token's). */
                 r = errorf(err, sizeof(err), -EPERM, "key '%s': %s; its agents.d entry says so",
-                           m->user, why);
+                           user, why);
         else
-                r = registry_hello(srv->reg, m->peer, h, m->user, clock_mono_ns(), &a, err,
+                r = registry_hello(srv->reg, m->peer, h, user, clock_mono_ns(), &a, err,
                                    sizeof(err));
         if (r < 0) {
                 if (log_allowed(srv, who, note, sizeof(note)))
@@ -332,7 +335,7 @@ static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e, co
                 send_error(srv->agents_sock, m->peer, NULL, code, NULL, err);
                 return;
         }
-        snprintf(a->key_z85, sizeof(a->key_z85), "%s", m->key);
+        snprintf(a->key_z85, sizeof(a->key_z85), "%s", key);
         /* The binding is saved at the loop's turn (save_bindings_due()): a fleet joining at
          * once would rewrite and sync the whole file once per agent. */
         if (log_allowed(srv, who, note, sizeof(note))) {
@@ -377,12 +380,13 @@ static void on_beat(server_t *srv, coord_agent_t *a, const envelope_t *e, int64_
 
 /* An agent's message decoded into *ret, or refused (another protocol version, a bad message)
  * with an answer and a log line, a few a minute per peer. 0 or -errno. */
-static int decode_agent_message(server_t *srv, const sock_msg_t *m, const char *who,
-                                envelope_t **ret)
+static int decode_agent_message(server_t *srv, const sock_msg_t *m, envelope_t **ret)
 {
         envelope_t *e = NULL;
-        char err[512], note[96];
+        char err[512], note[96], who[128];
         int r = wire_decode(m->data, m->len, WIRE_MAX_AGENT_MSG, &e, err, sizeof(err));
+        if (r < 0)
+                agent_peer(m, who, sizeof(who));
         if (r == -EPROTO) {
                 if (log_allowed(srv, who, note, sizeof(note))) {
                         log_error("refused %s: %s%s", who, err, note);
@@ -411,11 +415,10 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
         coord_agent_t *a;
         char who[128], note[96];
 
-        agent_peer(m, who, sizeof(who));
-        if (decode_agent_message(srv, m, who, &e) < 0)
+        if (decode_agent_message(srv, m, &e) < 0)
                 return;
         if (e->body_case == IOFLEET__ENVELOPE__BODY_HELLO) {
-                on_hello(srv, m, e, who);
+                on_hello(srv, m, e);
                 wire_free(&e);
                 after_run_event(srv);
                 return;
@@ -450,8 +453,10 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                 update_status(srv);
                 break;
         case IOFLEET__ENVELOPE__BODY_ERROR:
-                if (runs_agent_message(srv->runs, a, &e, now_timeline()) < 0 &&
-                    log_allowed(srv, who, note, sizeof(note)))
+                if (runs_agent_message(srv->runs, a, &e, now_timeline()) >= 0)
+                        break;
+                agent_peer(m, who, sizeof(who));
+                if (log_allowed(srv, who, note, sizeof(note)))
                         log_warning("agent %s reports: %s%s", a->name, e->error->message, note);
                 break;
         case IOFLEET__ENVELOPE__BODY_LAYOUT_PROGRESS:
@@ -468,6 +473,7 @@ static void on_agent_message(server_t *srv, sock_msg_t *m, int64_t t_recv)
                                           a->name, wire_body_name(e));
                         break;
                 }
+                agent_peer(m, who, sizeof(who));
                 if (!log_allowed(srv, who, note, sizeof(note)))
                         break;
                 log_warning("agent %s sent %s, which agents may not send%s", a->name,
@@ -494,8 +500,8 @@ static void on_control_message(server_t *srv, sock_msg_t *m)
 
         if (r < 0) {
                 char who[128], note[96];
-                if (m->user[0])
-                        snprintf(who, sizeof(who), "control key '%s'", m->user);
+                if (sock_msg_user(m)[0])
+                        snprintf(who, sizeof(who), "control key '%s'", sock_msg_user(m));
                 else
                         snprintf(who, sizeof(who), "control connection %s", m->peer);
                 if (log_allowed(srv, who, note, sizeof(note))) {
@@ -536,8 +542,8 @@ static void on_control_message(server_t *srv, sock_msg_t *m)
                 break;
         default: {
                 char who[128];
-                snprintf(who, sizeof(who), "%s%s", m->user[0] ? "control key " : "the control socket",
-                         m->user);
+                snprintf(who, sizeof(who), "%s%s", sock_msg_user(m)[0] ? "control key " : "the control socket",
+                         sock_msg_user(m));
                 if (srv->enroll && enroll_srv_on_control(srv->enroll, srv->control_sock, m->peer,
                                                          &srv->control_seq, e, who))
                         break;
