@@ -121,20 +121,54 @@ static void dirstats_total(sim_t *sim, Iofleet__DirStats *d, uint64_t ios)
         d->lat = &sim->clat;
 }
 
-static void send_interval(sim_t *sim, sim_agent_t *a, uint32_t k)
+/* Interval k of every agent: the same counters, the same run_seq (every agent sent the same run
+ * messages), only the envelope's seq differs. The message is encoded once and each agent's copy
+ * gets its seq (field 2, a varint) in front: protobuf takes fields in any order, so the bytes on
+ * the wire decode to exactly what encoding each one would give. Encoding 9 500 Intervals with
+ * their histograms one by one cost the simulator about 40 ms of the CPU the coordinator shares
+ * at every interval's end, charged to the coordinator's delay. */
+static void send_intervals(sim_t *sim, uint32_t k)
 {
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__Interval iv = IOFLEET__INTERVAL__INIT;
         Iofleet__DirStats rd;
+        uint8_t *body = NULL, *buf = NULL;
+        size_t len = 0;
+        uint64_t common = sim->n ? sim->a[0].rseq + 1 : 0;
         dirstats(sim, &rd, 100);
         iv.run_id = sim->run_id;
-        iv.run_seq = ++a->rseq;
+        iv.run_seq = common;
         iv.index = k;
         iv.read = &rd;
         iv.last = k + 1 == sim->n_k;
         e.body_case = BODY(INTERVAL);
         e.interval = &iv;
-        send_to(sim, a, &e);
+        if (wire_encode(&e, &body, &len) < 0 || !(buf = malloc(len + 11))) {
+                free(body);
+                body = NULL;
+        }
+        for (size_t i = 0; i < sim->n; i++) {
+                sim_agent_t *a = &sim->a[i];
+                if (!body || a->rseq + 1 != common) {
+                        /* Out of step with the others: its own encoding. */
+                        iv.run_seq = ++a->rseq;
+                        send_to(sim, a, &e);
+                        iv.run_seq = common;
+                        continue;
+                }
+                size_t n = 0;
+                uint64_t seq = ++a->seq;
+                buf[n++] = 2 << 3; /* field 2 (seq), varint */
+                for (; seq >= 0x80; seq >>= 7)
+                        buf[n++] = (uint8_t)(seq | 0x80);
+                buf[n++] = (uint8_t)seq;
+                memcpy(buf + n, body, len);
+                a->last_sent = clock_mono_ns();
+                a->rseq++;
+                sock_send(a->s, NULL, buf, n + len);
+        }
+        free(body);
+        free(buf);
 }
 
 static void send_finished(sim_t *sim, sim_agent_t *a)
@@ -406,9 +440,11 @@ static void timers(sim_t *sim)
         while (sim->started_sent && sim->next_k < sim->n_k &&
                now >= sim->start_ns + (int64_t)((sim->next_k + 1) * sim->interval_ns)) {
                 int64_t end = sim->start_ns + (int64_t)((sim->next_k + 1) * sim->interval_ns);
-                for (size_t i = 0; i < sim->n; i++)
-                        send_interval(sim, &sim->a[i], sim->next_k);
+                send_intervals(sim, sim->next_k);
                 sim->send_lag_ms[sim->n_lag++] = (double)(clock_real_ns() - end) / 1e6;
+                if (sim->verbose)
+                        fprintf(stderr, "sim-agents: interval %u: sent %.1f ms after its end (from %.1f ms)\n",
+                                sim->next_k, sim->send_lag_ms[sim->n_lag - 1], (double)(now - end) / 1e6);
                 sim->next_k++;
                 if (sim->next_k == sim->n_k)
                         for (size_t i = 0; i < sim->n; i++)
