@@ -34,6 +34,8 @@ struct logship {
         size_t next;    /* where the search for a stream with something to send resumes */
         bool dirty;     /* what went changed since the shipped file was written */
         int64_t saved_at;
+        uint8_t *chunk; /* LOGSHIP_CHUNK bytes read from a stream, made once: a fresh one per
+                         * call was an mmap, its page faults and a munmap each time */
 };
 
 void logship_stream_name(char *buf, size_t n, unsigned job, unsigned clone, unsigned kind,
@@ -155,6 +157,7 @@ void logship_close(logship_t **lp)
         save(l, true);
         close(l->dirfd);
         free(l->v);
+        free(l->chunk);
         free(l);
         *lp = NULL;
 }
@@ -275,7 +278,7 @@ static int next_of(logship_t *l, stream_t *s, const char *run_id, uint64_t run_s
 int logship_next(logship_t *l, const char *run_id, uint64_t run_seq, bool final, const char *cut,
                  uint8_t **buf, size_t *len)
 {
-        uint8_t *data = malloc(LOGSHIP_CHUNK);
+        uint8_t *data = l->chunk ? l->chunk : (l->chunk = malloc(LOGSHIP_CHUNK));
         int r = 0;
         if (!data)
                 return -ENOMEM;
@@ -291,7 +294,6 @@ int logship_next(logship_t *l, const char *run_id, uint64_t run_seq, bool final,
                 if (r == 0 && pass == 0)
                         scan(l);
         }
-        free(data);
         if (r < 0)
                 log_warning("log files in %s: %s", l->dir, strerror(-r));
         /* What went is noted every SAVE_EVERY_NS, and at once when the final drain has nothing
