@@ -333,6 +333,48 @@ static void test_systemd_restart(void **state)
         restore_close(&r);
 }
 
+/* systemd refuses a unit started more than StartLimitBurst times in StartLimitIntervalSec (5 in
+ * 10 s by default; a sweep's put-back and configure, point after point, come close, and
+ * test_apply_restore's six restarts in a row hit it in a guest once). With a drop-in lowering the
+ * burst to 2, the third and fourth restarts hit it: each must still leave nfs-server running
+ * (its failed state reset, restarted once more). The drop-in goes in /run, removed after. */
+#define LIMIT_DROPIN_DIR "/run/systemd/system/nfs-server.service.d"
+#define LIMIT_DROPIN LIMIT_DROPIN_DIR "/zz-iofleet-test-start-limit.conf"
+
+static void test_start_limit(void **state)
+{
+        char why[256] = "", err[1024] = "";
+        bool active = false;
+        (void)state;
+        if (!nfs_systemd_available(why, sizeof(why))) {
+                print_message("skipped: systemd's start limit needs systemd as PID 1: %s\n", why);
+                skip();
+        }
+        if (access("/proc/fs/nfsd/threads", F_OK) < 0 ||
+            nfs_systemd_unit_active("nfs-server.service", &active, err, sizeof(err)) < 0 ||
+            !active) {
+                print_message("skipped: no kernel nfsd, or nfs-server.service not running\n");
+                skip();
+        }
+        static const char dropin[] = "[Unit]\nStartLimitIntervalSec=120\nStartLimitBurst=2\n";
+        assert_int_equal(mkdir_p(LIMIT_DROPIN_DIR, 0755), 0);
+        assert_int_equal(write_file_atomic(LIMIT_DROPIN, dropin, sizeof(dropin) - 1, 0644), 0);
+        assert_int_equal(system("systemctl daemon-reload"), 0);
+        int failed = -1;
+        for (int i = 0; i < 4; i++)
+                if (nfs_systemd_unit_do("nfs-server.service", "restart", err, sizeof(err)) < 0 &&
+                    failed < 0)
+                        failed = i;
+        unlink(LIMIT_DROPIN);
+        rmdir(LIMIT_DROPIN_DIR);
+        assert_int_equal(system("systemctl daemon-reload && systemctl reset-failed nfs-server.service"),
+                         0);
+        if (failed >= 0)
+                fail_msg("restart %d of 4: %s", failed + 1, err);
+        assert_int_equal(nfs_systemd_unit_active("nfs-server.service", &active, err, sizeof(err)), 0);
+        assert_true(active);
+}
+
 /* exportfs's own message comes back: a missing path, an unknown keyword in another file. */
 static void test_exportfs_errors(void **state)
 {
@@ -463,6 +505,7 @@ int main(void)
             cmocka_unit_test_setup_teardown(test_exportfs_errors, setup, teardown),
             cmocka_unit_test_setup_teardown(test_crash_restore, setup, teardown),
             cmocka_unit_test_setup_teardown(test_systemd_restart, setup, teardown),
+            cmocka_unit_test_setup_teardown(test_start_limit, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
