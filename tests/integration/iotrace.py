@@ -184,6 +184,17 @@ def main():
         ib = [(i[2], i[3]) for i in io_list(b, sb)][: int(n)]
         print('fio %s... iofleet %s... (%d and %d I/Os)' % (ia[:3], ib[:3], len(ia), len(ib)))
         return 0 if ia == ib and len(ia) == int(n) else 1
+    elif cmd == 'periodic':
+        # every Nth gap (after I/O N, 2N, ...): the share at least MIN_S long, and the median
+        # of the other gaps
+        every, least = int(sys.argv[4]), float(sys.argv[5])
+        ios = io_list(trace, arg)
+        gaps = [b[0] - a[0] for a, b in zip(ios, ios[1:])]
+        marked = [g for i, g in enumerate(gaps) if i % every == every - 1]
+        others = sorted(g for i, g in enumerate(gaps) if i % every != every - 1)
+        print(json.dumps({'ios': len(ios),
+                          'long_share': sum(1 for g in marked if g >= least) / len(marked) if marked else 0,
+                          'others_median': others[len(others) // 2] if others else None}))
     elif cmd == 'syscalls':
         for line in trace_lines(trace):
             m = LINE.match(line)
