@@ -130,7 +130,7 @@ put_back wu3
 # --- write-up 5: sync vs async x mount options x client rmem_max ------------------------------
 note "wu5"
 scaled "$E/wu5-sync-async-kernel.plan" $P/wu5.plan 's/^size = 4g/size = 8m/' 's/^runtime = 60/runtime = 1/' \
-	's/^startdelay = 60/startdelay = 2/' 's/^startdelay = 120/startdelay = 4/' 's/^nrfiles = 16384/nrfiles = 32/'
+	's/^startdelay = 60/startdelay = 1/' 's/^startdelay = 120/startdelay = 2/' 's/^nrfiles = 16384/nrfiles = 32/'
 PLAN_LIMIT=1500 run_plan wu5 $P/wu5.plan
 rc=$?
 check "wu5: iofleet run exits 0 (got $rc)" test $rc -eq 0
