@@ -158,8 +158,8 @@ static int unit_job(sd_bus *bus, const char *unit, bool restart, char *err, size
 static void reset_unit(sd_bus *bus, const char *u, char *names, size_t len, int *n)
 {
         char *state = NULL, ignored[256];
-        bool failed = unit_state(bus, u, &state, ignored, sizeof(ignored)) == 0 &&
-                      streq(state, "failed");
+        bool failed =
+            unit_state(bus, u, &state, ignored, sizeof(ignored)) == 0 && streq(state, "failed");
         if (sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
                                "org.freedesktop.systemd1.Manager", "ResetFailedUnit", NULL, NULL,
                                "s", u) >= 0 &&
@@ -195,10 +195,10 @@ static int reset_failed(sd_bus *bus, const char *unit, char *names, size_t len)
         }
         sd_bus_error_free(&e);
         reset_unit(bus, unit, names, len, &n);
-        for (size_t i = 0; deps && deps[i]; i++)
+        for (size_t i = 0; deps && deps[i]; i++) {
                 reset_unit(bus, deps[i], names, len, &n);
-        for (size_t i = 0; deps && deps[i]; i++)
                 free(deps[i]);
+        }
         free(deps);
         free(path);
         return n;

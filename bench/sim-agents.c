@@ -443,8 +443,11 @@ static void timers(sim_t *sim)
                 send_intervals(sim, sim->next_k);
                 sim->send_lag_ms[sim->n_lag++] = (double)(clock_real_ns() - end) / 1e6;
                 if (sim->verbose)
-                        fprintf(stderr, "sim-agents: interval %u: sent %.1f ms after its end (from %.1f ms)\n",
-                                sim->next_k, sim->send_lag_ms[sim->n_lag - 1], (double)(now - end) / 1e6);
+                        fprintf(
+                            stderr,
+                            "sim-agents: interval %u: sent %.1f ms after its end (from %.1f ms)\n",
+                            sim->next_k, sim->send_lag_ms[sim->n_lag - 1],
+                            (double)(now - end) / 1e6);
                 sim->next_k++;
                 if (sim->next_k == sim->n_k)
                         for (size_t i = 0; i < sim->n; i++)

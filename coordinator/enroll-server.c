@@ -205,14 +205,13 @@ static size_t roles_split(char *buf, char **v, size_t max)
         return n;
 }
 
-static void on_request(enroll_srv_t *es, const sock_msg_t *m, const Iofleet__EnrollRequest *req,
-                       keyring_t *const *allowed)
+static void on_request(enroll_srv_t *es, const sock_msg_t *m, const char *addr,
+                       const Iofleet__EnrollRequest *req, keyring_t *const *allowed)
 {
         int64_t now = clock_mono_ns();
         enroll_decision_t d;
         uint8_t token_key[32];
         char agent_z85[KEY_Z85_LEN + 1], err[1024], peer[128], roles[KEY_ROLES_LEN], *rv[2];
-        const char *addr = sock_msg_addr(m)[0] ? sock_msg_addr(m) : "?";
         envelope_t e = IOFLEET__ENVELOPE__INIT;
         Iofleet__EnrollReply rep = IOFLEET__ENROLL_REPLY__INIT;
 
@@ -303,24 +302,26 @@ void enroll_srv_on_readable(enroll_srv_t *es, keyring_t *const *allowed)
 
                 if (sock_recv(es->sock, true, &m) < 0)
                         break;
-                addr = sock_msg_addr(&m)[0] ? sock_msg_addr(&m) : "?";
+                addr = sock_msg_addr(&m);
+                if (!addr[0])
+                        addr = "?";
                 snprintf(peer, sizeof(peer), "enrolment from %s", addr);
                 r = wire_decode(m.data, m.len, ENROLL_MAX_MSG, &e, err, sizeof(err));
                 if (r < 0) {
-                        log_refusal(es, peer, "enrolment: bad message from %s: %s",
-                                    addr, err);
+                        log_refusal(es, peer, "enrolment: bad message from %s: %s", addr, err);
                         send_error(es->sock, m.peer, NULL,
                                    r == -EPROTO ? IOFLEET__ERROR_CODE__ERROR_PROTOCOL_VERSION
                                                 : IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE,
                                    err);
                 } else if (e->body_case != IOFLEET__ENVELOPE__BODY_ENROLL_REQUEST) {
-                        log_refusal(es, peer, "enrolment: %s from %s refused: only enrol "
-                                              "requests are taken on the enrolment endpoint",
+                        log_refusal(es, peer,
+                                    "enrolment: %s from %s refused: only enrol "
+                                    "requests are taken on the enrolment endpoint",
                                     wire_body_name(e), addr);
                         send_error(es->sock, m.peer, NULL, IOFLEET__ERROR_CODE__ERROR_BAD_MESSAGE,
                                    "only enroll_request is taken on the enrolment endpoint");
                 } else
-                        on_request(es, &m, e->enroll_request, allowed);
+                        on_request(es, &m, addr, e->enroll_request, allowed);
                 wire_free(&e);
                 sock_msg_done(&m);
         }

@@ -239,8 +239,9 @@ static void welcome(server_t *srv, coord_agent_t *a)
 /* Who a message came from, for logs and their rate limit: its key when it has one. */
 static void agent_peer(const sock_msg_t *m, char *buf, size_t len)
 {
-        if (sock_msg_user(m)[0])
-                snprintf(buf, len, "agent key '%s'", sock_msg_user(m));
+        const char *user = sock_msg_user(m);
+        if (user[0])
+                snprintf(buf, len, "agent key '%s'", user);
         else
                 snprintf(buf, len, "agent connection %s", m->peer);
 }
@@ -320,8 +321,8 @@ static void on_hello(server_t *srv, const sock_msg_t *m, const envelope_t *e)
                 r = errorf(err, sizeof(err), -EPERM,
                            "key '%s' is no longer in the coordinator's allow-list", user);
         } else if (!srv->cfg->insecure && user[0] &&
-                   !enroll_roles_allowed(keyring_roles(srv->agent_keys, user), h->roles,
-                                         h->n_roles, why, sizeof(why)))
+                   !enroll_roles_allowed(keyring_roles(srv->agent_keys, user), h->roles, h->n_roles,
+                                         why, sizeof(why)))
                 /* An allow-list entry may limit its agent's roles (an enrolment token's). */
                 r = errorf(err, sizeof(err), -EPERM, "key '%s': %s; its agents.d entry says so",
                            user, why);
@@ -500,8 +501,9 @@ static void on_control_message(server_t *srv, sock_msg_t *m)
 
         if (r < 0) {
                 char who[128], note[96];
-                if (sock_msg_user(m)[0])
-                        snprintf(who, sizeof(who), "control key '%s'", sock_msg_user(m));
+                const char *user = sock_msg_user(m);
+                if (user[0])
+                        snprintf(who, sizeof(who), "control key '%s'", user);
                 else
                         snprintf(who, sizeof(who), "control connection %s", m->peer);
                 if (log_allowed(srv, who, note, sizeof(note))) {
@@ -542,8 +544,9 @@ static void on_control_message(server_t *srv, sock_msg_t *m)
                 break;
         default: {
                 char who[128];
-                snprintf(who, sizeof(who), "%s%s", sock_msg_user(m)[0] ? "control key " : "the control socket",
-                         sock_msg_user(m));
+                const char *user = sock_msg_user(m);
+                snprintf(who, sizeof(who), "%s%s", user[0] ? "control key " : "the control socket",
+                         user);
                 if (srv->enroll && enroll_srv_on_control(srv->enroll, srv->control_sock, m->peer,
                                                          &srv->control_seq, e, who))
                         break;

@@ -367,11 +367,12 @@ static void test_start_limit(void **state)
                         failed = i;
         unlink(LIMIT_DROPIN);
         rmdir(LIMIT_DROPIN_DIR);
-        assert_int_equal(system("systemctl daemon-reload && systemctl reset-failed nfs-server.service"),
-                         0);
+        assert_int_equal(
+            system("systemctl daemon-reload && systemctl reset-failed nfs-server.service"), 0);
         if (failed >= 0)
                 fail_msg("restart %d of 4: %s", failed + 1, err);
-        assert_int_equal(nfs_systemd_unit_active("nfs-server.service", &active, err, sizeof(err)), 0);
+        assert_int_equal(nfs_systemd_unit_active("nfs-server.service", &active, err, sizeof(err)),
+                         0);
         assert_true(active);
 }
 
