@@ -46,14 +46,20 @@ struct metrics {
 
 /* --- the snapshot, rendered by the coordinator loop ------------------------------------ */
 
-void metrics_want(metrics_t *m)
+/* Asks the coordinator loop for a rendering (lock held). */
+static void want_locked(metrics_t *m)
 {
-        pthread_mutex_lock(&m->lock);
         if (!m->wanted) {
                 m->wanted = true;
                 if (m->wake_fd >= 0)
                         (void)eventfd_write(m->wake_fd, 1);
         }
+}
+
+void metrics_want(metrics_t *m)
+{
+        pthread_mutex_lock(&m->lock);
+        want_locked(m);
         pthread_mutex_unlock(&m->lock);
 }
 
@@ -200,16 +206,18 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 
 #define FAIL(c, status, msg) reply(c, status, msg, sizeof(msg) - 1, false)
 
-/* Waits (lock held) up to METRICS_WAIT_S for the coordinator loop's next rendering. */
+/* Waits (lock held) up to METRICS_WAIT_S for the coordinator loop's next rendering. The request
+ * and the generation it waits for are taken under one lock: asked for apart, a rendering that
+ * ran between them answered the request but not the wait, which then waited the whole
+ * METRICS_WAIT_S for a rendering nobody had asked for (and, the HTTP thread being one, held the
+ * next scrape too: Prometheus's 1 s timeout failed two scrapes in a row in CI). A rendering
+ * under way when the request comes answers it, as it ends after the request. */
 static void wait_rendering(metrics_t *m)
 {
-        uint64_t want;
+        uint64_t want = m->gen + 1;
         struct timespec until;
 
-        pthread_mutex_unlock(&m->lock);
-        metrics_want(m);
-        pthread_mutex_lock(&m->lock);
-        want = m->gen + 1;
+        want_locked(m);
         clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_sec += METRICS_WAIT_S;
         while (m->gen < want && pthread_cond_timedwait(&m->rendered, &m->lock, &until) == 0)
