@@ -126,6 +126,13 @@ def stats(ios, block=4096, zones=None):
         sd = math.sqrt(sum((g - mean) ** 2 for g in gaps) / len(gaps))
         out['gap_mean'] = mean
         out['gap_cv'] = sd / mean if mean else 0
+        # the median absolute deviation over the median: about 0.7 for exponential gaps, near 0
+        # for fixed ones; gaps a loaded scheduler stretched (or squeezed in the catch-up after),
+        # which the CV feels at once, do not move it while they are fewer than half
+        srt = sorted(gaps)
+        med = srt[len(srt) // 2]
+        dev = sorted(abs(g - med) for g in gaps)
+        out['gap_mad'] = dev[len(dev) // 2] / med if med else 0
         out['span'] = ios[-1][0] - ios[0][0]
         out['stall_share'] = sum(1 for g in gaps if g > 0.0015) / len(gaps)
         out['stall3_share'] = sum(1 for g in gaps if g > 0.003) / len(gaps)

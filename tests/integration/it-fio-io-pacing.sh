@@ -45,10 +45,17 @@ check "rate_process=poisson: fio's gaps as spread as their mean (CV $(cv_of fio 
 # raise the CV well above 1 — 1.77 seen beside the job file corpus — as they do fio's)
 check "rate_process=poisson: iofleet's too (CV $(cv_of iof poisson))" \
 	python3 -c "import sys; sys.exit(0 if 0.7 < $(cv_of iof poisson) < max(2.5, 1.5 * $(cv_of fio poisson)) else 1)"
-cmp_io "rate_process=poisson: 400 IOPS (20%)" poisson iops 20%
-cmp_io "rate_process=linear: 400 IOPS (20%)" linear iops 20%
-check "iofleet: Poisson gaps spread wider than linear ones ($(cv_of iof linear))" \
-	python3 -c "import sys; sys.exit(0 if $(cv_of iof poisson) > $(cv_of iof linear) + 0.3 else 1)"
+cmp_io "rate_process=poisson: 100 IOPS (20%)" poisson iops 20%
+cmp_io "rate_process=linear: 100 IOPS (20%)" linear iops 20%
+# Poisson against linear by the gaps' median absolute deviation over their median (about 0.7 for
+# exponential gaps, near 0 for fixed ones): the CV, compared before, was 1.53 for linear gaps on a
+# loaded CI host (a few stalls and the catch-up after them), above Poisson's less 0.3; at 400 IOPS
+# late wakeups under ASan, strace and two other tests put even the MAD of 2.5 ms gaps at 0.36
+mad_of() { python3 "$IOT" stats "$T/$1.trace" "/$1/$2" | jq .gap_mad; }
+for who in fio iof; do
+	check "$who: Poisson gaps spread (MAD/median $(mad_of $who poisson)), linear ones do not ($(mad_of $who linear))" \
+		python3 -c "import sys; sys.exit(0 if $(mad_of $who poisson) > 0.45 and $(mad_of $who linear) < 0.25 else 1)"
+done
 for j in ratemin latok; do
 	check "$j: no error in fio" test "$(fio_job $j .error)" = 0
 	check "$j: no error in iofleet" test "$(iof_job $j .error)" = 0
