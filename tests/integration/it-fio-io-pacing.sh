@@ -49,12 +49,30 @@ cmp_io "rate_process=poisson: 100 IOPS (20%)" poisson iops 20%
 cmp_io "rate_process=linear: 100 IOPS (20%)" linear iops 20%
 # Poisson against linear by the gaps' median absolute deviation over their median (about 0.7 for
 # exponential gaps, near 0 for fixed ones): the CV, compared before, was 1.53 for linear gaps on a
-# loaded CI host (a few stalls and the catch-up after them), above Poisson's less 0.3; at 400 IOPS
-# late wakeups under ASan, strace and two other tests put even the MAD of 2.5 ms gaps at 0.36
-mad_of() { python3 "$IOT" stats "$T/$1.trace" "/$1/$2" | jq .gap_mad; }
+# loaded CI host (a few stalls and the catch-up after them). The tests beside this one can blur
+# even that: under ASan beside it-partition, iofleet's linear 10 ms gaps were 3-25 ms apart (MAD
+# 0.33) while fio's, traced a moment before, were steady. So the two jobs run again, alone, until
+# they come apart (at most 3 more times, within 90 s): pacing that did not differ never would.
+mad_of() { python3 "$IOT" stats "$T/$1.trace" "/${2%%:*}/${2#*:}" | jq .gap_mad; }
+apart() { # TRACE WHO: Poisson spread, linear not
+	python3 -c "import sys; sys.exit(0 if $(mad_of "$1" "$2:poisson") > 0.45 and $(mad_of "$1" "$2:linear") < 0.25 else 1)"
+}
 for who in fio iof; do
-	check "$who: Poisson gaps spread (MAD/median $(mad_of $who poisson)), linear ones do not ($(mad_of $who linear))" \
-		python3 -c "import sys; sys.exit(0 if $(mad_of $who poisson) > 0.45 and $(mad_of $who linear) < 0.25 else 1)"
+	trace=$who tries=0 until_s=$((SECONDS + 90))
+	while ! apart "$trace" $who && [ $tries -lt 3 ] && [ $SECONDS -lt $until_s ]; do
+		echo "$who: Poisson $(mad_of "$trace" $who:poisson), linear $(mad_of "$trace" $who:linear): again"
+		tries=$((tries + 1)) trace=again$tries-$who
+		if [ $who = fio ]; then
+			strace -ff -ttt -y -s0 -qq -e trace=pread64 -o "$T/$trace.trace" fio --section=poisson \
+				--section=linear --output=/dev/null "$T/job-fio.fio" >>"$T/again.log" 2>&1
+		else
+			(cd "$T" && strace -ff -ttt -y -s0 -qq -e trace=pread64 -o "$T/$trace.trace" \
+				"$IOFLEET" run --local=1 --results-dir="$T/runs" --section=poisson --section=linear \
+				"$T/job-iof.fio" >>"$T/again.log" 2>&1)
+		fi
+	done
+	check "$who: Poisson gaps spread (MAD/median $(mad_of "$trace" $who:poisson)), linear ones do not ($(mad_of "$trace" $who:linear)), after $tries more runs" \
+		apart "$trace" $who
 done
 for j in ratemin latok; do
 	check "$j: no error in fio" test "$(fio_job $j .error)" = 0
