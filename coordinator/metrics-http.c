@@ -38,6 +38,7 @@ struct metrics {
         char *results_dir;      /* what /api/runs lists and /results/ serves; NULL: nothing */
         uint64_t gen;           /* renderings so far */
         bool wanted;            /* a scrape waits for a rendering */
+        bool rendering;         /* one is under way: it read the state before a new request */
         int wake_fd;            /* eventfd, readable while wanted: wakes the coordinator loop */
         metrics_tally_t *tally; /* counts across runs */
         metrics_alert_t *alerts;
@@ -46,21 +47,35 @@ struct metrics {
 
 /* --- the snapshot, rendered by the coordinator loop ------------------------------------ */
 
-/* Asks the coordinator loop for a rendering (lock held). */
-static void want_locked(metrics_t *m)
+/* Asks the coordinator loop for a rendering (lock held); the ticket is the generation that
+ * answers it. A rendering under way may have read the state before the request: the one after
+ * it answers. */
+static uint64_t want_locked(metrics_t *m)
 {
         if (!m->wanted) {
                 m->wanted = true;
                 if (m->wake_fd >= 0)
                         (void)eventfd_write(m->wake_fd, 1);
         }
+        return m->gen + 1 + m->rendering;
 }
 
-void metrics_want(metrics_t *m)
+uint64_t metrics_want(metrics_t *m)
 {
+        uint64_t ticket;
         pthread_mutex_lock(&m->lock);
-        want_locked(m);
+        ticket = want_locked(m);
         pthread_mutex_unlock(&m->lock);
+        return ticket;
+}
+
+bool metrics_answered(metrics_t *m, uint64_t ticket)
+{
+        bool done;
+        pthread_mutex_lock(&m->lock);
+        done = m->gen >= ticket;
+        pthread_mutex_unlock(&m->lock);
+        return done;
 }
 
 int metrics_fd(const metrics_t *m)
@@ -88,22 +103,25 @@ void metrics_update(metrics_t *m, registry_t *reg, const coord_run_t *const *run
                 (void)eventfd_read(m->wake_fd, &v);
         }
         m->wanted = false;
+        m->rendering = wanted || finished;
         pthread_mutex_unlock(&m->lock);
         if (!wanted && !finished)
                 return;
         if (metrics_tally_track(m->tally, runs, n_runs) < 0) {
-                log_warning("metrics: out of memory");
-                return;
-        }
-        totals = metrics_tally_input(m->tally, runs, n_runs, folded, &in);
-        in.reg = reg;
-        in.runs = runs;
-        in.n_runs = n_runs;
-        in.alerts = m->alerts;
-        in.n_alerts = m->n_alerts;
-        if (metrics_render(&in, &text, &len) < 0 || web_state_render(&in, &json, &json_len) < 0)
+                /* The scrape gets the last snapshot now rather than at its timeout. */
                 log_warning("metrics: out of memory: the snapshot is not updated");
-        free(totals);
+        } else {
+                totals = metrics_tally_input(m->tally, runs, n_runs, folded, &in);
+                in.reg = reg;
+                in.runs = runs;
+                in.n_runs = n_runs;
+                in.alerts = m->alerts;
+                in.n_alerts = m->n_alerts;
+                if (metrics_render(&in, &text, &len) < 0 ||
+                    web_state_render(&in, &json, &json_len) < 0)
+                        log_warning("metrics: out of memory: the snapshot is not updated");
+                free(totals);
+        }
         pthread_mutex_lock(&m->lock);
         if (text) {
                 free(m->text);
@@ -116,6 +134,7 @@ void metrics_update(metrics_t *m, registry_t *reg, const coord_run_t *const *run
                 m->json_len = json_len;
         }
         m->gen++;
+        m->rendering = false;
         pthread_cond_broadcast(&m->rendered);
         pthread_mutex_unlock(&m->lock);
 }
@@ -210,14 +229,12 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
  * and the generation it waits for are taken under one lock: asked for apart, a rendering that
  * ran between them answered the request but not the wait, which then waited the whole
  * METRICS_WAIT_S for a rendering nobody had asked for (and, the HTTP thread being one, held the
- * next scrape too: Prometheus's 1 s timeout failed two scrapes in a row in CI). A rendering
- * under way when the request comes answers it, as it ends after the request. */
+ * next scrape too: Prometheus's 1 s timeout failed two scrapes in a row in CI). */
 static void wait_rendering(metrics_t *m)
 {
-        uint64_t want = m->gen + 1;
+        uint64_t want = want_locked(m);
         struct timespec until;
 
-        want_locked(m);
         clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_sec += METRICS_WAIT_S;
         while (m->gen < want && pthread_cond_timedwait(&m->rendered, &m->lock, &until) == 0)

@@ -26,8 +26,12 @@ uint16_t metrics_port(const metrics_t *m);
 /* Alerts shown from the next rendering on; the array is copied. 0 or -ENOMEM. */
 int metrics_set_alerts(metrics_t *m, const metrics_alert_t *alerts, size_t n);
 /* Asks for a rendering at the coordinator loop's next metrics_update() (what a scrape does;
- * the scrape waits up to 2 s for it, then gets the last snapshot). */
-void metrics_want(metrics_t *m);
+ * the scrape waits up to 2 s for it, then gets the last snapshot). Returns the ticket that
+ * metrics_answered() takes: taken with the request, so that a rendering that starts after the
+ * request (even before this returns) answers it. */
+uint64_t metrics_want(metrics_t *m);
+/* Whether a rendering that answers ticket is done. */
+bool metrics_answered(metrics_t *m, uint64_t ticket);
 /* Readable while a rendering is wanted: the coordinator loop polls it. -1 for NULL. */
 int metrics_fd(const metrics_t *m);
 /* Called by the coordinator loop as often as it likes: renders a new snapshot when one is

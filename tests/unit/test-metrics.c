@@ -879,6 +879,40 @@ static void test_http(void **state)
         metrics_free(&m);
 }
 
+/* A scrape's request and the rendering that answers it: the ticket comes with the request, so
+ * any rendering after the request answers it, however soon the loop runs (taken apart, a
+ * rendering between them left the scrape waiting its 2 s: two failed scrapes of CI's
+ * it-prometheus). */
+static void test_want_ticket(void **state)
+{
+        metrics_t *m = NULL;
+        fx_t fx;
+        uint64_t t1, t2, t3;
+        struct pollfd p;
+
+        assert_int_equal(metrics_new("127.0.0.1:0", 64, &m), 0);
+        fx_registry(&fx);
+        t1 = metrics_want(m);
+        assert_false(metrics_answered(m, t1));
+        /* A second scrape before the loop ran: one rendering answers both. */
+        t2 = metrics_want(m);
+        assert_int_equal(t2, t1);
+        p = (struct pollfd){.fd = metrics_fd(m), .events = POLLIN};
+        assert_int_equal(poll(&p, 1, 0), 1);
+        metrics_update(m, fx.reg, NULL, 0);
+        assert_true(metrics_answered(m, t1));
+        assert_int_equal(poll(&p, 1, 0), 0);
+        /* Nobody asks: the loop renders nothing, and the next request waits for the next one. */
+        metrics_update(m, fx.reg, NULL, 0);
+        t3 = metrics_want(m);
+        assert_int_equal(t3, t1 + 1);
+        assert_false(metrics_answered(m, t3));
+        metrics_update(m, fx.reg, NULL, 0);
+        assert_true(metrics_answered(m, t3));
+        fx_done(&fx);
+        metrics_free(&m);
+}
+
 static void test_listen_values(void **state)
 {
         metrics_t *m = (metrics_t *)&m;
@@ -913,7 +947,7 @@ int main(void)
             cmocka_unit_test(test_escape_label), cmocka_unit_test(test_idle),
             cmocka_unit_test(test_running),      cmocka_unit_test(test_totals_across_runs),
             cmocka_unit_test(test_http),         cmocka_unit_test(test_listen_values),
-            cmocka_unit_test(test_two_runs),
+            cmocka_unit_test(test_two_runs),      cmocka_unit_test(test_want_ticket),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
