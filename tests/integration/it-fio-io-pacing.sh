@@ -62,14 +62,7 @@ for who in fio iof; do
 	while ! apart "$trace" $who && [ $tries -lt 3 ] && [ $SECONDS -lt $until_s ]; do
 		echo "$who: Poisson $(mad_of "$trace" $who:poisson), linear $(mad_of "$trace" $who:linear): again"
 		tries=$((tries + 1)) trace=again$tries-$who
-		if [ $who = fio ]; then
-			strace -ff -ttt -y -s0 -qq -e trace=pread64 -o "$T/$trace.trace" fio --section=poisson \
-				--section=linear --output=/dev/null "$T/job-fio.fio" >>"$T/again.log" 2>&1
-		else
-			(cd "$T" && strace -ff -ttt -y -s0 -qq -e trace=pread64 -o "$T/$trace.trace" \
-				"$IOFLEET" run --local=1 --results-dir="$T/runs" --section=poisson --section=linear \
-				"$T/job-iof.fio" >>"$T/again.log" 2>&1)
-		fi
+		traced $who "$trace" pread64 "$T/job-$who.fio" --section=poisson --section=linear
 	done
 	check "$who: Poisson gaps spread (MAD/median $(mad_of "$trace" $who:poisson)), linear ones do not ($(mad_of "$trace" $who:linear)), after $tries more runs" \
 		apart "$trace" $who
@@ -89,9 +82,7 @@ check "latency_target met: so does iofleet" test "$(iof_job latok .job_runtime)"
 # thinktime_spin: iofleet alone (fio 3.33 hangs on it here); 3 of the 4 ms of each stall spin
 lay_out "$T/iof" 16m thinkspin
 sed "s|@D@|$T/iof|g" "$IOFLEET_SRC/tests/integration/fio-io/thinkspin.fio" >"$T/spin.fio"
-(cd "$T" && strace -ff -ttt -y -s0 -qq -e trace=pread64 -o "$T/spin.trace" \
-	"$IOFLEET" run --local=1 --results-dir="$T/runs" --output-format=json --output="$T/spin.json" \
-	"$T/spin.fio" >"$T/spin.log" 2>&1)
+traced iof spin pread64 "$T/spin.fio"
 # Every 5th gap (after I/O 5, 10, ...) holds a 4 ms stall; the I/Os between are microseconds,
 # or a few milliseconds under a sanitizer, strace and a loaded host (which put the share of all
 # gaps over 3 ms at 0.31 and the I/Os at 675 in CI): the stalls are checked where they belong.

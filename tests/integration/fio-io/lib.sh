@@ -22,21 +22,34 @@ lay_out() {
 	for n in "$@"; do truncate -s "$size" "$d/$n"; done
 }
 
-# run_both JOBFILE [STRACE CALLS]: fio on $T/fio, iofleet on $T/iof, traces in
-# $T/{fio,iof}.trace.PID (a file per thread), results in $T/{fio,iof}.json; returns non-zero when
-# either failed to run.
+# traced fio|iof NAME CALLS JOBFILE [OPTION...]: that tool runs JOBFILE (with the options) under
+# strace, tracing CALLS: traces in $T/NAME.trace.PID (a file per thread), its JSON in
+# $T/NAME.json, its output in $T/NAME.log; returns non-zero when it failed to run.
+traced() {
+	local tool=$1 name=$2 calls=$3 job=$4
+	shift 4
+	# -ff: a file per thread, so that concurrent calls never come split in two lines
+	if [ "$tool" = fio ]; then
+		strace -ff -ttt -y -s0 -qq -e trace="$calls" -o "$T/$name.trace" \
+			fio --output-format=json --output="$T/$name.json" "$@" "$job" >"$T/$name.log" 2>&1
+	else
+		# The local agent's work directory (where its path policy lets it work) is the current one.
+		(cd "$T" && strace -ff -ttt -y -s0 -qq -e trace="$calls" -o "$T/$name.trace" \
+			"$IOFLEET" run --local=1 --results-dir="$T/runs" --output-format=json \
+			--output="$T/$name.json" "$@" "$job" >"$T/$name.log" 2>&1)
+	fi
+}
+
+# run_both JOBFILE [STRACE CALLS]: fio on $T/fio, iofleet on $T/iof (their job files
+# $T/job-{fio,iof}.fio), traced as traced() says under the names fio and iof; returns non-zero
+# when either failed to run.
 run_both() {
 	local job=$1 calls=${2:-$STRACE_CALLS} rc=0
 	sed "s|@D@|$T/fio|g" "$job" >"$T/job-fio.fio"
 	sed "s|@D@|$T/iof|g" "$job" >"$T/job-iof.fio"
 	rm -f "$T"/fio.trace.* "$T"/iof.trace.*
-	# -ff: a file per thread, so that concurrent calls never come split in two lines
-	strace -ff -ttt -y -s0 -qq -e trace="$calls" -o "$T/fio.trace" \
-		fio --output-format=json --output="$T/fio.json" "$T/job-fio.fio" >"$T/fio.log" 2>&1 || rc=1
-	# The local agent's work directory (where its path policy lets it work) is the current one.
-	(cd "$T" && strace -ff -ttt -y -s0 -qq -e trace="$calls" -o "$T/iof.trace" \
-		"$IOFLEET" run --local=1 --results-dir="$T/runs" --output-format=json \
-		--output="$T/iof.json" "$T/job-iof.fio" >"$T/iof.log" 2>&1) || rc=1
+	traced fio fio "$calls" "$T/job-fio.fio" || rc=1
+	traced iof iof "$calls" "$T/job-iof.fio" || rc=1
 	return $rc
 }
 
