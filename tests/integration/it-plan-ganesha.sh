@@ -24,7 +24,10 @@ jqcheck "the server's effective export is reported" "$J" \
 	'.iofleet.agents[] | select(.name == "srv") | .effective.export | test("Path = .*export") and test("MaxRead = 1048576")'
 jqcheck "the server says it put everything back" "$J" \
 	'.iofleet.agents[] | select(.name == "srv") | .effective.restored == "yes"'
-jqcheck "the clients started together (skew < 5 ms)" "$J" '.iofleet.start_skew_ns < 5000000'
+# 5 ms; under a sanitizer on a loaded host (CI runs two tests at once) 5.9 ms was seen: 20 ms there
+skew_max=5000000
+grep -q libasan <<<"$(ldd "$IOFLEET" 2>/dev/null)" && skew_max=20000000
+jqcheck "the clients started together (skew < $((skew_max / 1000000)) ms)" "$J" ".iofleet.start_skew_ns < $skew_max"
 jqcheck "every interval has both clients" "$J" \
 	'[.iofleet.intervals[:-1][] | (.agents | length) == 2] | all'
 check "ganesha.conf is byte-identical afterwards" cmp "$G/ganesha.conf" "$GANESHA_CONF_ORIG"
