@@ -41,14 +41,17 @@ csv_rows() { # RUN_DIR: cluster rows, agent rows
 }
 rundir() { echo "$T/runs/$(jq -r .iofleet.run_id "$1")"; }
 # iops_log JSON AGENT FIRST LAST: AGENT's fio IOPS log of the run holds one line a second from
-# FIRST to LAST s (whole lines, 500 IO/s each), and nothing else.
+# FIRST to LAST s (whole lines, about 500 IO/s each), and nothing else. A stall of the loaded host
+# moves a few dozen IOs from one second to the next (471 then 529 seen under ASan in CI), the
+# limiter making them up: each line is within 20 % of the rate, and the log's total within 2 %.
 iops_log() {
-	local f good lines
+	local f good lines total n=$(($4 - $3 + 1))
 	f="$(rundir "$1")/n_iops.1.log.$2"
-	good=$(awk -F', ' -v a="$3" 'NF == 5 && $3 == 0 && $2 >= 480 && $2 <= 520 && $1 == (a + NR - 1) * 1000 { n++ } END { print n + 0 }' "$f" 2>/dev/null)
+	good=$(awk -F', ' -v a="$3" 'NF == 5 && $3 == 0 && $2 >= 400 && $2 <= 600 && $1 == (a + NR - 1) * 1000 { n++ } END { print n + 0 }' "$f" 2>/dev/null)
+	total=$(awk -F', ' '{ s += $2 } END { print s + 0 }' "$f" 2>/dev/null)
 	lines=$(wc -l <"$f" 2>/dev/null || echo 0)
-	check "$(basename "$1"): $2's IOPS log holds seconds $3..$4, 500 IO/s each ($good good of $lines lines)" \
-		[ "$good" -eq $(($4 - $3 + 1)) -a "$lines" -eq $(($4 - $3 + 1)) ]
+	check "$(basename "$1"): $2's IOPS log holds seconds $3..$4, 500 IO/s each ($good good of $lines lines, $total IOs)" \
+		[ "$good" -eq $n -a "$lines" -eq $n -a $((total * 100)) -ge $((n * 500 * 98)) -a $((total * 100)) -le $((n * 500 * 102)) ]
 }
 
 # --- 1. kill -9 of an agent, restarted 5 s later ----------------------------------------------
