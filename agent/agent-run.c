@@ -46,6 +46,10 @@ struct arun {
         bool draining;        /* the workers have ended; their logs go, then Finished */
         char why[256];        /* why the run ended early */
         uint64_t sent_upto;   /* sent in this session */
+        /* Finished waits finish_hold_ns after the workers end (wire_finish_hold_ns(): by rank),
+         * and with it what follows: messages from hold_from on wait until hold_until (0: none). */
+        int64_t finish_hold_ns, hold_until;
+        uint64_t hold_from;
         int64_t last_ack;     /* when an Ack last moved things on, or the last resend */
         uint64_t read_bytes, write_bytes; /* the agent's own count, from its intervals */
         /* Layout progress (best effort, not kept): the next report, and what the last said. */
@@ -179,6 +183,7 @@ static void set_phase(arun_t *ar, arun_phase_t p)
 
 typedef struct sender {
         arun_t *ar;
+        int64_t now;
         arun_out_t *out;
 } sender_t;
 
@@ -188,15 +193,17 @@ typedef struct sender {
  * the agent for lost and the resend starts over. The rest follow as Acks come (every 50 ms). */
 #define ARUN_SEND_WINDOW 256
 
-static bool in_window(const arun_t *ar, uint64_t seq)
+static bool in_window(const arun_t *ar, uint64_t seq, int64_t now)
 {
+        if (ar->hold_from && seq >= ar->hold_from && now < ar->hold_until)
+                return false;
         return seq <= rqueue_acked(ar->q) + ARUN_SEND_WINDOW;
 }
 
 static int send_one(void *user, uint64_t seq, const void *buf, size_t len)
 {
         sender_t *s = user;
-        if (!in_window(s->ar, seq))
+        if (!in_window(s->ar, seq, s->now))
                 return 1;
         if (outbox_push_raw(&s->out->coord, "", buf, len) < 0)
                 return -ENOMEM;
@@ -205,10 +212,11 @@ static int send_one(void *user, uint64_t seq, const void *buf, size_t len)
 }
 
 /* What was made but not sent yet goes, in order, as far as the window allows. */
-static void pump(arun_t *ar, arun_out_t *out)
+static void pump(arun_t *ar, int64_t now, arun_out_t *out)
 {
-        sender_t s = {ar, out};
-        if (ar->synced && ar->sent_upto < rqueue_made(ar->q) && in_window(ar, ar->sent_upto + 1))
+        sender_t s = {ar, now, out};
+        if (ar->synced && ar->sent_upto < rqueue_made(ar->q) &&
+            in_window(ar, ar->sent_upto + 1, now))
                 rqueue_each(ar->q, ar->sent_upto, send_one, &s);
 }
 
@@ -217,7 +225,7 @@ static void resend(arun_t *ar, int64_t now, arun_out_t *out)
 {
         ar->last_ack = now;
         ar->sent_upto = rqueue_acked(ar->q);
-        pump(ar, out);
+        pump(ar, now, out);
 }
 
 /* Numbers, keeps and (when the coordinator listens) sends one packed message. */
@@ -232,7 +240,7 @@ static int keep(arun_t *ar, const uint8_t *buf, size_t len, int64_t now, arun_ou
         if (r == -ENOMEM)
                 return r;
         if (ar->synced && rqueue_made(ar->q) == ar->sent_upto + 1 &&
-            in_window(ar, rqueue_made(ar->q))) {
+            in_window(ar, rqueue_made(ar->q), now)) {
                 if (rqueue_pending(ar->q) == 1)
                         ar->last_ack = now;
                 if (outbox_push_raw(&out->coord, "", buf, len) == 0)
@@ -375,6 +383,7 @@ int arun_new(const Iofleet__Prepare *p, const arun_cfg_t *cfg, int64_t now, arun
         ar->changes_host = ar->server || p->n_mount || p->n_sysctls;
         ar->grace_ns = p->orphan_grace_ns;
         ar->interval_ns = p->interval_ns;
+        ar->finish_hold_ns = wire_finish_hold_ns(p->rank, p->nagents);
         snprintf(ar->boot_id, sizeof(ar->boot_id), "%s", cfg->boot_id ? cfg->boot_id : "");
         ar->connected = ar->synced = true;
         ar->last_ack = now;
@@ -652,6 +661,10 @@ void arun_runner_running(arun_t *ar, int64_t now, arun_out_t *out)
  * the host put back. */
 static void finish(arun_t *ar, int64_t now, arun_out_t *out)
 {
+        if (ar->finish_hold_ns && !ar->gave_up) {
+                ar->hold_from = rqueue_next(ar->q);
+                ar->hold_until = now + ar->finish_hold_ns;
+        }
         make(ar, ARUN_MSG_FINISHED, ar->gave_up ? ar->why : "", now, out);
         out->todo |= ARUN_DO_FREE_RUNNER;
         teardown(ar, out);
@@ -789,7 +802,7 @@ void arun_on_ack(arun_t *ar, uint64_t upto, int64_t now, arun_out_t *out)
         if (ar->sent_upto < upto)
                 ar->sent_upto = upto;
         /* The window moved on: what waited behind it goes. */
-        pump(ar, out);
+        pump(ar, now, out);
         if (ar->draining)
                 drain(ar, false, now, out);
         else if (ar->phase == ARUN_RUNNING)
@@ -883,6 +896,11 @@ void arun_tick(arun_t *ar, int64_t now, arun_out_t *out)
                          (unsigned long long)(ar->grace_ns / NSEC_PER_SEC));
                 give_up(ar, why, now, out);
         }
+        /* Finished's hold is over: it goes, and what waited behind it. */
+        if (ar->hold_from && now >= ar->hold_until) {
+                ar->hold_from = 0;
+                pump(ar, now, out);
+        }
         /* Sent, not acknowledged for long: the coordinator dropped them (a gap): again. */
         if (ar->synced && rqueue_pending(ar->q) && now >= ar->last_ack + ar->cfg.resend_ns)
                 resend(ar, now, out);
@@ -909,6 +927,8 @@ int64_t arun_next_deadline(const arun_t *ar)
                 t = ar->orphan_since + (int64_t)ar->grace_ns;
         if (ar->synced && rqueue_pending(ar->q) && ar->last_ack + ar->cfg.resend_ns < t)
                 t = ar->last_ack + ar->cfg.resend_ns;
+        if (ar->hold_from && ar->hold_until < t)
+                t = ar->hold_until;
         return t;
 }
 

@@ -26,6 +26,7 @@ typedef struct sim_agent {
         uint64_t seq;
         uint64_t rseq, acked; /* run messages numbered, and acknowledged by the coordinator */
         bool welcomed, prepared, finished;
+        uint32_t rank, nagents; /* from its Prepare */
         int64_t next_hb;   /* CLOCK_MONOTONIC */
         int64_t last_sent; /* CLOCK_MONOTONIC */
         unsigned beats;
@@ -50,6 +51,11 @@ typedef struct sim {
         int64_t start_ns; /* timeline (CLOCK_REALTIME), from Start */
         bool started_sent, done;
         uint32_t next_k, n_k;
+        /* After the last interval each agent's Finished waits its hold (wire_finish_hold_ns(),
+         * as the agent's): the agents in the order of their holds, the next one, and when the
+         * last interval went (CLOCK_MONOTONIC; 0: not yet). */
+        size_t *fin_order, fin_next;
+        int64_t fin_at;
         Iofleet__Hist clat;
         /* measurements */
         int64_t t_hello, t_welcomed;
@@ -216,6 +222,8 @@ static void on_agent_msg(sim_t *sim, sim_agent_t *a, envelope_t *e)
                 Iofleet__Prepared p = IOFLEET__PREPARED__INIT;
                 snprintf(sim->run_id, sizeof(sim->run_id), "%s", e->prepare->run_id);
                 sim->interval_ns = e->prepare->interval_ns;
+                a->rank = e->prepare->rank;
+                a->nagents = e->prepare->nagents;
                 p.run_id = sim->run_id;
                 p.run_seq = ++a->rseq;
                 p.rtt_ns = 1000;
@@ -417,6 +425,34 @@ static void drain(sim_t *sim, void *s, sim_agent_t *a)
         }
 }
 
+static const sim_t *order_sim;
+
+static int cmp_hold(const void *x, const void *y)
+{
+        const sim_agent_t *a = &order_sim->a[*(const size_t *)x],
+                          *b = &order_sim->a[*(const size_t *)y];
+        int64_t ha = wire_finish_hold_ns(a->rank, a->nagents),
+                hb = wire_finish_hold_ns(b->rank, b->nagents);
+        return ha < hb ? -1 : ha > hb;
+}
+
+/* The last interval went: the agents' Finished follow, each after its hold. */
+static void finish_order(sim_t *sim)
+{
+        sim->fin_at = clock_mono_ns();
+        sim->fin_order = calloc(sim->n, sizeof(*sim->fin_order));
+        if (!sim->fin_order) {
+                for (size_t i = 0; i < sim->n; i++)
+                        send_finished(sim, &sim->a[i]);
+                sim->fin_at = 0;
+                return;
+        }
+        for (size_t i = 0; i < sim->n; i++)
+                sim->fin_order[i] = i;
+        order_sim = sim;
+        qsort(sim->fin_order, sim->n, sizeof(*sim->fin_order), cmp_hold);
+}
+
 /* Sends what the clock says is due: Started at the start instant, then interval k of every
  * agent at start + (k+1)*interval, heartbeats spread evenly over the period. */
 static void timers(sim_t *sim)
@@ -450,9 +486,15 @@ static void timers(sim_t *sim)
                             (double)(now - end) / 1e6);
                 sim->next_k++;
                 if (sim->next_k == sim->n_k)
-                        for (size_t i = 0; i < sim->n; i++)
-                                send_finished(sim, &sim->a[i]);
+                        finish_order(sim);
                 now = clock_real_ns();
+        }
+        while (sim->fin_at && sim->fin_next < sim->n) {
+                sim_agent_t *a = &sim->a[sim->fin_order[sim->fin_next]];
+                if (clock_mono_ns() < sim->fin_at + wire_finish_hold_ns(a->rank, a->nagents))
+                        break;
+                send_finished(sim, a);
+                sim->fin_next++;
         }
         for (size_t c = 0; sim->hb_ns && c < sim->n; c++) {
                 sim_agent_t *a = &sim->a[sim->hb_cursor];
@@ -685,6 +727,7 @@ int main(int argc, char **argv)
         zmq_close(sim.ctl);
         zmq_ctx_term(sim.ctx);
         wire_hist_done(&sim.clat);
+        free(sim.fin_order);
         free(sim.a);
         free(sim.items);
         free(sim.delay_ms);

@@ -300,6 +300,14 @@ const char *wire_run_id(const envelope_t *e)
         return id && *id ? *id : "";
 }
 
+int64_t wire_finish_hold_ns(uint32_t rank, uint32_t nagents)
+{
+        int64_t step = WIRE_FINISH_STEP_NS;
+        if (nagents > 1 && step * nagents > WIRE_FINISH_SPREAD_MAX_NS)
+                step = WIRE_FINISH_SPREAD_MAX_NS / nagents;
+        return rank < nagents ? step * rank : 0;
+}
+
 static Iofleet__Hist *hist_part(Iofleet__Hist *pb, const hist_t *now, const hist_t *before,
                                 hist_t *delta)
 {

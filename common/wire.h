@@ -114,6 +114,14 @@ void wire_set_run_seq(envelope_t *e, uint64_t seq);
 /* The run id of such a message, "" for other bodies. */
 const char *wire_run_id(const envelope_t *e);
 
+/* How long an agent of rank (0..nagents-1) holds its Finished after its last Interval: the
+ * fleet's Finished (totals and histograms, about three Intervals' worth to read) come spread at
+ * most one per WIRE_FINISH_STEP_NS and within WIRE_FINISH_SPREAD_MAX_NS in all, instead of
+ * queued at the coordinator behind the last Intervals, which would then wait for them. */
+#define WIRE_FINISH_STEP_NS (200 * (int64_t)1000)
+#define WIRE_FINISH_SPREAD_MAX_NS (2 * (int64_t)1000000000)
+int64_t wire_finish_hold_ns(uint32_t rank, uint32_t nagents);
+
 /* Settings as they travel, borrowing the list's strings: *ptrs (and the returned array) are
  * malloc'd, free both with free(); NULL when out of memory. */
 Iofleet__Setting *wire_settings(const kvlist_t *kv, Iofleet__Setting ***ptrs);

@@ -178,6 +178,7 @@ typedef struct prep_def {
         uint64_t grace_ns;
         uint64_t interval_ns;
         bool logs;             /* the job writes fio's iops log */
+        uint32_t rank, nagents; /* the agent's place in the run (default: rank 0 of 2) */
 } prep_def_t;
 
 /* A Prepare as the coordinator sends it, through the wire. */
@@ -208,8 +209,8 @@ static envelope_t *make_prepare(const prep_def_t *d)
         job.options = op;
         job.n_options = n;
         p.run_id = RUN_ID;
-        p.nagents = 2;
-        p.rank = 1;
+        p.nagents = d->nagents ? d->nagents : 2;
+        p.rank = d->rank;
         p.interval_ns = d->interval_ns ? d->interval_ns : (uint64_t)SEC;
         p.role = (char *)d->role;
         p.orphan_grace_ns = d->grace_ns;
@@ -367,6 +368,65 @@ static void test_client_in_order(void **state)
         arun_on_ack(fx.ar, 7, start + 3 * SEC, &fx.out);
         assert_true(arun_over(fx.ar));
         assert_int_equal(fx.out.coord.n, 0);
+        fx_done(&fx);
+}
+
+/* The fleet's Finished come spread by rank (wire_finish_hold_ns()): the last Interval goes at
+ * once, Finished and what follows it (Restored) wait for the hold, a session lost and back in
+ * between resends up to the hold and not past it, and a tick at the hold's end sends them. */
+static void test_finish_held_by_rank(void **state)
+{
+        static const Iofleet__Envelope__BodyCase last[] = {BODY(INTERVAL)},
+                                                  ends[] = {BODY(FINISHED), BODY(RESTORED)};
+        prep_def_t d = {.role = "", .mount = true, .grace_ns = 60 * SEC, .runtime = "2s",
+                        .rank = 9499, .nagents = 9500};
+        int64_t hold = wire_finish_hold_ns(9499, 9500), start, end;
+        fx_t fx;
+        envelope_t *e;
+        (void)state;
+
+        /* At most one every 200 us, all within 2 s; rank 0 at once; out of range: at once. */
+        assert_int_equal(wire_finish_hold_ns(0, 9500), 0);
+        assert_int_equal(wire_finish_hold_ns(1, 3), WIRE_FINISH_STEP_NS);
+        assert_int_equal(hold, 9499 * WIRE_FINISH_STEP_NS);
+        assert_true(wire_finish_hold_ns(99999, 100000) < WIRE_FINISH_SPREAD_MAX_NS);
+        assert_int_equal(wire_finish_hold_ns(5, 5), 0);
+
+        fx_init(&fx, RQUEUE_MEM_BYTES);
+        start = fx_running(&fx, &d);
+        arun_tick(fx.ar, start + SEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 1);
+        fx_clear(&fx);
+        end = start + 2 * SEC + 5 * MSEC;
+        arun_runner_done(fx.ar, start + 2 * SEC, end, &fx.out);
+        expect_sent(&fx, 1, last, 4);
+        e = sent(&fx, 0);
+        assert_true(e->interval->last);
+        wire_free(&e);
+        fx_clear(&fx);
+        /* The host is put back meanwhile: Restored waits behind Finished. */
+        arun_host_done(fx.ar, 0, end + MSEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        assert_int_equal(arun_pending(fx.ar), 4);
+        assert_int_equal(arun_next_deadline(fx.ar), end + hold);
+        arun_tick(fx.ar, end + hold - 1, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        /* A partition and back within the hold: the resend stops where the hold starts. */
+        arun_session(fx.ar, false, end + 10 * MSEC, &fx.out);
+        arun_session(fx.ar, true, end + 20 * MSEC, &fx.out);
+        arun_on_ack(fx.ar, 3, end + 30 * MSEC, &fx.out);
+        expect_sent(&fx, 1, last, 4);
+        fx_clear(&fx);
+        arun_on_ack(fx.ar, 4, end + 40 * MSEC, &fx.out);
+        assert_int_equal(fx.out.coord.n, 0);
+        assert_false(arun_over(fx.ar));
+        /* The hold is over: both go, in order. */
+        arun_tick(fx.ar, end + hold, &fx.out);
+        expect_sent(&fx, 2, ends, 5);
+        fx_clear(&fx);
+        assert_true(arun_next_deadline(fx.ar) > end + hold);
+        arun_on_ack(fx.ar, 6, end + hold + MSEC, &fx.out);
+        assert_true(arun_over(fx.ar));
         fx_done(&fx);
 }
 
@@ -1606,6 +1666,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
             cmocka_unit_test(test_client_in_order),
+        cmocka_unit_test(test_finish_held_by_rank),
             cmocka_unit_test(test_force_blocked_workers),
             cmocka_unit_test(test_timed_run_interval_count),
             cmocka_unit_test(test_layout_progress),
