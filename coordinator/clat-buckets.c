@@ -34,12 +34,24 @@ static unsigned bucket_of(unsigned idx)
 
 void clat_buckets_add_wire(clat_buckets_t *b, const Iofleet__Hist *h)
 {
+        unsigned last = 0, fixed = 0;
         if (!h || h->n == 0)
                 return;
         for (size_t i = 0; i < h->n_index && i < h->n_count; i++) {
-                if (h->index[i] >= HIST_BUCKETS)
+                unsigned idx = h->index[i];
+                if (idx >= HIST_BUCKETS)
                         continue; /* wire_decode refuses it; unreachable for decoded messages */
-                b->n[bucket_of(h->index[i])] += h->count[i];
+                /* The bins come in ascending order (wire_hist_from()): the fixed bucket only moves
+                 * up, a step or two from the last one; out of order, it is looked up again. Every
+                 * Interval of every agent comes through here. */
+                if (i == 0 || idx < last)
+                        fixed = bucket_of(idx);
+                else
+                        for (uint64_t high = hist_bucket_high(idx);
+                             fixed < CLAT_BUCKETS && high > clat_bounds[fixed].ns;)
+                                fixed++;
+                last = idx;
+                b->n[fixed] += h->count[i];
                 /* _count must equal the +Inf bucket: the buckets' own sum, whatever n said. */
                 b->count += h->count[i];
         }
