@@ -1206,6 +1206,18 @@ int64_t run_next_deadline(const coord_run_t *run)
         return run->agent_due_ns < t ? run->agent_due_ns : t;
 }
 
+bool run_collecting(const coord_run_t *run, int64_t now)
+{
+        size_t k = run->next_emit;
+        int64_t end;
+        if (run->phase != RUN_RUNNING && run->phase != RUN_STOPPING)
+                return false;
+        if (run->max_intervals && k >= run->max_intervals)
+                return false;
+        end = run_interval_end(run, k);
+        return now >= end && now < end + emit_slack(run);
+}
+
 bool run_done(const coord_run_t *run)
 {
         return run->phase == RUN_DONE;

@@ -284,6 +284,10 @@ void run_cancel(coord_run_t *run, Iofleet__ErrorCode code, const char *why, int6
 void run_tick(coord_run_t *run, int64_t now, run_out_t *out);
 /* The next instant run_tick has something to do, or INT64_MAX. */
 int64_t run_next_deadline(const coord_run_t *run);
+/* The next interval to show has ended and waits for agents, within its grace: the fleet's
+ * Intervals for it are coming in now. The loop keeps its Acks (and the journal syncs they wait
+ * for) until it is shown, so that they do not take the burst's CPU and network. */
+bool run_collecting(const coord_run_t *run, int64_t now);
 bool run_done(const coord_run_t *run);
 /* Another control client follows the run (iofleet watch): it gets every update from now on.
  * 0; 1 when it gets them already (the CLI that submitted the run, or a watcher asking again);

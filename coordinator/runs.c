@@ -815,6 +815,14 @@ int64_t runs_next_deadline(const runs_t *rs)
         return t;
 }
 
+bool runs_collecting(const runs_t *rs, int64_t now)
+{
+        for (size_t i = 0; i < rs->n; i++)
+                if (run_collecting(rs->v[i].run, now))
+                        return true;
+        return false;
+}
+
 bool runs_sync(runs_t *rs)
 {
         bool ok = true;

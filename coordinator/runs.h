@@ -68,6 +68,8 @@ void runs_wait(runs_t *rs);
  * at its next turn). */
 int runs_fd(const runs_t *rs);
 int64_t runs_next_deadline(const runs_t *rs);
+/* Some run is collecting an interval (run_collecting()). */
+bool runs_collecting(const runs_t *rs, int64_t now);
 /* Syncs every journal that has new records, so that the Acks queued may go out and heartbeats
  * acknowledge what is on disk: true when they may (false when a journal cannot be written: then
  * nothing is acknowledged). */

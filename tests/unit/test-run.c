@@ -984,6 +984,43 @@ static void test_interval_late_agent(void **state)
         fx_done(&fx);
 }
 
+/* run_collecting(): from an interval's end until it is shown (every agent in) or its grace is
+ * over, and never before the start, between two intervals' ends, after the last one or once
+ * the run is over: the loop holds its Acks only while a burst of Intervals comes in. */
+static void test_collecting(void **state)
+{
+        static const job_def_t timed[] = {{"t", {"ioengine", "null", "time_based", "1", "runtime",
+                                                  "2s", NULL}}};
+        fx_t fx;
+        int64_t s;
+        (void)state;
+
+        fx_agents(&fx, 3, NULL);
+        fx_start(&fx, timed, 1, NSEC_PER_SEC, 2 * NSEC_PER_SEC);
+        assert_int_equal(fx.run->max_intervals, 2);
+        assert_false(run_collecting(fx.run, T0 + 5 * SEC));
+        s = fx_running(&fx);
+        assert_false(run_collecting(fx.run, s + SEC - 1));
+        assert_true(run_collecting(fx.run, s + SEC));
+        assert_int_equal(send_interval(&fx, 0, 0, false, s + SEC + 10 * MSEC), 0);
+        assert_int_equal(send_interval(&fx, 1, 0, false, s + SEC + 20 * MSEC), 0);
+        assert_true(run_collecting(fx.run, s + SEC + 20 * MSEC));
+        /* past the grace: shown at the next tick without agent 2, nothing held meanwhile */
+        assert_false(run_collecting(fx.run, s + SEC + 500 * MSEC));
+        run_tick(fx.run, s + SEC + 500 * MSEC, &fx.out);
+        assert_false(run_collecting(fx.run, s + SEC + 600 * MSEC));
+        /* interval 1, the last: collecting until every agent's is in */
+        assert_true(run_collecting(fx.run, s + 2 * SEC));
+        for (size_t i = 0; i < 3; i++) {
+                assert_true(run_collecting(fx.run, s + 2 * SEC + (int64_t)i * MSEC));
+                assert_int_equal(send_interval(&fx, i, 1, true, s + 2 * SEC + (int64_t)i * MSEC),
+                                 0);
+        }
+        assert_false(run_collecting(fx.run, s + 2 * SEC + 3 * MSEC));
+        assert_false(run_collecting(fx.run, s + 3 * SEC));
+        fx_done(&fx);
+}
+
 /* run_next_deadline() names the instant run_tick() shows a late interval, for short intervals
  * too (the grace is never less than 100ms): a shell that polls until that deadline must not
  * find run_tick() with nothing to do and the same deadline still in the past. */
@@ -2586,6 +2623,7 @@ int main(void)
             cmocka_unit_test(test_interval_sums_in_order),
             cmocka_unit_test(test_interval_late_agent),
             cmocka_unit_test(test_late_interval_deadline_short_interval),
+        cmocka_unit_test(test_collecting),
             cmocka_unit_test(test_last_interval_not_awaited),
             cmocka_unit_test(test_finished_from_all),
             cmocka_unit_test(test_error_while_preparing_cancels),
