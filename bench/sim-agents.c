@@ -52,8 +52,8 @@ typedef struct sim {
         bool started_sent, done;
         uint32_t next_k, n_k;
         /* After the last interval each agent's Finished waits its hold (wire_finish_hold_ns(),
-         * as the agent's): the agents in the order of their holds, the next one, and when the
-         * last interval went (CLOCK_MONOTONIC; 0: not yet). */
+         * as the agent's): the agents by rank (SIZE_MAX: none of that rank), the next one, and
+         * when the last interval went (CLOCK_MONOTONIC). */
         size_t *fin_order, fin_next;
         int64_t fin_at;
         Iofleet__Hist clat;
@@ -425,32 +425,22 @@ static void drain(sim_t *sim, void *s, sim_agent_t *a)
         }
 }
 
-static const sim_t *order_sim;
-
-static int cmp_hold(const void *x, const void *y)
-{
-        const sim_agent_t *a = &order_sim->a[*(const size_t *)x],
-                          *b = &order_sim->a[*(const size_t *)y];
-        int64_t ha = wire_finish_hold_ns(a->rank, a->nagents),
-                hb = wire_finish_hold_ns(b->rank, b->nagents);
-        return ha < hb ? -1 : ha > hb;
-}
-
-/* The last interval went: the agents' Finished follow, each after its hold. */
+/* The last interval went: the agents' Finished follow, each after its hold. The hold grows with
+ * the rank, and the coordinator numbers an agent's ranks 0..n-1: in rank order is in hold order.
+ * An agent without a rank of its own (none can be) sends at once. */
 static void finish_order(sim_t *sim)
 {
         sim->fin_at = clock_mono_ns();
-        sim->fin_order = calloc(sim->n, sizeof(*sim->fin_order));
-        if (!sim->fin_order) {
-                for (size_t i = 0; i < sim->n; i++)
+        sim->fin_order = malloc(sim->n * sizeof(*sim->fin_order));
+        for (size_t i = 0; sim->fin_order && i < sim->n; i++)
+                sim->fin_order[i] = SIZE_MAX;
+        for (size_t i = 0; i < sim->n; i++) {
+                uint32_t r = sim->a[i].rank;
+                if (sim->fin_order && r < sim->n && sim->fin_order[r] == SIZE_MAX)
+                        sim->fin_order[r] = i;
+                else
                         send_finished(sim, &sim->a[i]);
-                sim->fin_at = 0;
-                return;
         }
-        for (size_t i = 0; i < sim->n; i++)
-                sim->fin_order[i] = i;
-        order_sim = sim;
-        qsort(sim->fin_order, sim->n, sizeof(*sim->fin_order), cmp_hold);
 }
 
 /* Sends what the clock says is due: Started at the start instant, then interval k of every
@@ -489,11 +479,14 @@ static void timers(sim_t *sim)
                         finish_order(sim);
                 now = clock_real_ns();
         }
-        while (sim->fin_at && sim->fin_next < sim->n) {
-                sim_agent_t *a = &sim->a[sim->fin_order[sim->fin_next]];
-                if (clock_mono_ns() < sim->fin_at + wire_finish_hold_ns(a->rank, a->nagents))
-                        break;
-                send_finished(sim, a);
+        while (sim->fin_order && sim->fin_next < sim->n) {
+                size_t i = sim->fin_order[sim->fin_next];
+                if (i != SIZE_MAX) {
+                        sim_agent_t *a = &sim->a[i];
+                        if (clock_mono_ns() < sim->fin_at + wire_finish_hold_ns(a->rank, a->nagents))
+                                break;
+                        send_finished(sim, a);
+                }
                 sim->fin_next++;
         }
         for (size_t c = 0; sim->hb_ns && c < sim->n; c++) {
