@@ -14,7 +14,8 @@ NS=$A1 AGENT_COORD=tcp://10.201.1.1:17460 start_agent h1 --label=rack=r1
 NS=$A2 AGENT_COORD=tcp://10.201.2.1:17460 start_agent h2 --label=rack=r2
 wait_agents 2
 "$IOFLEET" agents --coordinator="$CTL"
-for _ in $(seq 50); do
+until_s=$((SECONDS + 10))
+while [ "$SECONDS" -lt "$until_s" ]; do
 	"$IOFLEET" agents --coordinator="$CTL" --json >"$T/agents.json"
 	[ "$(jq '[.[] | .rtt_ns > 0] | all' "$T/agents.json")" = true ] && break
 	sleep 0.1
@@ -30,7 +31,21 @@ J=$T/out.json
 jqcheck "both hosts wrote" "$J" '([.client_stats[:-1][] | .write.io_bytes > 0] | all) and (.client_stats | length) == 3'
 jqcheck "All clients = sum" "$J" '.client_stats[-1].write.io_bytes == ([.client_stats[:-1][].write.io_bytes] | add)'
 jqcheck "2 intervals, both agents in each" "$J" '(.iofleet.intervals | length) == 2 and ([.iofleet.intervals[] | (.agents | length) == 2] | all)'
-jqcheck "start skew below 1 ms" "$J" '.iofleet.start_skew_ns < 1000000'
+# Both starters wake real-time and spin the last 200 us, so the skew is tens of microseconds; a
+# busy host (the sanitizer build's tests beside this one, a stolen vCPU) can still hold one of
+# them back for milliseconds now and then. A miss runs the same job again (at most twice
+# more, within 60 s): a start that is not synchronized misses every time.
+last=$J skews=$(jq '.iofleet.start_skew_ns' "$J") again_by=$((SECONDS + 60))
+for try in 1 2; do
+	[ "$(jq '.iofleet.start_skew_ns < 1000000' "$last")" = true ] && break
+	[ "$SECONDS" -lt "$again_by" ] || break
+	echo "start skew $(jq '.iofleet.start_skew_ns' "$last") ns: again"
+	last=$T/again$try.json
+	"$IOFLEET" run --coordinator="$CTL" --name=w --rw=write --bs=64k --size=16m --time_based \
+		--runtime=1s --directory="$T/data" --output-format=json --output="$last" >/dev/null 2>&1
+	skews="$skews $(jq '.iofleet.start_skew_ns // 1e18' "$last" 2>/dev/null || echo none)"
+done
+check "start skew below 1 ms (ns, each try: $skews)" jq -e '.iofleet.start_skew_ns < 1000000' "$last"
 check "agents kept their own files in the shared directory" test -f "$T/data/w.h1.0.0" -a -f "$T/data/w.h2.0.0"
 
 # Selecting by label picks one host.
@@ -40,17 +55,7 @@ jqcheck "--agents=rack=r2 runs on h2 only" "$T/sel.json" '(.client_stats | lengt
 
 # Cut h2's link: the coordinator marks it lost, h1 carries on.
 ip -n "$A2" link set "${HOST_IF[2]}" down
-for _ in $(seq 60); do
-	state=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '.[] | select(.name == "h2") | .state')
-	[ "$state" = lost ] && break
-	sleep 0.1
-done
-check "an agent behind a cut link is marked lost (state '$state')" [ "$state" = lost ]
+check "an agent behind a cut link is marked lost" wait_states h1:idle,h2:lost 15
 ip -n "$A2" link set "${HOST_IF[2]}" up
-for _ in $(seq 100); do
-	state=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '.[] | select(.name == "h2") | .state')
-	[ "$state" = idle ] && break
-	sleep 0.1
-done
-check "it comes back by itself when the link returns (state '$state')" [ "$state" = idle ]
+check "it comes back by itself when the link returns" wait_states h1:idle,h2:idle 15
 finish

@@ -141,12 +141,12 @@ netns_star() {
 
 # wait_line FILE REGEX [SECONDS]: until a line of FILE matches (60 s by default); 1 if none did.
 wait_line() {
-	local i
-	for ((i = 0; i < ${3:-60} * 20; i++)); do
+	local deadline=$((SECONDS + ${3:-60}))
+	while :; do
 		grep -q "$2" "$1" 2>/dev/null && return 0
+		[ "$SECONDS" -lt "$deadline" ] || return 1
 		sleep 0.05
 	done
-	return 1
 }
 
 # own_bytes NAME [RUN_ID]: the bytes agent NAME's workers read in its last run (or in RUN_ID), by
@@ -175,10 +175,11 @@ start_agent() {
 
 # wait_agents N [SECONDS]: until the coordinator lists N idle agents (10 s by default).
 wait_agents() {
-	local n=$1 got=0
-	for _ in $(seq $((${2:-10} * 20))); do
+	local n=$1 got=0 deadline=$((SECONDS + ${2:-10}))
+	while :; do
 		got=$("$IOFLEET" agents --coordinator="$CTL" --json 2>/dev/null | jq '[.[] | select(.state == "idle")] | length' 2>/dev/null || echo 0)
 		[ "$got" -ge "$n" ] && return 0
+		[ "$SECONDS" -lt "$deadline" ] || break
 		sleep 0.05
 	done
 	fail "only $got of $n agents registered"
@@ -208,9 +209,8 @@ wait_states() {
 # one still running then is killed and 124 returned, so a hung daemon fails a test instead of
 # hanging it.
 wait_exit() {
-	local pid=$1 limit=${2:-10} i
-	for ((i = 0; i < limit * 20; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
+	local pid=$1 deadline=$((SECONDS + ${2:-10}))
+	while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
 		sleep 0.05
 	done
 	if kill -0 "$pid" 2>/dev/null; then
