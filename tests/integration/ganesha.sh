@@ -83,14 +83,12 @@ EOF
 		mkdir -p /run/rpcbind
 		_ganesha_bg "$dir/rpcbind.log" rpcbind -f
 		GANESHA_RPCBIND_PID=$!
-		for i in $(seq 50); do
-			_ganesha_in_ns bash -c 'exec 3<>/dev/tcp/127.0.0.1/111' 2>/dev/null && break
-			sleep 0.1
-		done
+		wait_for 10 _ganesha_in_ns bash -c 'exec 3<>/dev/tcp/127.0.0.1/111' 2>/dev/null
 	fi
 	_ganesha_bg "$dir/ganesha.out" "$bin" -F -f "$conf" -L "$GANESHA_LOG" -p "$dir/ganesha.pid"
 	GANESHA_PID=$!
-	for i in $(seq 150); do
+	local until_s=$((SECONDS + 30))
+	while [ "$SECONDS" -lt "$until_s" ]; do
 		if ! kill -0 "$GANESHA_PID" 2>/dev/null; then
 			echo "ganesha.nfsd exited at start; log $GANESHA_LOG:" >&2
 			tail -n 20 "$GANESHA_LOG" >&2
@@ -100,7 +98,7 @@ EOF
 		_ganesha_port_open "$addr" "$nfsport" && return 0
 		sleep 0.1
 	done
-	echo "ganesha.nfsd did not answer on $addr:$nfsport within 15 s; log $GANESHA_LOG" >&2
+	echo "ganesha.nfsd did not answer on $addr:$nfsport within 30 s; log $GANESHA_LOG" >&2
 	return 1
 }
 

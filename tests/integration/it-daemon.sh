@@ -12,7 +12,7 @@ check "coordinator sent READY=1 with its endpoints" grep -q "READY=1.*IOFLEET_AG
 "$NOTIFY_LISTEN" "$T/a0.notify" "$T/a0.notify.log" &
 NL=$!
 PIDS+=($NL)
-for _ in $(seq 100); do [ -S "$T/a0.notify" ] && break; sleep 0.05; done
+wait_for 5 test -S "$T/a0.notify"
 NOTIFY_SOCKET=$T/a0.notify WATCHDOG_USEC=400000 WATCHDOG_PID=self start_agent a0 --label=zone=z1
 A0=$LAST_PID
 # WATCHDOG_PID must be the agent's own pid: start it again knowing the pid is not possible from
@@ -49,11 +49,13 @@ NOTIFY_SOCKET=$T/a0.notify WATCHDOG_USEC=400000 bash -c 'export WATCHDOG_PID=$$;
 	--key="$T/a0.key" --state-dir="$T/state-a0" --work-dir="$T/data" >"$T/a0-wd.log" 2>&1 &
 A0=$!
 PIDS+=($A0)
-sleep 1.2
+pings_before=$(grep -c WATCHDOG=1 "$T/a0.notify.log" 2>/dev/null)
+watchdog_pings() { [ "$(grep -c WATCHDOG=1 "$T/a0.notify.log" 2>/dev/null)" -ge $((pings_before + 2)) ]; }
+wait_for 15 watchdog_pings
 kill -TERM "$A0"
 wait "$A0"
 check "agent exits 0 on SIGTERM" [ $? -eq 0 ]
-check "agent pings the watchdog" [ "$(grep -c WATCHDOG=1 "$T/a0.notify.log")" -ge 2 ]
+check "agent pings the watchdog" watchdog_pings
 id3=$(cat "$T/state-a0/agent-id")
 check "a restarted agent keeps its id" [ "$id1" = "$id3" ]
 

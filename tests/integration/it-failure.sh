@@ -19,9 +19,9 @@ wait_agents 3
 "$IOFLEET" run --coordinator="$CTL" --orphan-grace=3s --name=n --ioengine=null --rw=read --bs=4k \
 	--time_based --runtime=4s --output-format=json --output="$T/lost.json" >"$T/lost.log" 2>&1 &
 RUN=$!
-for _ in $(seq 200); do grep -q "started on" "$T/lost.log" && break; sleep 0.05; done
+wait_line "$T/lost.log" "started on" 10
 # Killed once its first interval is in (the run's own clock, not a count of sleeps).
-for _ in $(seq 200); do grep -q '^\[ 1/4\]' "$T/lost.log" && break; sleep 0.05; done
+wait_line "$T/lost.log" '^\[ 1/4\]' 10
 forget "$A2"
 kill -KILL "$A2"
 wait "$RUN"
@@ -50,7 +50,7 @@ wait_agents 3
 	--ioengine=null --rw=read --bs=4k --time_based --runtime=4s --output-format=json \
 	--output="$T/cont.json" >"$T/cont.log" 2>&1 &
 RUN=$!
-for _ in $(seq 200); do grep -q '^\[ 1/4\]' "$T/cont.log" && break; sleep 0.05; done
+wait_line "$T/cont.log" '^\[ 1/4\]' 10
 forget "$A2"
 kill -KILL "$A2"
 wait "$RUN"
@@ -62,7 +62,8 @@ check "... which the CLI says" grep -q "is PARTIAL (on_agent_loss=continue)" "$T
 "$IOFLEET" run --coordinator="$CTL" --agents=name=a0 --name=n --ioengine=null --rw=read --bs=4k \
 	--time_based --runtime=60s --output-format=json --output="$T/cancel.json" >"$T/cancel.log" 2>&1 &
 RUN=$!
-sleep 3
+# Once it has run an interval (a loaded host takes seconds to start it).
+wait_line "$T/cancel.log" '^\[ *1/' 30
 kill -INT "$RUN"
 wait "$RUN"
 check "a cancelled run exits non-zero" [ $? -ne 0 ]
@@ -93,7 +94,7 @@ jqcheck "the size-bound job moved its size" "$T/mixed.json" '[.client_stats[] | 
 "$IOFLEET" run --coordinator="$CTL" --agents=name=a1 --lead=60s --name=n --ioengine=null \
 	--rw=read --bs=4k --size=1m >"$T/lead.log" 2>&1 &
 RUN=$!
-for _ in $(seq 100); do grep -q "prepared" "$T/a1.log" && break; sleep 0.05; done
+wait_line "$T/a1.log" "prepared" 5
 A1=$(printf '%s\n' "${DAEMONS[@]}" | sed -n 's/:a1$//p')
 forget "$A1"
 kill -TERM "$A1"

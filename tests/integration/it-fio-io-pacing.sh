@@ -55,16 +55,20 @@ for who in fio iof; do
 		jq -e '.long_share >= 0.9 and .others_median < 0.0099' <<<"$blocks"
 done
 cmp_io "thinktime_iotime=250ms: a 250ms stall after each 250ms of I/O" thinkiotime long_stalls 2
-check "thinktime_iotime: iofleet's rate as close to rate_iops=1000 as fio's" \
-	python3 -c "import sys; sys.exit(0 if $(iops_of iof thinkiotime) >= 0.7 * $(iops_of fio thinkiotime) else 1)"
+# (1 ms gaps feel a late wakeup more than the 10 ms ones above: the same reruns)
+iotime_close() { python3 -c "import sys; sys.exit(0 if $(iops_in "$1" "$2" thinkiotime) >= 0.7 * $(iops_of fio thinkiotime) else 1)"; }
+again_until iof iotime_close thinkiotime
+check "thinktime_iotime: iofleet's rate as close to rate_iops=1000 as fio's ($(iops_in "$AGAIN_TRACE" iof thinkiotime) to $(iops_of fio thinkiotime), after $AGAIN_TRIES more runs)" \
+	iotime_close "$AGAIN_TRACE" iof
 # an exponential's gaps vary as much as their mean (CV 1); strace and a busy host add to both
 cv_of() { python3 "$IOT" stats "$T/$1.trace" "/$1/$2" | jq .gap_cv; }
 check "rate_process=poisson: fio's gaps as spread as their mean (CV $(cv_of fio poisson))" \
 	python3 -c "import sys; sys.exit(0 if $(cv_of fio poisson) > 0.7 else 1)"
-# (the upper bound only catches bursts: on a loaded host a few gaps stretched by the scheduler
-# raise the CV well above 1 — 1.77 seen beside the job file corpus — as they do fio's)
+# (bursts, too many gaps near zero, are caught by the MAD bound below: on a loaded host a few
+# gaps stretched by the scheduler raise the CV well above 1, 1.77 seen beside the job file
+# corpus, as they do fio's, but leave the MAD where it was)
 check "rate_process=poisson: iofleet's too (CV $(cv_of iof poisson))" \
-	python3 -c "import sys; sys.exit(0 if 0.7 < $(cv_of iof poisson) < max(2.5, 1.5 * $(cv_of fio poisson)) else 1)"
+	python3 -c "import sys; sys.exit(0 if $(cv_of iof poisson) > 0.7 else 1)"
 cmp_io "rate_process=poisson: 100 IOPS (20%)" poisson iops 20%
 cmp_io "rate_process=linear: 100 IOPS (20%)" linear iops 20%
 # Poisson against linear by the gaps' median absolute deviation over their median (about 0.7 for
@@ -74,8 +78,8 @@ cmp_io "rate_process=linear: 100 IOPS (20%)" linear iops 20%
 # 0.33) while fio's, traced a moment before, were steady. So the two jobs run again, alone, until
 # they come apart (again_until): pacing that did not differ never would.
 mad_of() { python3 "$IOT" stats "$T/$1.trace" "/${2%%:*}/${2#*:}" | jq .gap_mad; }
-apart() { # TRACE WHO: Poisson spread, linear not
-	python3 -c "import sys; sys.exit(0 if $(mad_of "$1" "$2:poisson") > 0.45 and $(mad_of "$1" "$2:linear") < 0.25 else 1)"
+apart() { # TRACE WHO: Poisson spread as an exponential's (not in bursts), linear not
+	python3 -c "import sys; sys.exit(0 if 0.45 < $(mad_of "$1" "$2:poisson") < 1.2 and $(mad_of "$1" "$2:linear") < 0.25 else 1)"
 }
 for who in fio iof; do
 	again_until $who apart poisson linear

@@ -112,7 +112,9 @@ block "$T/iof.txt" sync >"$T/iof.sync"
 for l in "  IO depths    :" "     submit    :" "     complete  :" "     latency   :"; do
 	check "psync '$l' line as fio's" [ "$(grep -F "$l" "$T/iof.sync")" = "$(grep -F "$l" "$T/fio.sync")" ]
 done
-shape() { grep -E "$2" "$1" | head -1 | sed -E 's/[0-9]+(\.[0-9]+)?/N/g'; }
+# (the units go too: fio writes IOPS=9999 and IOPS=10.2k, KiB/s and MiB/s, usec and msec as the
+# figures grow, and a loaded host moves iofleet's or fio's across such a line)
+shape() { grep -E "$2" "$1" | head -1 | sed -E 's/[kKMGTP]i?B/XB/g; s/[0-9]+(\.[0-9]+)?[kMGTP]?/N/g; s/\((n|u|m)sec\)/(Xsec)/g'; }
 for re in '^  cpu          : ' '^     issued rwts: ' '^  lat \((n|u|m)sec\)   : ' '^   bw \(' '^   iops        : ' \
 	'^  read: IOPS='; do
 	a=$(shape "$T/iof.sync" "$re") b=$(shape "$T/fio.sync" "$re")

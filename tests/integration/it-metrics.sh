@@ -41,7 +41,8 @@ promcheck() {
 }
 
 # The snapshot is rendered at most once a second: wait for one that counts 3 agents.
-for _ in $(seq 40); do
+until_s=$((SECONDS + 10))
+while [ "$SECONDS" -lt "$until_s" ]; do
 	scrape "$T/idle.txt" && [ "$(value iofleet_agents_up)" = 3 ] && break
 	sleep 0.1
 done
@@ -91,7 +92,8 @@ wait_exit "$RUN_PID" 60
 check "the run exits 0" [ $? -eq 0 ]
 total=$(jq '.client_stats[-1].read.io_bytes' "$T/out.json" 2>/dev/null)
 # After the run: counters hold every byte of it; the next snapshot comes within a second.
-for _ in $(seq 40); do
+until_s=$((SECONDS + 10))
+while [ "$SECONDS" -lt "$until_s" ]; do
 	scrape "$T/after.txt" && [ "$(value iofleet_run_active)" = 0 ] &&
 		[ "$(sum_read "$T/after.txt")" = "$total" ] && break
 	sleep 0.1

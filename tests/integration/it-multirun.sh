@@ -20,12 +20,13 @@ LONE=$LAST_PID
 wait_agents 5
 JOB=(--ioengine=null --rw=read --bs=4k --rate_iops=500 --time_based)
 
-"$IOFLEET" run --coordinator="$CTL" --agents=rack=a "${JOB[@]}" --name=soak --runtime=10s \
+"$IOFLEET" run --coordinator="$CTL" --agents=rack=a "${JOB[@]}" --name=soak --runtime=14s \
 	--output-format=json --output="$T/a.json" >"$T/a.log" 2>&1 &
 RUN_A=$!
 wait_line "$T/a.log" "started on" 30 || fail "run a did not start"
 RA=$(sed -n 's/^iofleet: run \([^ ]*\) accepted.*/\1/p' "$T/a.log")
-"$IOFLEET" run --coordinator="$CTL" --agents=rack=b "${JOB[@]}" --name=bench --runtime=4s \
+# (8 s: the checks below, a CLI each, must all see it running on a loaded host under a sanitizer)
+"$IOFLEET" run --coordinator="$CTL" --agents=rack=b "${JOB[@]}" --name=bench --runtime=8s \
 	--output-format=json --output="$T/b.json" >"$T/b.log" 2>&1 &
 RUN_B=$!
 wait_line "$T/b.log" "started on" 30 || fail "run b did not start"
@@ -57,8 +58,8 @@ wait "$RUN_B"
 check "run b exits 0" [ $? -eq 0 ]
 wait "$RUN_A"
 check "run a exits 0" [ $? -eq 0 ]
-jqcheck "run a: its own agents, every interval" "$T/a.json" '.iofleet.status == "ok" and ([.iofleet.agents[].name] | sort) == ["a1", "a2"] and (.iofleet.intervals | length) == 10'
-jqcheck "run b: its own agents, every interval" "$T/b.json" '.iofleet.status == "ok" and ([.iofleet.agents[].name] | sort) == ["b1", "b2"] and (.iofleet.intervals | length) == 4'
+jqcheck "run a: its own agents, every interval" "$T/a.json" '.iofleet.status == "ok" and ([.iofleet.agents[].name] | sort) == ["a1", "a2"] and (.iofleet.intervals | length) == 14'
+jqcheck "run b: its own agents, every interval" "$T/b.json" '.iofleet.status == "ok" and ([.iofleet.agents[].name] | sort) == ["b1", "b2"] and (.iofleet.intervals | length) == 8'
 check "each run has its own directory" test -f "$T/runs/$RA/result.json" -a -f "$T/runs/$RB/result.json"
 wait_agents 5 && ok "every agent is idle again"
 

@@ -88,7 +88,8 @@ check "the refusal names nfs_url and NFSv3" grep -q "nfs_url.*only NFSv3" "$T/v4
 
 # --- a server frozen (no reset): the engine's RPC timeout ends the run -------------------------
 run frz_pre --name=frz --rw=write --bs=64k --size=8m --iodepth=8
-(sleep 3 && kill -STOP "$GANESHA_PID") &
+# Once the run has started (on a loaded host its start takes seconds): the engine is mid-run.
+(wait_line "$T/frz.log" "started on" 90 && sleep 1 && kill -STOP "$GANESHA_PID") &
 killer=$!
 start=$(date +%s)
 run frz --name=frz --rw=randread --bs=4k --size=8m --iodepth=16 --time_based --runtime=60
@@ -102,7 +103,7 @@ jqcheck "frozen: errno ETIMEDOUT (110) and a message" "$T/frz.json" \
 	'.client_stats[0] | .error == 110 and (.error_msg | test("timed out"))'
 
 # --- connection reset: kill -9 the server in the middle of a time_based 1M qd8 run ------------
-(sleep 3 && kill -KILL "$GANESHA_PID") &
+(wait_line "$T/rst.log" "started on" 90 && sleep 1 && kill -KILL "$GANESHA_PID") &
 killer=$!
 start=$(date +%s)
 run rst --name=rst --rw=write --bs=1m --size=64m --iodepth=8 --time_based --runtime=60

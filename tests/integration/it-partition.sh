@@ -53,7 +53,7 @@ EOF
 	>"$T/part.log" 2>&1 &
 RUN=$!
 # The run's own clock: cut once interval 3 is shown.
-for _ in $(seq 600); do grep -q '^\[ *3/' "$T/part.log" && break; sleep 0.1; done
+wait_line "$T/part.log" '^\[ *3/' 60
 check "the run got to its third interval" grep -q '^\[ *3/' "$T/part.log"
 for i in 1 2 3 4; do
 	check "h$i runs with the plan's sysctl" [ "$(rmem $i)" = "$(printf '4096\t131072\t6291456')" ]

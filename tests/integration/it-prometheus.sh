@@ -52,7 +52,8 @@ start_prometheus() {
 		PROM_PID=$!
 		PIDS+=($PROM_PID)
 		PROM=http://127.0.0.1:$port
-		for _ in $(seq 100); do
+		local until_s=$((SECONDS + 10))
+		while [ "$SECONDS" -lt "$until_s" ]; do
 			curl -sf "$PROM/-/ready" >/dev/null 2>&1 && return 0
 			kill -0 "$PROM_PID" 2>/dev/null || break
 			sleep 0.1
@@ -69,7 +70,8 @@ q() {
 	curl -sf "$PROM/api/v1/query" --data-urlencode "query=$1" ${2:+--data-urlencode "time=$2"} |
 		jq -r '.data.result[0].value[1] // empty'
 }
-for _ in $(seq 100); do
+until_s=$((SECONDS + 10))
+while [ "$SECONDS" -lt "$until_s" ]; do
 	[ "$(q 'up{job="iofleet"}')" = 1 ] && break
 	sleep 0.1
 done
@@ -93,15 +95,21 @@ start=$(q 'max(max_over_time(iofleet_run_start_time_seconds[2m]))')
 check "prometheus kept the run's start time ($start)" [ -n "$start" ]
 # 18 s into the 20 s run: the 12 s window holds the run alone (and the rules were evaluated).
 at=$(awk -v s="${start:-0}" 'BEGIN { printf "%.3f", s + 18 }')
-for _ in $(seq 50); do
+until_s=$((SECONDS + 10))
+while [ "$SECONDS" -lt "$until_s" ]; do
 	[ -n "$(q 'iofleet:bytes:rate1m{direction="read"}' "$at")" ] && break
 	sleep 0.2
 done
-got=$(q 'iofleet:bytes:rate1m{direction="read"}' "$at")
+# Judged at 16, 17 and 18 s, the median of the three: a scrape or an interval late at one
+# window's edge (a loaded host) moves one of them by a counter step.
+gots=$(for off in 16 17 18; do
+	q 'iofleet:bytes:rate1m{direction="read"}' "$(awk -v s="${start:-0}" -v o=$off 'BEGIN { printf "%.3f", s + o }')"
+done | tr '\n' ' ')
+got=$(tr ' ' '\n' <<<"$gots" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
 curl -sf "$PROM/api/v1/query" --data-urlencode 'query=iofleet_bytes_total{direction="read",agent="a0"}[14s]' \
 	--data-urlencode "time=$at" | jq -c '.data.result[0].values' >"$T/counter.json"
 echo "the read counter over the window: $(cat "$T/counter.json")"
-echo "cluster read bandwidth: result.json $want B/s, Prometheus's recording rule $got B/s"
+echo "cluster read bandwidth: result.json $want B/s, Prometheus's recording rule $got B/s (at 16, 17, 18 s: $gots)"
 check "Prometheus's cluster read bandwidth is within 5 % of the result's ($got vs $want)" \
 	awk -v g="${got:-0}" -v w="${want:-1}" 'BEGIN { d = g / w - 1; exit !(d < 0.05 && d > -0.05) }'
 check "the run's degrade rule fired" [ -n "$(q 'iofleet_alerts_total > 0' "$at")" ]

@@ -10,7 +10,8 @@ start_coordinator
 start_agent a0
 start_agent a1 --test-protocol-version=7
 wait_agents 1
-sleep 1
+wait_line "$T/coordinator.log" "refused agent .*protocol version 7" 15
+wait_line "$T/a1.log" "cannot reach the coordinator at .*: it refused this agent" 15
 listed=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[].name] | join(",")')
 check "the agent of another version did not register (got '$listed')" [ "$listed" = "a0" ]
 check "coordinator logs the refusal" grep -q "refused agent .*protocol version 7, this side speaks 2" "$T/coordinator.log"

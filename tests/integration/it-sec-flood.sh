@@ -22,7 +22,7 @@ flood() {
 	"$ATTACK" connect --endpoint="$COORD_EP" --count="$n" --hold=10 >"$T/flood-$n.out" &
 	pid=$!
 	PIDS+=($pid)
-	for _ in $(seq 100); do grep -q connected= "$T/flood-$n.out" && break; sleep 0.1; done
+	wait_line "$T/flood-$n.out" connected= 10
 	echo "$n connections: $(head -n1 "$T/flood-$n.out")"
 	check "$n connections at nofile $nofile: the flood is on" grep -q connected= "$T/flood-$n.out"
 	check "$n connections: the coordinator lives" kill -0 "$COORD_PID"
@@ -34,7 +34,7 @@ flood() {
 	check "$n connections: a job runs on the connected agent" [ $? -eq 0 ]
 	jqcheck "$n connections: the job ran on $old" "$T/run-$n.json" \
 		".client_stats[0].agent == \"$old\" and .client_stats[0].read.io_bytes > 0"
-	check "$n connections: $old still heartbeats" wait_states "$old:idle" 1
+	check "$n connections: $old still heartbeats" wait_states "$old:idle" 10
 	wait "$pid"
 	check "$n connections: the coordinator survived the flood" kill -0 "$COORD_PID"
 	start_agent "$new"
@@ -61,7 +61,7 @@ start_coordinator --metrics-listen=127.0.0.1:0
 "$ATTACK" connect --endpoint="$CTL" --count=400 --hold=5 >"$T/ctl-flood.out" &
 pid=$!
 PIDS+=($pid)
-for _ in $(seq 100); do grep -q "control endpoint re-bound [1-9]" "$T/coordinator.log" && break; sleep 0.1; done
+wait_line "$T/coordinator.log" "control endpoint re-bound [1-9]" 10
 check "400 connections to the control socket: it is re-bound" grep -q "control endpoint re-bound [1-9]" "$T/coordinator.log"
 check "... and the CLI is answered" "$IOFLEET" agents --coordinator="$CTL"
 check "... by a coordinator that lives" kill -0 "$COORD_PID"

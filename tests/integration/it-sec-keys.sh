@@ -69,7 +69,8 @@ if acl_read "$T/cred/coordinator.key" "$(id -u nobody)" 2>/dev/null; then
 		--agent-endpoint=tcp://127.0.0.1:0 --metrics-listen=off >"$T/nobody-coord.log" 2>&1 &
 	NC=$!
 	PIDS+=($NC)
-	for _ in $(seq 100); do grep -q "ready" "$T/nobody-coord.log" && break; kill -0 $NC 2>/dev/null || break; sleep 0.1; done
+	ready_or_gone() { grep -q "ready" "$T/nobody-coord.log" || ! kill -0 $NC 2>/dev/null; }
+	wait_for 20 ready_or_gone
 	check "a LoadCredential=-style key (0400, ACL for the service's user) is accepted" grep -q "ready" "$T/nobody-coord.log"
 	kill -TERM $NC 2>/dev/null
 	wait_exit $NC

@@ -12,7 +12,11 @@ start_agent a0
 start_agent a2                               # key not on the allow-list (yet)
 AGENT_COORD=$COORD_EP start_agent a1 --coordinator-key="$T/impostor.pub"   # pins a wrong key
 wait_agents 1
-sleep 1
+# The refusals are logged within a second or two (on a loaded host later): wait for them, then
+# see that nobody else got in meanwhile.
+wait_line "$T/coordinator.log" "refused agents connection.*not in the allow-list" 15
+wait_line "$T/a2.log" "refused this agent's key" 15
+wait_line "$T/a1.log" "cannot reach the coordinator at .*: the CURVE handshake failed" 15
 listed=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[].name] | sort | join(",")')
 check "only the allowed agent registered (got '$listed')" [ "$listed" = "a0" ]
 check "coordinator logs the refused key" grep -q "refused agents connection.*not in the allow-list" "$T/coordinator.log"
@@ -40,12 +44,15 @@ jqcheck "only the selected agent ran" "$T/out.json" '(.client_stats | length) ==
 # attacker holding some allowed key): the live agent keeps its session.
 keys a3
 allow a3
+reloads=$(grep -c "allow-lists reloaded" "$T/coordinator.log")
 kill -HUP "$COORD_PID"
-sleep 0.3
+reloaded() { [ "$(grep -c "allow-lists reloaded" "$T/coordinator.log")" -gt "$reloads" ]; }
+wait_for 15 reloaded
 mkdir -p "$T/state-thief"
 cp "$T/state-a0/agent-id" "$T/state-thief/agent-id"
 start_agent thief --key="$T/a3.key" --state-dir="$T/state-thief"
-sleep 1.5
+wait_line "$T/coordinator.log" "refused agent '[^']*' .*agent key 'a3'" 15
+wait_line "$T/thief.log" "cannot reach the coordinator at .*: it refused this agent" 15
 check "a Hello for a live agent's id under another key is refused" \
 	grep -q "refused agent '[^']*' .*agent key 'a3'.*agent id $(cat "$T/state-a0/agent-id") belongs to another agent key" "$T/coordinator.log"
 listed=$("$IOFLEET" agents --coordinator="$CTL" --json | jq -r '[.[] | "\(.name):\(.state)"] | sort | join(",")')

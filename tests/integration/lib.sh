@@ -63,7 +63,7 @@ start_coordinator() {
 	rm -f "$T/coord.notify" "$T/coord.notify.log"
 	"$NOTIFY_LISTEN" "$T/coord.notify" "$T/coord.notify.log" &
 	PIDS+=($!)
-	for _ in $(seq 100); do [ -S "$T/coord.notify" ] && break; sleep 0.05; done
+	wait_for 5 test -S "$T/coord.notify"
 	COORD_ARGS=(--control-endpoint="ipc://$T/control.sock" --key="$T/coordinator.key"
 		--agent-keys-dir="$T/agents.d" --control-keys-dir="$T/admins.d"
 		--results-dir="$T/runs" --state-dir="$T/coord-state" --heartbeat=200ms --lost-after=5
@@ -73,7 +73,8 @@ start_coordinator() {
 	COORD_PID=$!
 	PIDS+=($COORD_PID)
 	DAEMONS+=("$COORD_PID:coordinator")
-	for _ in $(seq 200); do
+	local deadline=$((SECONDS + 20))
+	while [ "$SECONDS" -lt "$deadline" ]; do
 		grep -q READY=1 "$T/coord.notify.log" 2>/dev/null && break
 		kill -0 "$COORD_PID" 2>/dev/null || { cat "$T/coordinator.log" >&2; fail "coordinator died at start"; exit 1; }
 		sleep 0.05
@@ -87,7 +88,7 @@ start_coordinator() {
 # with the same endpoints (its agent port too, so that the agents find it), keys and results; its
 # log goes on in $T/coordinator.log. Returns once it is ready again.
 restart_coordinator() {
-	local prefix=${NS:+ip netns exec $NS} n
+	local prefix=${NS:+ip netns exec $NS} n deadline
 	n=$(grep -c READY=1 "$T/coord.notify.log" 2>/dev/null)
 	echo "--- restarted" >>"$T/coordinator.log"
 	NOTIFY_SOCKET=$T/coord.notify $prefix ${COORD_WRAP:-} "$COORD" --agent-endpoint="${AGENT_EP:-$COORD_EP}" \
@@ -95,7 +96,8 @@ restart_coordinator() {
 	COORD_PID=$!
 	PIDS+=($COORD_PID)
 	DAEMONS+=("$COORD_PID:coordinator")
-	for _ in $(seq 200); do
+	local deadline=$((SECONDS + 20))
+	while [ "$SECONDS" -lt "$deadline" ]; do
 		[ "$(grep -c READY=1 "$T/coord.notify.log" 2>/dev/null)" -gt "$n" ] && return 0
 		kill -0 "$COORD_PID" 2>/dev/null || { fail "the coordinator died at its restart"; return 1; }
 		sleep 0.05
@@ -139,14 +141,25 @@ netns_star() {
 	done
 }
 
-# wait_line FILE REGEX [SECONDS]: until a line of FILE matches (60 s by default); 1 if none did.
-wait_line() {
-	local deadline=$((SECONDS + ${3:-60}))
-	while :; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
+# wait_for SECONDS CMD [ARGS...]: until CMD succeeds, tried every 50 ms for at most SECONDS by
+# the clock (a loaded host makes each try slower, not the wait shorter); 1 if it never did.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
 		[ "$SECONDS" -lt "$deadline" ] || return 1
 		sleep 0.05
 	done
+}
+
+# wait_line FILE REGEX [SECONDS]: until a line of FILE matches (60 s by default); 1 if none did.
+wait_line() {
+	wait_for "${3:-60}" grep -qs "$2" "$1"
+}
+
+# pid_file_alive FILE: FILE names a process that runs.
+pid_file_alive() {
+	[ -s "$1" ] && kill -0 "$(cat "$1" 2>/dev/null)" 2>/dev/null
 }
 
 # own_bytes NAME [RUN_ID]: the bytes agent NAME's workers read in its last run (or in RUN_ID), by

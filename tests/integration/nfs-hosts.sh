@@ -61,10 +61,10 @@ EOF
 	cp "$G/ganesha.conf" "$GANESHA_CONF_ORIG"
 	ip netns exec "$S" rpcbind -f >"$T/rpcbind.log" 2>&1 &
 	PIDS+=($!)
-	for _ in $(seq 50); do ip netns exec "$S" bash -c 'exec 3<>/dev/tcp/127.0.0.1/111' 2>/dev/null && break; sleep 0.1; done
+	wait_for 5 ip netns exec "$S" bash -c 'exec 3<>/dev/tcp/127.0.0.1/111' 2>/dev/null
 	GSTART="$(command -v ganesha.nfsd) -f $G/ganesha.conf -L $G/ganesha.log -p $G/ganesha.pid"
 	ip netns exec "$S" $GSTART
-	for _ in $(seq 100); do [ -s "$G/ganesha.pid" ] && kill -0 "$(cat "$G/ganesha.pid")" 2>/dev/null && break; sleep 0.1; done
+	wait_for 10 pid_file_alive "$G/ganesha.pid"
 	kill -0 "$(cat "$G/ganesha.pid" 2>/dev/null)" 2>/dev/null || { cat "$G/ganesha.log" >&2; skip "ganesha does not start in a namespace here"; }
 	trap 'stop_ganesha; cleanup' EXIT
 
