@@ -41,11 +41,8 @@ promcheck() {
 }
 
 # The snapshot is rendered at most once a second: wait for one that counts 3 agents.
-until_s=$((SECONDS + 10))
-while [ "$SECONDS" -lt "$until_s" ]; do
-	scrape "$T/idle.txt" && [ "$(value iofleet_agents_up)" = 3 ] && break
-	sleep 0.1
-done
+idle_scraped() { scrape "$T/idle.txt" && [ "$(value iofleet_agents_up)" = 3 ]; }
+wait_for 10 idle_scraped
 check "idle: agents_up is 3" [ "$(value iofleet_agents_up)" = 3 ]
 check "idle: 3 idle agents by state" [ "$(value iofleet_agents 'state="idle"')" = 3 ]
 check "idle: no run" [ "$(value iofleet_run_active)" = 0 ]
@@ -92,12 +89,11 @@ wait_exit "$RUN_PID" 60
 check "the run exits 0" [ $? -eq 0 ]
 total=$(jq '.client_stats[-1].read.io_bytes' "$T/out.json" 2>/dev/null)
 # After the run: counters hold every byte of it; the next snapshot comes within a second.
-until_s=$((SECONDS + 10))
-while [ "$SECONDS" -lt "$until_s" ]; do
+after_scraped() {
 	scrape "$T/after.txt" && [ "$(value iofleet_run_active)" = 0 ] &&
-		[ "$(sum_read "$T/after.txt")" = "$total" ] && break
-	sleep 0.1
-done
+		[ "$(sum_read "$T/after.txt")" = "$total" ]
+}
+wait_for 10 after_scraped
 check "after: the run is over" [ "$(value iofleet_run_active)" = 0 ]
 check "after: the agents' read byte counters add up to the run's total ($total)" \
 	test -n "$total" -a "$(sum_read "$T/after.txt")" = "$total"

@@ -14,17 +14,20 @@ NS=$A1 AGENT_COORD=tcp://10.201.1.1:17460 start_agent h1 --label=rack=r1
 NS=$A2 AGENT_COORD=tcp://10.201.2.1:17460 start_agent h2 --label=rack=r2
 wait_agents 2
 "$IOFLEET" agents --coordinator="$CTL"
-until_s=$((SECONDS + 10))
-while [ "$SECONDS" -lt "$until_s" ]; do
+rtts_known() {
 	"$IOFLEET" agents --coordinator="$CTL" --json >"$T/agents.json"
-	[ "$(jq '[.[] | .rtt_ns > 0] | all' "$T/agents.json")" = true ] && break
-	sleep 0.1
-done
+	[ "$(jq '[.[] | .rtt_ns > 0] | all' "$T/agents.json")" = true ]
+}
+wait_for 10 rtts_known
 jqcheck "both agents report a clock offset and round trip" "$T/agents.json" '[.[] | .rtt_ns > 0 and .rtt_ns < 100000000] | all'
 check "the coordinator logs which key each agent used" grep -q "agent h1 joined: .* key h1," "$T/coordinator.log"
 
-"$IOFLEET" run --coordinator="$CTL" --name=w --rw=write --bs=64k --size=16m --time_based \
-	--runtime=2s --directory="$T/data" --output-format=json --output="$T/out.json" --per-host >"$T/run.log" 2>&1
+# write_run RUNTIME OUT [ARGS...]: both agents write into the shared directory.
+write_run() {
+	"$IOFLEET" run --coordinator="$CTL" --name=w --rw=write --bs=64k --size=16m --time_based \
+		--runtime="$1" --directory="$T/data" --output-format=json --output="$2" "${@:3}"
+}
+write_run 2s "$T/out.json" --per-host >"$T/run.log" 2>&1
 check "a run across namespaces exits 0" [ $? -eq 0 ]
 cat "$T/run.log"
 J=$T/out.json
@@ -41,8 +44,7 @@ for try in 1 2; do
 	[ "$SECONDS" -lt "$again_by" ] || break
 	echo "start skew $(jq '.iofleet.start_skew_ns' "$last") ns: again"
 	last=$T/again$try.json
-	"$IOFLEET" run --coordinator="$CTL" --name=w --rw=write --bs=64k --size=16m --time_based \
-		--runtime=1s --directory="$T/data" --output-format=json --output="$last" >/dev/null 2>&1
+	write_run 1s "$last" >/dev/null 2>&1
 	skews="$skews $(jq '.iofleet.start_skew_ns // 1e18' "$last" 2>/dev/null || echo none)"
 done
 check "start skew below 1 ms (ns, each try: $skews)" jq -e '.iofleet.start_skew_ns < 1000000' "$last"

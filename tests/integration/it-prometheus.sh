@@ -70,11 +70,8 @@ q() {
 	curl -sf "$PROM/api/v1/query" --data-urlencode "query=$1" ${2:+--data-urlencode "time=$2"} |
 		jq -r '.data.result[0].value[1] // empty'
 }
-until_s=$((SECONDS + 10))
-while [ "$SECONDS" -lt "$until_s" ]; do
-	[ "$(q 'up{job="iofleet"}')" = 1 ] && break
-	sleep 0.1
-done
+scraping() { [ "$(q 'up{job="iofleet"}')" = 1 ]; }
+wait_for 10 scraping
 check "prometheus scrapes the coordinator" [ "$(q 'up{job="iofleet"}')" = 1 ]
 
 # a3 goes down before the run: its alert is pending from then on.
@@ -94,16 +91,14 @@ check "the run measured a read bandwidth ($want B/s)" [ "${want:-0}" -gt 0 ]
 start=$(q 'max(max_over_time(iofleet_run_start_time_seconds[2m]))')
 check "prometheus kept the run's start time ($start)" [ -n "$start" ]
 # 18 s into the 20 s run: the 12 s window holds the run alone (and the rules were evaluated).
-at=$(awk -v s="${start:-0}" 'BEGIN { printf "%.3f", s + 18 }')
-until_s=$((SECONDS + 10))
-while [ "$SECONDS" -lt "$until_s" ]; do
-	[ -n "$(q 'iofleet:bytes:rate1m{direction="read"}' "$at")" ] && break
-	sleep 0.2
-done
+into_run() { awk -v s="${start:-0}" -v o="$1" 'BEGIN { printf "%.3f", s + o }'; } # SECONDS
+at=$(into_run 18)
+rule_evaluated() { [ -n "$(q 'iofleet:bytes:rate1m{direction="read"}' "$at")" ]; }
+wait_for 10 rule_evaluated
 # Judged at 16, 17 and 18 s, the median of the three: a scrape or an interval late at one
 # window's edge (a loaded host) moves one of them by a counter step.
 gots=$(for off in 16 17 18; do
-	q 'iofleet:bytes:rate1m{direction="read"}' "$(awk -v s="${start:-0}" -v o=$off 'BEGIN { printf "%.3f", s + o }')"
+	q 'iofleet:bytes:rate1m{direction="read"}' "$(into_run $off)"
 done | tr '\n' ' ')
 got=$(tr ' ' '\n' <<<"$gots" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
 curl -sf "$PROM/api/v1/query" --data-urlencode 'query=iofleet_bytes_total{direction="read",agent="a0"}[14s]' \

@@ -53,11 +53,8 @@ for a in a0 a1 a2; do A[$a]=$(grep -o '^[0-9]*:'"$a"'$' <(printf '%s\n' "${DAEMO
 	--output="$T/fail.json" "${jobs[@]}" >"$T/fail.log" 2>&1 &
 RUN=$!
 before=$(grep -c "group 1 laid out; waiting" "$T/a0.log")
-until_s=$((SECONDS + 30))
-while [ "$SECONDS" -lt "$until_s" ]; do
-	[ "$(grep -c "group 1 laid out; waiting" "$T/a0.log")" -gt "$before" ] && break
-	sleep 0.05
-done
+group1_waits() { [ "$(grep -c "group 1 laid out; waiting" "$T/a0.log")" -gt "$before" ]; }
+wait_for 30 group1_waits
 kill -KILL "${A[a1]}"
 wait "${A[a1]}" 2>/dev/null
 forget "${A[a1]}"

@@ -88,7 +88,7 @@ start_coordinator() {
 # with the same endpoints (its agent port too, so that the agents find it), keys and results; its
 # log goes on in $T/coordinator.log. Returns once it is ready again.
 restart_coordinator() {
-	local prefix=${NS:+ip netns exec $NS} n deadline
+	local prefix=${NS:+ip netns exec $NS} n
 	n=$(grep -c READY=1 "$T/coord.notify.log" 2>/dev/null)
 	echo "--- restarted" >>"$T/coordinator.log"
 	NOTIFY_SOCKET=$T/coord.notify $prefix ${COORD_WRAP:-} "$COORD" --agent-endpoint="${AGENT_EP:-$COORD_EP}" \
